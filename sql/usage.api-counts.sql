@@ -1,0 +1,42 @@
+-- usage.api-counts: time-bucketed counts of a project's API requests by API
+-- area (specification 4.2, CONTRACT.md section 6).
+--
+-- Parameters:
+--   now       the time the query runs (injected, so tests can pin it)
+--   project   an RE2 regular expression, matched anywhere in the request URL
+--             (not against the project column: a pattern may match several)
+--   interval  hourly | daily | minutely (validated before the query runs)
+--
+-- interval -> (window, bucket): hourly (1 h, hour), daily (7 days, day),
+-- minutely (60 min, minute). Records before now - window are excluded. A
+-- path counts in every total whose substring it contains, so one request may
+-- count in several totals; countIf gives 0, never null, for an empty total.
+WITH
+    {now:DateTime64(6, 'UTC')} AS query_now,
+    {interval:String} AS requested_interval,
+    multiIf(
+        requested_interval = 'daily', 7 * 86400,
+        60 * 60
+    ) AS window_seconds,
+    multiIf(
+        requested_interval = 'daily', 86400,
+        requested_interval = 'minutely', 60,
+        3600
+    ) AS bucket_seconds,
+    matching AS (
+        SELECT
+            toStartOfInterval(timestamp, toIntervalSecond(bucket_seconds)) AS bucket,
+            request_path
+        FROM edge_logs
+        WHERE timestamp >= query_now - toIntervalSecond(window_seconds)
+          AND match(request_url, {project:String})
+    )
+SELECT
+    bucket AS timestamp,
+    countIf(position(request_path, '/rest') > 0) AS total_rest_requests,
+    countIf(position(request_path, '/storage') > 0) AS total_storage_requests,
+    countIf(position(request_path, '/auth') > 0) AS total_auth_requests,
+    countIf(position(request_path, '/realtime') > 0) AS total_realtime_requests
+FROM matching
+GROUP BY bucket
+ORDER BY bucket ASC

@@ -1,0 +1,113 @@
+// Service configuration read from environment variables (CONTRACT.md section 2).
+
+/** Where the log tables live: a ClickHouse server over HTTP, or the embedded engine. */
+export type WarehouseConfig =
+  | {
+      kind: "server";
+      /** `CLICKHOUSE_URL`, for example `http://localhost:8123`. */
+      url: string;
+      /** `CLICKHOUSE_USER`, default `default`. */
+      username: string;
+      /** `CLICKHOUSE_PASSWORD`, default empty. */
+      password: string;
+      /** `CLICKHOUSE_DATABASE`, default `default`. */
+      database: string;
+    }
+  | {
+      kind: "embedded";
+      /** `CHDB_PATH`, default `./data`: data directory of the embedded engine. */
+      path: string;
+      /** `CLICKHOUSE_DATABASE`, default `default`. */
+      database: string;
+    };
+
+export interface Config {
+  /** `PORT`, default 8080: one port for HTTP/1.1 and h2c. */
+  port: number;
+  /** `HOST`, default `127.0.0.1`. */
+  host: string;
+  /** `API_KEYS`: accepted keys; empty when unset. */
+  apiKeys: string[];
+  warehouse: WarehouseConfig;
+  /** `DEMO_DATA`, default true: embedded mode loads demo data into empty tables. */
+  demoData: boolean;
+}
+
+/** A configuration problem, one line naming the variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join("\n"));
+    this.name = "ConfigError";
+  }
+}
+
+const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Reads and validates the configuration. Every bad variable is reported at
+ * once, each on its own line, in a thrown ConfigError.
+ */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const value = (name: string) => {
+    const v = env[name];
+    return v === undefined || v.trim() === "" ? undefined : v.trim();
+  };
+
+  let port = 8080;
+  const rawPort = value("PORT");
+  if (rawPort !== undefined) {
+    port = Number(rawPort);
+    if (!/^\d+$/.test(rawPort) || port > 65535) {
+      problems.push(`PORT must be an integer from 0 to 65535, got "${rawPort}"`);
+    }
+  }
+
+  const database = value("CLICKHOUSE_DATABASE") ?? "default";
+  if (!identifier.test(database)) {
+    problems.push(`CLICKHOUSE_DATABASE must be a plain identifier, got "${database}"`);
+  }
+
+  let warehouse: WarehouseConfig;
+  const url = value("CLICKHOUSE_URL");
+  if (url !== undefined) {
+    if (!isHttpUrl(url)) {
+      problems.push(`CLICKHOUSE_URL must be an http:// or https:// URL, got "${url}"`);
+    }
+    warehouse = {
+      kind: "server",
+      url,
+      username: value("CLICKHOUSE_USER") ?? "default",
+      password: env.CLICKHOUSE_PASSWORD ?? "",
+      database,
+    };
+  } else {
+    warehouse = { kind: "embedded", path: value("CHDB_PATH") ?? "./data", database };
+  }
+
+  let demoData = true;
+  const rawDemo = value("DEMO_DATA");
+  if (rawDemo !== undefined) {
+    if (rawDemo !== "0" && rawDemo !== "1") {
+      problems.push(`DEMO_DATA must be 0 or 1, got "${rawDemo}"`);
+    }
+    demoData = rawDemo !== "0";
+  }
+
+  const apiKeys = (value("API_KEYS") ?? "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k) => k !== "");
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, warehouse, demoData };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const parsed = new URL(text);
+    return parsed.protocol === "http:" || parsed.protocol === "https:";
+  } catch {
+    return false;
+  }
+}

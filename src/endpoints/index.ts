@@ -1,0 +1,11 @@
+// The endpoint registry: saved queries read from the Protobuf services, their
+// parameter rules, and the service that runs one for any transport.
+export { savedQueryServices } from "./services.js";
+export { createEndpointRegistry } from "./registry.js";
+export type { Endpoint, EndpointRegistry, EndpointRegistryOptions, ParameterSpec } from "./registry.js";
+export { bindParameters } from "./parameters.js";
+export type { BoundParameters } from "./parameters.js";
+export { parseIsoTimestamp } from "./iso-timestamp.js";
+export { rowMessageFromWarehouse, timestampFromIso } from "./row-message.js";
+export { createEndpointService } from "./endpoint-service.js";
+export type { EndpointService, EndpointServiceOptions, EndpointResult, CallContext } from "./endpoint-service.js";

@@ -1,0 +1,36 @@
+// Parses the ISO 8601 bounds of logs.all into DateTime64(6, 'UTC') text,
+// keeping microseconds (a JavaScript Date would keep only milliseconds).
+
+const pattern =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/**
+ * `2026-11-20T21:59:00.123456+01:00` → `2026-11-20 20:59:00.123456`.
+ * A date alone is midnight UTC; a date-time without a zone is UTC; digits past
+ * microseconds are dropped. Returns undefined for anything else, including
+ * impossible dates such as `2026-02-30`.
+ */
+export function parseIsoTimestamp(text: string): string | undefined {
+  const m = pattern.exec(text.trim());
+  if (m === null) return undefined;
+  const [, y, mo, d, h = "00", mi = "00", s = "00", fraction = "", zone = "Z"] = m;
+  const fields = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = fields;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const local = Date.UTC(year, month - 1, day, hour, minute, second);
+  if (new Date(local).getUTCDate() !== day) return undefined; // 2026-02-30 rolls over
+  const utc = local - zoneOffsetMs(zone);
+  if (Number.isNaN(utc) || utc < Date.UTC(1900, 0, 1) || utc >= Date.UTC(2300, 0, 1)) return undefined;
+  const iso = new Date(utc).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${fraction.slice(0, 6).padEnd(6, "0")}`;
+}
+
+function zoneOffsetMs(zone: string): number {
+  if (zone.toUpperCase() === "Z") return 0;
+  const sign = zone.startsWith("-") ? -1 : 1;
+  const digits = zone.slice(1).replace(":", "");
+  const hours = Number(digits.slice(0, 2));
+  const minutes = Number(digits.slice(2) || "0");
+  if (hours > 23 || minutes > 59) return Number.NaN;
+  return sign * (hours * 60 + minutes) * 60_000;
+}

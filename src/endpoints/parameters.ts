@@ -1,0 +1,67 @@
+// Reads a request message against its endpoint's parameter rules (CONTRACT.md
+// section 5): every problem in one INVALID_ARGUMENT error, defaults applied,
+// and the values the SQL takes.
+import type { Message } from "@bufbuild/protobuf";
+import { ParameterFormat } from "../gen/endpoints/v1/endpoint_options_pb.js";
+import { invalidArgument, type FieldViolation } from "../errors/index.js";
+import type { QueryParamValue } from "../executor/index.js";
+import type { Endpoint } from "./registry.js";
+import { parseIsoTimestamp } from "./iso-timestamp.js";
+
+export interface BoundParameters {
+  /** Effective value of every parameter, defaults applied: the cache key's substance. */
+  normalized: Readonly<Record<string, string>>;
+  /** The values handed to the SQL's `{name:Type}` placeholders. */
+  queryParams: Record<string, QueryParamValue>;
+}
+
+/**
+ * Validates and normalises `request` for `endpoint`. Throws one
+ * INVALID_ARGUMENT ConnectError listing every violation, each naming its field.
+ */
+export function bindParameters(endpoint: Endpoint, request: Message): BoundParameters {
+  const violations: FieldViolation[] = [];
+  const normalized: Record<string, string> = {};
+  const queryParams: Record<string, QueryParamValue> = {};
+  const values = request as unknown as Record<string, unknown>;
+
+  for (const spec of endpoint.parameters) {
+    const raw = values[spec.field.localName];
+    let value = typeof raw === "string" ? raw : "";
+    if (value === "") {
+      if (spec.required) {
+        violations.push({ field: spec.name, description: `${spec.name} is required` });
+        continue;
+      }
+      value = spec.defaultValue;
+    } else if (spec.allowedValues.length > 0 && !spec.allowedValues.includes(value)) {
+      if (!spec.unknownIsDefault) {
+        violations.push({
+          field: spec.name,
+          description: `${spec.name} must be one of ${spec.allowedValues.join(", ")}`,
+        });
+        continue;
+      }
+      value = spec.defaultValue;
+    }
+
+    if (spec.format === ParameterFormat.ISO8601 && value !== "") {
+      const instant = parseIsoTimestamp(value);
+      if (instant === undefined) {
+        violations.push({
+          field: spec.name,
+          description: `${spec.name} must be an ISO 8601 date or date-time, e.g. 2026-11-20T21:59:00Z`,
+        });
+        continue;
+      }
+      normalized[spec.name] = instant;
+      queryParams[spec.name] = instant;
+    } else {
+      normalized[spec.name] = value;
+      queryParams[spec.name] = spec.format === ParameterFormat.ISO8601 ? null : value;
+    }
+  }
+
+  if (violations.length > 0) throw invalidArgument(violations);
+  return { normalized, queryParams };
+}

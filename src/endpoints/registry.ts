@@ -1,0 +1,131 @@
+// The endpoint registry: every saved query, found by name or id, built by
+// reflection from the Protobuf services and their options.
+import { getOption, hasOption, ScalarType, type DescField, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import {
+  endpoint as endpointOption,
+  parameter as parameterOption,
+  ParameterFormat,
+  type EndpointDefinition,
+} from "../gen/endpoints/v1/endpoint_options_pb.js";
+import type { SavedQuery } from "../executor/index.js";
+import { readSavedQuerySql } from "../warehouse/index.js";
+
+/** One request parameter: a string field of the request message and its rules. */
+export interface ParameterSpec {
+  /** The proto field name, which is also the query-string name, e.g. `function_id`. */
+  name: string;
+  field: DescField;
+  required: boolean;
+  /** Empty when any value is accepted. */
+  allowedValues: readonly string[];
+  /** Used when the parameter is absent or empty (and for unknown values when `unknownIsDefault`). */
+  defaultValue: string;
+  unknownIsDefault: boolean;
+  format: ParameterFormat;
+}
+
+/** A saved query with everything the transports need to serve it. */
+export interface Endpoint {
+  definition: EndpointDefinition;
+  service: DescService;
+  /** A unary method: the registry refuses any other kind. */
+  method: DescMethod;
+  /** Full gRPC method name, `functions.v1.FunctionsService/GetInvocationStats`. */
+  grpcMethod: string;
+  parameters: readonly ParameterSpec[];
+  /** The row message of the response's repeated `result` field. */
+  rowSchema: DescMessage;
+  savedQuery: SavedQuery;
+}
+
+export interface EndpointRegistry {
+  readonly endpoints: readonly Endpoint[];
+  /** By name (`usage.api-counts`) or by id (UUID, any letter case). */
+  find(nameOrId: string): Endpoint | undefined;
+  /** By the method descriptor, for the Connect handlers. */
+  forMethod(method: DescMethod): Endpoint;
+}
+
+export interface EndpointRegistryOptions {
+  services: readonly DescService[];
+  /** Loads the SQL of a saved query by name. Default: `sql/<name>.sql`. */
+  readSql?: (name: string) => string;
+}
+
+/**
+ * Builds the registry. Throws when a method lacks the endpoint option, a name
+ * or id repeats, or a request field is not a string: a mistake in `proto/`
+ * must stop start-up, not surface at the first request.
+ */
+export function createEndpointRegistry(options: EndpointRegistryOptions): EndpointRegistry {
+  const readSql = options.readSql ?? readSavedQuerySql;
+  const endpoints: Endpoint[] = [];
+  const byKey = new Map<string, Endpoint>();
+  const byMethod = new Map<DescMethod, Endpoint>();
+
+  for (const service of options.services) {
+    for (const method of service.methods) {
+      if (!hasOption(method, endpointOption)) {
+        throw new Error(`${service.typeName}.${method.name} has no (endpoints.v1.endpoint) option`);
+      }
+      if (method.methodKind !== "unary") throw new Error(`${method.name}: saved queries are unary`);
+      const definition = getOption(method, endpointOption);
+      const endpoint: Endpoint = {
+        definition,
+        service,
+        method,
+        grpcMethod: `${service.typeName}/${method.name}`,
+        parameters: method.input.fields.map(parameterSpec),
+        rowSchema: rowSchemaOf(method.output),
+        savedQuery: {
+          name: definition.name,
+          sql: readSql(definition.name),
+          maxRows: definition.maxRows,
+          regexpParameter: method.input.fields.find(
+            (f) => hasOption(f, parameterOption) && getOption(f, parameterOption).format === ParameterFormat.RE2,
+          )?.name,
+        },
+      };
+      for (const key of [definition.name, definition.id.toLowerCase()]) {
+        if (byKey.has(key)) throw new Error(`endpoint name or id ${key} is used twice`);
+        byKey.set(key, endpoint);
+      }
+      endpoints.push(endpoint);
+      byMethod.set(method, endpoint);
+    }
+  }
+
+  return {
+    endpoints,
+    find: (nameOrId) => byKey.get(nameOrId) ?? byKey.get(nameOrId.toLowerCase()),
+    forMethod(method) {
+      const found = byMethod.get(method);
+      if (found === undefined) throw new Error(`no endpoint for ${method.name}`);
+      return found;
+    },
+  };
+}
+
+function parameterSpec(field: DescField): ParameterSpec {
+  if (field.fieldKind !== "scalar" || field.scalar !== ScalarType.STRING) {
+    throw new Error(`${field.parent.typeName}.${field.name}: request parameters are strings`);
+  }
+  const rule = getOption(field, parameterOption);
+  return {
+    name: field.name,
+    field,
+    required: rule.required,
+    allowedValues: rule.allowedValues,
+    defaultValue: rule.defaultValue,
+    unknownIsDefault: rule.unknownIsDefault,
+    format: rule.format,
+  };
+}
+
+function rowSchemaOf(response: DescMessage): DescMessage {
+  const result = response.fields.find((f) => f.name === "result");
+  if (result?.fieldKind !== "list" || result.listKind !== "message") {
+    throw new Error(`${response.typeName} must have a repeated message field named result`);
+  }
+  return result.message;
+}

@@ -1,0 +1,69 @@
+// Turns warehouse rows into row messages, field by field from the row
+// schema: timestamps, 64-bit counts, doubles and JSON metadata.
+import { create, fromJson, type DescField, type DescMessage, type JsonValue, type Message, ScalarType } from "@bufbuild/protobuf";
+import { StructSchema, type Timestamp, TimestampSchema } from "@bufbuild/protobuf/wkt";
+import type { WarehouseRow } from "../executor/index.js";
+
+/**
+ * Builds a `schema` message from `row`, reading each field by its proto name.
+ * Throws on a column whose value does not fit the field: that is a mismatch
+ * between `sql/` and `proto/`, a bug rather than bad input.
+ */
+export function rowMessageFromWarehouse(schema: DescMessage, row: WarehouseRow): Message {
+  const init: Record<string, unknown> = {};
+  for (const field of schema.fields) {
+    const value = row[field.name];
+    if (value === undefined || value === null) continue;
+    init[field.localName] = convert(field, value);
+  }
+  return create(schema, init);
+}
+
+function convert(field: DescField, value: unknown): unknown {
+  switch (field.fieldKind) {
+    case "scalar":
+      return scalar(field.scalar, value, field);
+    case "message":
+      if (field.message.typeName === TimestampSchema.typeName) return timestampFromIso(String(value));
+      break;
+    case "list":
+      if (field.listKind === "message" && field.message.typeName === StructSchema.typeName) {
+        const items = typeof value === "string" ? (JSON.parse(value) as unknown) : value;
+        if (!Array.isArray(items)) break;
+        return items.map((item) => fromJson(StructSchema, item as JsonValue));
+      }
+      break;
+  }
+  throw new Error(`cannot read column ${field.name} into ${field.parent.typeName}`);
+}
+
+function scalar(type: ScalarType, value: unknown, field: DescField): unknown {
+  switch (type) {
+    case ScalarType.STRING:
+      return String(value);
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+    case ScalarType.INT32:
+    case ScalarType.UINT32:
+      return Number(value);
+    case ScalarType.INT64:
+    case ScalarType.UINT64:
+      return BigInt(value as number | string);
+    case ScalarType.BOOL:
+      return value === true || value === 1 || value === "1" || value === "true";
+    default:
+      throw new Error(`unsupported column type for ${field.name}`);
+  }
+}
+
+/**
+ * `2026-11-20T21:59:00.123456Z` (ClickHouse `date_time_output_format=iso`)
+ * to a Timestamp, keeping the sub-millisecond digits a Date would drop.
+ */
+export function timestampFromIso(text: string): Timestamp {
+  const match = /^(.*?)(?:\.(\d{1,9}))?Z$/.exec(text);
+  const ms = match ? Date.parse(`${match[1]}Z`) : Number.NaN;
+  if (match === null || Number.isNaN(ms)) throw new Error(`not an ISO timestamp: ${text}`);
+  const nanos = Number((match[2] ?? "").padEnd(9, "0"));
+  return create(TimestampSchema, { seconds: BigInt(Math.floor(ms / 1000)), nanos });
+}

@@ -1,0 +1,3 @@
+// Errors shared by every stage: ConnectError with a Code, and field violations.
+export { invalidArgument, fieldViolationsOf } from "./field-violations.js";
+export type { FieldViolation } from "./field-violations.js";

@@ -1,0 +1,14 @@
+// The query executor: saved query + parameters in, capped rows or a ConnectError out.
+export { createQueryExecutor } from "./query-executor.js";
+export type {
+  SavedQuery,
+  QueryParamValue,
+  WarehouseRow,
+  ExecuteOptions,
+  QueryResult,
+  QueryObserver,
+  QueryExecutor,
+  QueryExecutorOptions,
+} from "./query-executor.js";
+export { connectErrorFromClickHouse } from "./clickhouse-error.js";
+export type { ClickHouseErrorContext } from "./clickhouse-error.js";

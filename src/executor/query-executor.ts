@@ -1,0 +1,121 @@
+// Runs saved queries on the warehouse: typed parameters, the injected `now`, a
+// query id, a deadline, cancellation and the endpoint's row cap.
+import { randomUUID } from "node:crypto";
+import type { ClickHouseClient } from "@clickhouse/client";
+import type { ConnectError } from "@connectrpc/connect";
+import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
+import { toDateTime64Param } from "../warehouse/index.js";
+import { connectErrorFromClickHouse } from "./clickhouse-error.js";
+
+/** A saved query as the executor needs it. */
+export interface SavedQuery {
+  /** Endpoint name, e.g. `usage.api-counts`; in logs and metrics. */
+  name: string;
+  /** ClickHouse SQL with `{name:Type}` placeholders, `{now:DateTime64(6, 'UTC')}` among them. */
+  sql: string;
+  /** At most this many rows are returned, whatever the SQL does. */
+  maxRows: number;
+  /** The parameter that is an RE2 regular expression, if any. */
+  regexpParameter?: string;
+}
+
+/** A query parameter value. Instants travel as `YYYY-MM-DD hh:mm:ss.ffffff` text. */
+export type QueryParamValue = string | number | boolean | null;
+
+/** A result row as the warehouse sent it (JSONEachRow, 64-bit integers as numbers). */
+export type WarehouseRow = Record<string, unknown>;
+
+export interface ExecuteOptions {
+  /** Cancels the query, e.g. when the caller goes away. */
+  signal?: AbortSignal;
+  /** The query's deadline in milliseconds. Default: the executor's `defaultTimeoutMs`. */
+  timeoutMs?: number;
+  /** Ties the warehouse query to the request in logs. */
+  requestId?: string;
+}
+
+export interface QueryResult {
+  rows: WarehouseRow[];
+  /** The `query_id` the warehouse knows the query by. */
+  queryId: string;
+  /** Wall time of the warehouse round trip. */
+  durationMs: number;
+}
+
+/** Called after every query, for metrics. */
+export type QueryObserver = (event: { query: string; durationMs: number; error?: ConnectError }) => void;
+
+export interface QueryExecutorOptions {
+  client: ClickHouseClient;
+  /** Source of `now` for every query. Default: the system clock. */
+  clock?: Clock;
+  /** Default: silent. */
+  logger?: Logger;
+  /** Deadline of a query whose caller set none. Default 30 000 ms. */
+  defaultTimeoutMs?: number;
+  /** Default: none. */
+  observe?: QueryObserver;
+}
+
+export interface QueryExecutor {
+  /**
+   * Runs `query` with `params` (plus `now` from the clock). Throws only
+   * ConnectError: see connectErrorFromClickHouse for the codes.
+   */
+  execute(query: SavedQuery, params: Record<string, QueryParamValue>, options?: ExecuteOptions): Promise<QueryResult>;
+}
+
+export function createQueryExecutor(options: QueryExecutorOptions): QueryExecutor {
+  const { client } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+  const observe = options.observe ?? (() => {});
+
+  return {
+    async execute(query, params, executeOptions = {}) {
+      const queryId = randomUUID();
+      const timeoutMs = executeOptions.timeoutMs ?? defaultTimeoutMs;
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), timeoutMs);
+      const signals = [deadline.signal, ...(executeOptions.signal ? [executeOptions.signal] : [])];
+      const started = performance.now();
+      try {
+        const resultSet = await client.query({
+          query: query.sql,
+          query_id: queryId,
+          format: "JSONEachRow",
+          query_params: { ...params, now: toDateTime64Param(clock()) },
+          abort_signal: AbortSignal.any(signals),
+          clickhouse_settings: {
+            // The warehouse cuts the result at the cap; the slice below holds it regardless.
+            limit: String(query.maxRows),
+            max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)),
+            date_time_output_format: "iso",
+            output_format_json_quote_64bit_integers: 0,
+          },
+        });
+        const rows = (await resultSet.json<WarehouseRow>()).slice(0, query.maxRows);
+        const durationMs = performance.now() - started;
+        observe({ query: query.name, durationMs });
+        return { rows, queryId, durationMs };
+      } catch (cause) {
+        const aborted = deadline.signal.aborted ? "deadline" : executeOptions.signal?.aborted ? "caller" : undefined;
+        const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
+        const durationMs = performance.now() - started;
+        observe({ query: query.name, durationMs, error });
+        logger.warn("warehouse query failed", {
+          query: query.name,
+          queryId,
+          requestId: executeOptions.requestId,
+          code: error.code,
+          durationMs: Math.round(durationMs),
+          cause,
+        });
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// Structured JSON logs, one object a line, to stderr by default.
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  /** A logger that adds these fields to every line (a request id, say). */
+  child(fields: Record<string, unknown>): Logger;
+}
+
+export interface LoggerOptions {
+  /** Lowest level written. Default `info`. */
+  level?: LogLevel;
+  /** Where lines go. Default: `process.stderr`. */
+  write?: (line: string) => void;
+  /** Time source for the `time` field. Default `Date.now`. */
+  now?: () => number;
+}
+
+const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** Creates a JSON-lines logger. Error values in fields are written as their name and message. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const min = rank[options.level ?? "info"];
+  const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const now = options.now ?? Date.now;
+  const make = (bound: Record<string, unknown>): Logger => {
+    const log = (level: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
+      if (rank[level] < min) return;
+      const record = { time: new Date(now()).toISOString(), level, msg, ...bound, ...fields };
+      write(JSON.stringify(record, replaceErrors) + "\n");
+    };
+    return {
+      debug: log("debug"),
+      info: log("info"),
+      warn: log("warn"),
+      error: log("error"),
+      child: (fields) => make({ ...bound, ...fields }),
+    };
+  };
+  return make({});
+}
+
+/** A logger that drops everything, for tests and tools. */
+export const silentLogger: Logger = createLogger({ write: () => {} });
+
+function replaceErrors(_key: string, value: unknown): unknown {
+  if (value instanceof Error) {
+    return { name: value.name, message: value.message, code: (value as { code?: unknown }).code };
+  }
+  return value;
+}

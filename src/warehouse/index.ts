@@ -1,0 +1,15 @@
+// The warehouse: the ClickHouse client (server or embedded), schema migrations,
+// the project's SQL files and the demo data set.
+export { openWarehouse } from "./warehouse-client.js";
+export type { Warehouse } from "./warehouse-client.js";
+export { migrate } from "./migrations.js";
+export type { MigrateOptions, MigrateResult } from "./migrations.js";
+export { sqlDirectory, readSavedQuerySql, readMigrationFiles, splitStatements } from "./sql-files.js";
+export type { MigrationFile } from "./sql-files.js";
+export { toDateTime64Param } from "./datetime-param.js";
+export { logTables, tablesWithProjectColumn } from "./log-tables.js";
+export type { LogTable } from "./log-tables.js";
+export { generateDemoRows, demoProjects, demoFunctions, demoRowShares } from "./demo-data.js";
+export type { ShippedRow, DemoDataOptions } from "./demo-data.js";
+export { seedDemoData, logTablesAreEmpty } from "./seed.js";
+export type { SeedOptions } from "./seed.js";

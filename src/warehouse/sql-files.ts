@@ -1,0 +1,45 @@
+// Locates and reads the SQL of the project: `sql/migrations/*.sql` and one
+// `sql/<endpoint name>.sql` per saved query.
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** `sql/` at the top of the project; the same from `src/` and from `dist/`. */
+export const sqlDirectory = fileURLToPath(new URL("../../sql/", import.meta.url));
+
+/** The SQL text of the saved query named `name`, e.g. `usage.api-counts`. */
+export function readSavedQuerySql(name: string, directory = sqlDirectory): string {
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(name)) {
+    throw new Error(`not a saved query name: ${name}`);
+  }
+  return readFileSync(join(directory, `${name}.sql`), "utf8");
+}
+
+export interface MigrationFile {
+  /** File name, e.g. `0001_log_tables.sql`; migrations apply in name order. */
+  name: string;
+  sql: string;
+}
+
+/** Every migration in `sql/migrations`, in the order they apply. */
+export function readMigrationFiles(directory = join(sqlDirectory, "migrations")): MigrationFile[] {
+  return readdirSync(directory)
+    .filter((file) => file.endsWith(".sql"))
+    .sort()
+    .map((name) => ({ name, sql: readFileSync(join(directory, name), "utf8") }));
+}
+
+/**
+ * Splits a migration into statements: a statement ends with `;` at the end of
+ * a line. Comment lines are dropped. Migrations keep `;` out of literals.
+ */
+export function splitStatements(sql: string): string[] {
+  const withoutComments = sql
+    .split("\n")
+    .filter((line) => !line.trimStart().startsWith("--"))
+    .join("\n");
+  return withoutComments
+    .split(/;[ \t]*$/m)
+    .map((statement) => statement.trim())
+    .filter((statement) => statement !== "");
+}

@@ -1,0 +1,51 @@
+// The one @clickhouse/client of the process, on a ClickHouse server or on the
+// embedded engine (chDB plugged in through `chdb/connection`).
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { createClient, type ClickHouseClient } from "@clickhouse/client";
+import { createChdbConnection } from "chdb/connection";
+import type { WarehouseConfig } from "../config/index.js";
+
+type EmbeddedConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>["connection"]>;
+
+export interface Warehouse {
+  /** The client every query of the process goes through. */
+  client: ClickHouseClient;
+  /** `server` or `embedded`, for logs and for what only one of them supports. */
+  kind: WarehouseConfig["kind"];
+  /** A human-readable location: the server URL or the data directory. */
+  location: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the warehouse the configuration names. On the embedded engine the data
+ * directory is created if missing; libchdb allows one directory per process.
+ */
+export async function openWarehouse(config: WarehouseConfig): Promise<Warehouse> {
+  if (config.kind === "server") {
+    const client = createClient({
+      url: config.url,
+      username: config.username,
+      password: config.password,
+      database: config.database,
+      application: "saved-query-endpoints",
+      // Deadlines are enforced per query by the executor; this only bounds a
+      // request that got no answer at all.
+      request_timeout: 120_000,
+    });
+    return { client, kind: "server", location: config.url, close: () => client.close() };
+  }
+  const path = resolve(config.path);
+  mkdirSync(path, { recursive: true });
+  // chdb types the connection against @clickhouse/client-common, which
+  // @clickhouse/client 1.23 bundles as its own copy: same shape, other identity.
+  const connection = createChdbConnection({ path }) as unknown as EmbeddedConnection;
+  const client = createClient({ connection });
+  if (config.database !== "default") {
+    // The embedded session keeps its current database between queries.
+    await client.command({ query: "CREATE DATABASE IF NOT EXISTS {db:Identifier}", query_params: { db: config.database } });
+    await client.command({ query: "USE {db:Identifier}", query_params: { db: config.database } });
+  }
+  return { client, kind: "embedded", location: path, close: () => client.close() };
+}
