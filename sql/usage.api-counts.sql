@@ -14,6 +14,7 @@
 WITH
     {now:DateTime64(6, 'UTC')} AS query_now,
     {interval:String} AS requested_interval,
+    {project:String} AS url_pattern,
     multiIf(
         requested_interval = 'daily', 7 * 86400,
         60 * 60
@@ -29,7 +30,10 @@ WITH
             request_path
         FROM edge_logs
         WHERE timestamp >= query_now - toIntervalSecond(window_seconds)
-          AND match(request_url, {project:String})
+          AND match(request_url, url_pattern)
+          -- Compiles the pattern even when no row is scanned, so an invalid
+          -- one is always an error rather than sometimes an empty result.
+          AND isNotNull(match('', url_pattern))
     )
 SELECT
     bucket AS timestamp,

@@ -1,6 +1,6 @@
 // Turns warehouse rows into row messages, field by field from the row
 // schema: timestamps, 64-bit counts, doubles and JSON metadata.
-import { create, fromJson, type DescField, type DescMessage, type JsonValue, type Message, ScalarType } from "@bufbuild/protobuf";
+import { create, type DescField, type DescMessage, type Message, ScalarType } from "@bufbuild/protobuf";
 import { StructSchema, type Timestamp, TimestampSchema } from "@bufbuild/protobuf/wkt";
 import type { WarehouseRow } from "../executor/index.js";
 
@@ -28,9 +28,9 @@ function convert(field: DescField, value: unknown): unknown {
       break;
     case "list":
       if (field.listKind === "message" && field.message.typeName === StructSchema.typeName) {
+        // protobuf-es represents google.protobuf.Struct as a plain JSON object.
         const items = typeof value === "string" ? (JSON.parse(value) as unknown) : value;
-        if (!Array.isArray(items)) break;
-        return items.map((item) => fromJson(StructSchema, item as JsonValue));
+        if (Array.isArray(items) && items.every(isJsonObject)) return items;
       }
       break;
   }
@@ -66,4 +66,8 @@ export function timestampFromIso(text: string): Timestamp {
   if (match === null || Number.isNaN(ms)) throw new Error(`not an ISO timestamp: ${text}`);
   const nanos = Number((match[2] ?? "").padEnd(9, "0"));
   return create(TimestampSchema, { seconds: BigInt(Math.floor(ms / 1000)), nanos });
+}
+
+function isJsonObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

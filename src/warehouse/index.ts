@@ -13,3 +13,5 @@ export { generateDemoRows, demoProjects, demoFunctions, demoRowShares } from "./
 export type { ShippedRow, DemoDataOptions } from "./demo-data.js";
 export { seedDemoData, logTablesAreEmpty } from "./seed.js";
 export type { SeedOptions } from "./seed.js";
+export { prepareWarehouse, progressLogger } from "./prepare.js";
+export type { PrepareWarehouseOptions } from "./prepare.js";

@@ -2,7 +2,7 @@
 // embedded engine (chDB plugged in through `chdb/connection`).
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { createClient, type ClickHouseClient } from "@clickhouse/client";
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
 import type { WarehouseConfig } from "../config/index.js";
 
@@ -33,6 +33,8 @@ export async function openWarehouse(config: WarehouseConfig): Promise<Warehouse>
       // Deadlines are enforced per query by the executor; this only bounds a
       // request that got no answer at all.
       request_timeout: 120_000,
+      // Failures reach the service's own JSON log through the executor.
+      log: { level: ClickHouseLogLevel.OFF },
     });
     return { client, kind: "server", location: config.url, close: () => client.close() };
   }

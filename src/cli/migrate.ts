@@ -1,0 +1,17 @@
+// `npm run migrate`: creates or updates the schema of the configured warehouse.
+import { readConfig } from "../config/index.js";
+import { createLogger } from "../observability/index.js";
+import { migrate, openWarehouse } from "../warehouse/index.js";
+import { runCli } from "./run-cli.js";
+
+await runCli(async () => {
+  const config = readConfig();
+  const logger = createLogger();
+  const warehouse = await openWarehouse(config.warehouse);
+  try {
+    const result = await migrate(warehouse.client, { logger });
+    logger.info("migrate done", { location: warehouse.location, ...result });
+  } finally {
+    await warehouse.close();
+  }
+});

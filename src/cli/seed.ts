@@ -1,0 +1,25 @@
+// `npm run seed`: loads the demo data set (about 100,000 rows over the last
+// 8 days, all nine log tables) into the configured warehouse. `--scale N`
+// multiplies the row count.
+import { parseArgs } from "node:util";
+import { readConfig } from "../config/index.js";
+import { createLogger } from "../observability/index.js";
+import { migrate, openWarehouse, progressLogger, seedDemoData } from "../warehouse/index.js";
+import { runCli } from "./run-cli.js";
+
+await runCli(async () => {
+  const { values } = parseArgs({ options: { scale: { type: "string", default: "1" } } });
+  const scale = Number(values.scale);
+  if (!(scale > 0)) throw new Error(`--scale must be a positive number, got "${values.scale}"`);
+  const config = readConfig();
+  const logger = createLogger();
+  const warehouse = await openWarehouse(config.warehouse);
+  try {
+    await migrate(warehouse.client, { logger });
+    const started = Date.now();
+    const rows = await seedDemoData(warehouse.client, { now: Date.now(), scale, onProgress: progressLogger(logger) });
+    logger.info("seed done", { rows, location: warehouse.location, seconds: (Date.now() - started) / 1000 });
+  } finally {
+    await warehouse.close();
+  }
+});

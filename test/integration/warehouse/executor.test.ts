@@ -1,0 +1,112 @@
+// The query executor on the embedded engine and against an unreachable
+// server: the row cap, typed parameters, the deadline, and error translation.
+import { createServer, type Server, type Socket } from "node:net";
+import { ClickHouseLogLevel, createClient } from "@clickhouse/client";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createQueryExecutor, type SavedQuery } from "../../../src/executor/index.js";
+import { createLogger, fixedClock } from "../../../src/observability/index.js";
+import type { Warehouse } from "../../../src/warehouse/index.js";
+import { openTestWarehouse } from "../../support/embedded-warehouse.js";
+
+let warehouse: Warehouse;
+beforeAll(async () => {
+  warehouse = await openTestWarehouse();
+});
+afterAll(async () => warehouse?.close());
+
+const query = (sql: string, maxRows = 1000): SavedQuery => ({ name: "test.query", sql, maxRows });
+
+describe("query executor", () => {
+  it("returns at most max rows however many the SQL yields", async () => {
+    const executor = createQueryExecutor({ client: warehouse.client });
+    const { rows } = await executor.execute(query("SELECT number FROM numbers(5000) ORDER BY number"), {});
+    expect(rows).toHaveLength(1000);
+    expect(rows[0]).toEqual({ number: 0 });
+    expect(rows[999]).toEqual({ number: 999 });
+  });
+
+  it("passes values as typed parameters and now from its clock", async () => {
+    const clock = fixedClock(Date.UTC(2030, 0, 2, 3, 4, 5, 678));
+    const executor = createQueryExecutor({ client: warehouse.client, clock });
+    const hostile = "x'); DROP TABLE edge_logs; --";
+    const { rows, queryId } = await executor.execute(
+      query("SELECT {text:String} AS text, {n:UInt32} * 2 AS doubled, {now:DateTime64(6, 'UTC')} AS now"),
+      { text: hostile, n: 21 },
+    );
+    expect(rows).toEqual([{ text: hostile, doubled: 42, now: "2030-01-02T03:04:05.678000Z" }]);
+    expect(queryId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("turns a query past its deadline into DEADLINE_EXCEEDED", async () => {
+    const executor = createQueryExecutor({ client: warehouse.client });
+    const slow = query("SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1");
+    const error = await executor.execute(slow, {}, { timeoutMs: 200 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectError);
+    expect((error as ConnectError).code).toBe(Code.DeadlineExceeded);
+  });
+
+  it("keeps warehouse text out of an INTERNAL error's message and in the log", async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ write: (line) => lines.push(line) });
+    const executor = createQueryExecutor({ client: warehouse.client, logger });
+    const error = (await executor
+      .execute(query("SELECT * FROM no_such_table_here"), {})
+      .catch((e: unknown) => e)) as ConnectError;
+    expect(error.code).toBe(Code.Internal);
+    expect(error.rawMessage).toBe("internal error");
+    expect(error.message).not.toContain("no_such_table_here");
+    expect(lines.join("")).toContain("no_such_table_here");
+  });
+});
+
+describe("query executor on a server that does not answer", () => {
+  let closedPort: number;
+  let silent: Server;
+  let silentPort: number;
+  beforeAll(async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+    closedPort = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    // Accepts connections and never answers.
+    silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    silentPort = (silent.address() as { port: number }).port;
+  });
+  const sockets: Socket[] = [];
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((r) => silent.close(() => r()));
+  });
+
+  it("answers UNAVAILABLE when nothing listens", async () => {
+    const client = createClient({ url: `http://127.0.0.1:${closedPort}`, log: { level: ClickHouseLogLevel.OFF } });
+    const executor = createQueryExecutor({ client });
+    const error = (await executor.execute(query("SELECT 1"), {}).catch((e: unknown) => e)) as ConnectError;
+    expect(error.code).toBe(Code.Unavailable);
+    await client.close();
+  });
+
+  it("answers DEADLINE_EXCEEDED when the server takes longer than the deadline", async () => {
+    const client = createClient({ url: `http://127.0.0.1:${silentPort}`, log: { level: ClickHouseLogLevel.OFF } });
+    const executor = createQueryExecutor({ client });
+    const error = (await executor
+      .execute(query("SELECT 1"), {}, { timeoutMs: 150 })
+      .catch((e: unknown) => e)) as ConnectError;
+    expect(error.code).toBe(Code.DeadlineExceeded);
+    await client.close();
+  });
+
+  it("answers CANCELED when the caller goes away", async () => {
+    const client = createClient({ url: `http://127.0.0.1:${silentPort}`, log: { level: ClickHouseLogLevel.OFF } });
+    const executor = createQueryExecutor({ client });
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(), 50);
+    const error = (await executor
+      .execute(query("SELECT 1"), {}, { signal: caller.signal })
+      .catch((e: unknown) => e)) as ConnectError;
+    expect(error.code).toBe(Code.Canceled);
+    await client.close();
+  });
+});

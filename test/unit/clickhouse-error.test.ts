@@ -1,0 +1,61 @@
+// Translation of warehouse failures into ConnectError codes, in one function.
+import { Code, ConnectError } from "@connectrpc/connect";
+import { describe, expect, it } from "vitest";
+import { fieldViolationsOf } from "../../src/errors/index.js";
+import { connectErrorFromClickHouse } from "../../src/executor/index.js";
+
+/** An error shaped like ClickHouseError: numeric code as text, and the type name. */
+function clickhouse(type: string, code: string, message = `warehouse says ${type}`) {
+  return Object.assign(new Error(message), { code, type });
+}
+function network(code: string) {
+  return Object.assign(new Error(`connect ${code} 127.0.0.1:8123`), { code });
+}
+
+describe("connectErrorFromClickHouse", () => {
+  it.each([
+    ["TIMEOUT_EXCEEDED", clickhouse("TIMEOUT_EXCEEDED", "159"), Code.DeadlineExceeded],
+    ["TOO_MANY_SIMULTANEOUS_QUERIES", clickhouse("TOO_MANY_SIMULTANEOUS_QUERIES", "202"), Code.Unavailable],
+    ["UNKNOWN_TABLE", clickhouse("UNKNOWN_TABLE", "60"), Code.Internal],
+    ["SYNTAX_ERROR", clickhouse("SYNTAX_ERROR", "62"), Code.Internal],
+    ["ECONNREFUSED", network("ECONNREFUSED"), Code.Unavailable],
+    ["ENOTFOUND", network("ENOTFOUND"), Code.Unavailable],
+    ["ECONNRESET", network("ECONNRESET"), Code.Unavailable],
+    ["a client timeout", new Error("Timeout error."), Code.Unavailable],
+    ["anything else", new TypeError("boom"), Code.Internal],
+    ["a non-error", "boom", Code.Internal],
+  ])("maps %s to its code", (_label, error, code) => {
+    expect(connectErrorFromClickHouse(error).code).toBe(code);
+  });
+
+  it("names the regular-expression parameter when the pattern does not compile", () => {
+    const error = connectErrorFromClickHouse(clickhouse("CANNOT_COMPILE_REGEXP", "427"), { regexpParameter: "project" });
+    expect(error.code).toBe(Code.InvalidArgument);
+    expect(fieldViolationsOf(error)).toEqual([
+      { field: "project", description: "project is not a valid RE2 regular expression" },
+    ]);
+  });
+
+  it("treats an uncompilable pattern with no regular-expression parameter as internal", () => {
+    expect(connectErrorFromClickHouse(clickhouse("CANNOT_COMPILE_REGEXP", "427")).code).toBe(Code.Internal);
+  });
+
+  it.each([
+    ["deadline", Code.DeadlineExceeded],
+    ["caller", Code.Canceled],
+  ] as const)("reports an abort by the %s as its code whatever was thrown", (aborted, code) => {
+    expect(connectErrorFromClickHouse(new Error("The user aborted a request."), { aborted }).code).toBe(code);
+  });
+
+  it("keeps warehouse text out of the message and in the cause", () => {
+    const original = clickhouse("UNKNOWN_TABLE", "60", "Table secret.thing does not exist");
+    const error = connectErrorFromClickHouse(original);
+    expect(error.rawMessage).toBe("internal error");
+    expect(error.cause).toBe(original);
+  });
+
+  it("passes a ConnectError through unchanged", () => {
+    const error = new ConnectError("x", Code.NotFound);
+    expect(connectErrorFromClickHouse(error)).toBe(error);
+  });
+});

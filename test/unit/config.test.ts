@@ -1,0 +1,45 @@
+// Environment variables into configuration: defaults, modes, and one line per bad variable.
+import { describe, expect, it } from "vitest";
+import { ConfigError, readConfig } from "../../src/config/index.js";
+
+describe("readConfig", () => {
+  it("defaults to the embedded engine in ./data on 127.0.0.1:8080", () => {
+    expect(readConfig({})).toEqual({
+      port: 8080,
+      host: "127.0.0.1",
+      apiKeys: [],
+      warehouse: { kind: "embedded", path: "./data", database: "default" },
+      demoData: true,
+    });
+  });
+
+  it("uses a server when CLICKHOUSE_URL is set", () => {
+    const config = readConfig({
+      CLICKHOUSE_URL: "http://ch:8123",
+      CLICKHOUSE_USER: "reader",
+      CLICKHOUSE_PASSWORD: "pw",
+      CLICKHOUSE_DATABASE: "logs",
+      API_KEYS: " a, b ,,c",
+      DEMO_DATA: "0",
+    });
+    expect(config.warehouse).toEqual({ kind: "server", url: "http://ch:8123", username: "reader", password: "pw", database: "logs" });
+    expect(config.apiKeys).toEqual(["a", "b", "c"]);
+    expect(config.demoData).toBe(false);
+  });
+
+  it("reports every bad variable on its own line, naming it", () => {
+    let error: unknown;
+    try {
+      readConfig({ PORT: "70000", CLICKHOUSE_URL: "not a url", DEMO_DATA: "yes", CLICKHOUSE_DATABASE: "a-b" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const lines = (error as ConfigError).problems;
+    expect(lines.map((l) => l.split(" ")[0])).toEqual(["PORT", "CLICKHOUSE_DATABASE", "CLICKHOUSE_URL", "DEMO_DATA"]);
+  });
+
+  it.each(["-1", "8080x", "1.5", "65536"])("refuses PORT=%s", (port) => {
+    expect(() => readConfig({ PORT: port })).toThrow(/^PORT must be/);
+  });
+});

@@ -1,0 +1,26 @@
+// Splitting migrations into statements, and every saved query having its SQL.
+import { describe, expect, it } from "vitest";
+import { createEndpointRegistry, savedQueryServices } from "../../src/endpoints/index.js";
+import { splitStatements } from "../../src/warehouse/index.js";
+
+describe("splitStatements", () => {
+  it("splits at a semicolon ending a line and drops comment lines", () => {
+    const sql = "-- header; with a semicolon\nCREATE TABLE a (x String);\n\nCREATE TABLE b\n(\n  y String\n) ;\n-- trailer\n";
+    expect(splitStatements(sql)).toEqual(["CREATE TABLE a (x String)", "CREATE TABLE b\n(\n  y String\n)"]);
+  });
+});
+
+describe("saved query SQL", () => {
+  it("exists for every endpoint and takes now as a typed parameter", () => {
+    const registry = createEndpointRegistry({ services: savedQueryServices });
+    expect(registry.endpoints.map((e) => e.definition.name)).toEqual([
+      "functions.invocation-stats",
+      "usage.api-counts",
+      "logs.all",
+    ]);
+    for (const endpoint of registry.endpoints) {
+      expect(endpoint.savedQuery.sql).toContain("{now:DateTime64(6, 'UTC')}");
+      for (const parameter of endpoint.parameters) expect(endpoint.savedQuery.sql).toContain(`{${parameter.name}:`);
+    }
+  });
+});
