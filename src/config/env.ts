@@ -99,6 +99,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .map((k) => k.trim())
     .filter((k) => k !== "");
 
+  if (warehouse.kind === "server" && apiKeys.length === 0) {
+    problems.push("API_KEYS must be set when CLICKHOUSE_URL is set (only the embedded mode generates a key)");
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, warehouse, demoData };
 }

@@ -2,7 +2,7 @@
 // query id, a deadline, cancellation and the endpoint's row cap.
 import { randomUUID } from "node:crypto";
 import type { ClickHouseClient } from "@clickhouse/client";
-import type { ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
 import { toDateTime64Param } from "../warehouse/index.js";
 import { connectErrorFromClickHouse } from "./clickhouse-error.js";
@@ -100,7 +100,12 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         observe({ query: query.name, durationMs });
         return { rows, queryId, durationMs };
       } catch (cause) {
-        const aborted = deadline.signal.aborted ? "deadline" : executeOptions.signal?.aborted ? "caller" : undefined;
+        const aborted =
+          deadline.signal.aborted || isDeadline(executeOptions.signal?.reason)
+            ? "deadline"
+            : executeOptions.signal?.aborted
+              ? "caller"
+              : undefined;
         const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
         const durationMs = performance.now() - started;
         observe({ query: query.name, durationMs, error });
@@ -118,4 +123,9 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       }
     },
   };
+}
+
+/** A caller's signal aborted because the caller's own deadline passed (Connect sets this reason). */
+function isDeadline(reason: unknown): boolean {
+  return reason instanceof ConnectError && reason.code === Code.DeadlineExceeded;
 }

@@ -1,0 +1,57 @@
+// Starts the service from its configuration and stops it on SIGTERM/SIGINT:
+// stop accepting, let calls in flight finish within a bound, close the
+// warehouse, exit 0.
+import { loadOrCreateApiKey } from "../auth/index.js";
+import type { Config } from "../config/index.js";
+import type { Logger } from "../observability/index.js";
+import { createSinglePortServer } from "../transport/index.js";
+import { prepareWarehouse } from "../warehouse/index.js";
+import { createApp } from "./create-app.js";
+
+export interface RunningService {
+  url: string;
+  /** Resolves once the service has stopped. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  config: Config;
+  logger: Logger;
+  /** Longest wait for calls in flight at shutdown. Default 10 000 ms. */
+  shutdownGraceMs?: number;
+  /** Where the start banner goes (the listen address and a key). Default: stdout. */
+  print?: (line: string) => void;
+}
+
+export async function startService(options: StartOptions): Promise<RunningService> {
+  const { config, logger } = options;
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const warehouse = await prepareWarehouse({ config, logger });
+
+  let apiKeys = config.apiKeys;
+  let keyNote = `API keys: the ${apiKeys.length} configured in API_KEYS`;
+  if (apiKeys.length === 0 && config.warehouse.kind === "embedded") {
+    const stored = loadOrCreateApiKey(config.warehouse.path);
+    apiKeys = [stored.key];
+    keyNote = `API key: ${stored.key}  (${stored.created ? "generated, " : ""}stored in ${stored.path})`;
+  }
+
+  const app = createApp({ warehouse, apiKeys, logger });
+  const server = createSinglePortServer(app.handler);
+  const address = await server.listen(config.port, config.host);
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info("listening", { url, endpoints: app.registry.endpoints.map((e) => e.definition.name) });
+  print(`saved-query endpoints listening on ${url}`);
+  print(keyNote);
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      logger.info("shutting down: no new connections, finishing calls in flight");
+      await server.close(options.shutdownGraceMs ?? 10_000);
+      await warehouse.close();
+      logger.info("stopped");
+    })());
+  return { url, stop };
+}

@@ -1,0 +1,39 @@
+// Checks the API key of a call: `X-API-KEY` (gRPC metadata `x-api-key`) or
+// `Authorization: Bearer <key>`, compared in constant time.
+import { createHash, timingSafeEqual } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
+
+/** Throws UNAUTHENTICATED unless `headers` carry an accepted key. */
+export type ApiKeyCheck = (headers: Headers) => void;
+
+/**
+ * Creates the check for `keys`. Keys are compared as SHA-256 digests with
+ * timingSafeEqual, against every accepted key, so neither the length nor the
+ * position of a match shows in the time taken. A missing and a wrong key get
+ * the same answer.
+ */
+export function createApiKeyCheck(keys: readonly string[]): ApiKeyCheck {
+  if (keys.length === 0) throw new Error("at least one API key is required");
+  const accepted = keys.map(digest);
+  return (headers) => {
+    const presented = presentedKey(headers);
+    let ok = false;
+    if (presented !== undefined) {
+      const candidate = digest(presented);
+      for (const key of accepted) ok = timingSafeEqual(candidate, key) || ok;
+    }
+    if (!ok) throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
+  };
+}
+
+function presentedKey(headers: Headers): string | undefined {
+  const apiKey = headers.get("x-api-key");
+  if (apiKey !== null && apiKey !== "") return apiKey;
+  const authorization = headers.get("authorization");
+  const bearer = authorization === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return bearer?.[1];
+}
+
+function digest(key: string): Buffer {
+  return createHash("sha256").update(key).digest();
+}

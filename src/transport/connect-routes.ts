@@ -1,0 +1,32 @@
+// Connect, gRPC and gRPC-Web routes: every saved query of the registry as a
+// unary method that calls the shared endpoint service.
+import type { DescMessage, DescMethodUnary } from "@bufbuild/protobuf";
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { EndpointRegistry, EndpointService } from "../endpoints/index.js";
+import { requestIdKey } from "./request-context.js";
+
+export interface ConnectRoutesOptions {
+  registry: EndpointRegistry;
+  service: EndpointService;
+  /** Deadline of a call whose client set none. */
+  defaultTimeoutMs: number;
+}
+
+/** The `routes` function for connectNodeAdapter. */
+export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRouter) => void {
+  const { registry, service, defaultTimeoutMs } = options;
+  return (router) => {
+    for (const endpoint of registry.endpoints) {
+      // The registry admits unary methods only; their message types are known at run time.
+      const method = endpoint.method as DescMethodUnary<DescMessage, DescMessage>;
+      router.rpc(method, async (request, context) => {
+        const result = await service.run(endpoint, request, {
+          signal: context.signal,
+          timeoutMs: context.timeoutMs() ?? defaultTimeoutMs,
+          requestId: context.values.get(requestIdKey),
+        });
+        return result.response;
+      });
+    }
+  };
+}

@@ -1,0 +1,11 @@
+// Transport: one port for HTTP/1.1 and h2c, Connect/gRPC/gRPC-Web routes,
+// plain HTTP routes, and the per-call interceptors.
+export { createSinglePortServer } from "./single-port-server.js";
+export type { SinglePortServer, SinglePortServerOptions, RequestHandler } from "./single-port-server.js";
+export { connectRoutes } from "./connect-routes.js";
+export type { ConnectRoutesOptions } from "./connect-routes.js";
+export { loggingInterceptor } from "./logging-interceptor.js";
+export type { CallObserver } from "./logging-interceptor.js";
+export { requestIdKey, requestIdFrom } from "./request-context.js";
+export { createHttpRoutes, sendJson } from "./http-routes.js";
+export type { HttpRoutesOptions } from "./http-routes.js";

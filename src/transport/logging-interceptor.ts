@@ -1,0 +1,53 @@
+// One structured log line per Connect, gRPC or gRPC-Web call: procedure,
+// protocol, code, duration and request id. Never headers, so never keys.
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { Logger } from "../observability/index.js";
+import { requestIdKey, requestIdFrom } from "./request-context.js";
+
+export interface CallObserver {
+  (event: { procedure: string; protocol: string; code: Code | "ok"; durationMs: number }): void;
+}
+
+/** Logs each call and hands it to `observe` (for metrics); sets `x-request-id` on the response. */
+export function loggingInterceptor(logger: Logger, observe: CallObserver = () => {}): Interceptor {
+  return (next) => async (request) => {
+    const requestId = requestIdFrom(request.header);
+    request.contextValues.set(requestIdKey, requestId);
+    const protocol = protocolOf(request.header.get("content-type"));
+    const started = performance.now();
+    const finish = (code: Code | "ok", error?: ConnectError) => {
+      const durationMs = performance.now() - started;
+      observe({ procedure: request.method.name, protocol, code, durationMs });
+      const fields = {
+        requestId,
+        procedure: `${request.service.typeName}/${request.method.name}`,
+        protocol,
+        code: code === "ok" ? "ok" : Code[code],
+        durationMs: Math.round(durationMs * 10) / 10,
+      };
+      if (error === undefined || code === Code.InvalidArgument || code === Code.Unauthenticated) {
+        logger.info("call", fields);
+      } else {
+        logger.warn("call failed", { ...fields, error: error.rawMessage, cause: error.cause });
+      }
+    };
+    try {
+      const response = await next(request);
+      response.header.set("x-request-id", requestId);
+      finish("ok");
+      return response;
+    } catch (error) {
+      const connectError = ConnectError.from(error);
+      connectError.metadata.set("x-request-id", requestId);
+      finish(connectError.code, connectError);
+      throw connectError;
+    }
+  };
+}
+
+function protocolOf(contentType: string | null): string {
+  if (contentType === null) return "connect";
+  if (contentType.startsWith("application/grpc-web")) return "grpc-web";
+  if (contentType.startsWith("application/grpc")) return "grpc";
+  return "connect";
+}
