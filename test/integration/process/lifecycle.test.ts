@@ -1,0 +1,63 @@
+// The service as a process, started the way `npm start` starts it: the start
+// banner, a call with the printed key, a clean exit on SIGTERM, and one line
+// per bad configuration variable.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const main = join(import.meta.dirname, "../../../src/main.ts");
+
+function startProcess(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ["--import", "tsx", main], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(predicate: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("service process", () => {
+  it("prints its address and a generated key, answers with it, and exits 0 on SIGTERM", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "sqe-proc-"));
+    const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", DEMO_DATA: "0", API_KEYS: "" });
+    await waitFor(() => /API key: \S+/.test(proc.output()));
+    const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
+    const key = /API key: (\S+)/.exec(proc.output())![1]!;
+    expect(statSync(join(dataDir, "api-key")).mode & 0o777).toBe(0o600);
+
+    const response = await fetch(`${url}/logs.v1.LogsService/GetAllLogs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify({ project: "nobody" }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({});
+
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    expect(proc.output()).toContain('"msg":"stopped"');
+    expect(proc.output().split(key).length - 1).toBe(1); // printed once in the banner, never logged
+  });
+
+  it("refuses to start with one line per bad variable", async () => {
+    const proc = startProcess({ PORT: "99999", CLICKHOUSE_URL: "nope", API_KEYS: "k" });
+    expect(await proc.exited).toBe(1);
+    expect(proc.output().trim().split("\n")).toEqual([
+      'configuration error: PORT must be an integer from 0 to 65535, got "99999"',
+      'configuration error: CLICKHOUSE_URL must be an http:// or https:// URL, got "nope"',
+    ]);
+  });
+});

@@ -1,0 +1,33 @@
+// The real service on a real port (0: any free one) over an embedded
+// warehouse, built by the same composition root as `npm start`.
+import { createApp, type AppOptions } from "../../src/app/index.js";
+import { fixedClock } from "../../src/observability/index.js";
+import { createSinglePortServer } from "../../src/transport/index.js";
+import type { Warehouse } from "../../src/warehouse/index.js";
+
+export const TEST_API_KEY = "test-key-0123456789";
+
+export interface TestServer {
+  url: string;
+  /** `127.0.0.1:port`, for gRPC clients. */
+  address: string;
+  clock: ReturnType<typeof fixedClock>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(
+  warehouse: Warehouse,
+  now: number,
+  options: Partial<Omit<AppOptions, "warehouse" | "clock">> = {},
+): Promise<TestServer> {
+  const clock = fixedClock(now);
+  const app = createApp({ warehouse, clock, apiKeys: [TEST_API_KEY], ...options });
+  const server = createSinglePortServer(app.handler);
+  const { port } = await server.listen(0, "127.0.0.1");
+  return {
+    url: `http://127.0.0.1:${port}`,
+    address: `127.0.0.1:${port}`,
+    clock,
+    close: () => server.close(1_000),
+  };
+}
