@@ -38,6 +38,7 @@ beforeAll(async () => {
   server = await startTestServer(warehouse, NOW);
   // The same service, with invocation-stats made slow on purpose (it scans 10^11 numbers).
   slowServer = await startTestServer(warehouse, NOW, {
+    defaultTimeoutMs: 500,
     readSql: (name) =>
       name === "functions.invocation-stats"
         ? `SELECT count() AS count FROM numbers(100000000000)
@@ -132,6 +133,15 @@ describe.each(["connect", "connect over h2c", "grpc", "grpc-web", "@grpc/grpc-js
     const slowClients = allClients(slowServer.url, slowServer.address);
     const slow = slowClients.find((c) => c.name === clientName)!;
     const outcome = await call(slow, invocationStats({ project: "rpc" }), { headers: key, timeoutMs: 300 });
+    for (const c of slowClients) c.close();
+    expect(outcome).toMatchObject({ ok: false, code: Code.DeadlineExceeded });
+  });
+});
+
+describe("server default deadline", () => {
+  it("ends a call whose client set no deadline after the server's default", async () => {
+    const slowClients = allClients(slowServer.url, slowServer.address);
+    const outcome = await call(slowClients[0]!, invocationStats({ project: "rpc" }), { headers: key });
     for (const c of slowClients) c.close();
     expect(outcome).toMatchObject({ ok: false, code: Code.DeadlineExceeded });
   });
