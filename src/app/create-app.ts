@@ -5,8 +5,8 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { authInterceptor, createApiKeyCheck } from "../auth/index.js";
 import { createEndpointRegistry, createEndpointService, savedQueryServices, type EndpointRegistry } from "../endpoints/index.js";
 import { createQueryExecutor } from "../executor/index.js";
-import { type Clock, type Logger, silentLogger, systemClock } from "../observability/index.js";
-import { connectRoutes, createHttpRoutes, loggingInterceptor, type RequestHandler } from "../transport/index.js";
+import { type Clock, type Logger, type Metrics, createMetrics, silentLogger, systemClock } from "../observability/index.js";
+import { codeName, connectRoutes, createHttpRoutes, loggingInterceptor, type RequestHandler } from "../transport/index.js";
 import type { Warehouse } from "../warehouse/index.js";
 
 export interface AppOptions {
@@ -19,6 +19,8 @@ export interface AppOptions {
   logger?: Logger;
   /** Deadline of a call whose client set none. Default 30 000 ms. */
   defaultTimeoutMs?: number;
+  /** Default: a new registry with process metrics. */
+  metrics?: Metrics;
   /** Loads a saved query's SQL by name. Default: `sql/<name>.sql`. */
   readSql?: (name: string) => string;
 }
@@ -26,6 +28,7 @@ export interface AppOptions {
 export interface App {
   handler: RequestHandler;
   registry: EndpointRegistry;
+  metrics: Metrics;
 }
 
 export function createApp(options: AppOptions): App {
@@ -33,14 +36,39 @@ export function createApp(options: AppOptions): App {
   const clock = options.clock ?? systemClock;
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
   const registry = createEndpointRegistry({ services: savedQueryServices, readSql: options.readSql });
-  const executor = createQueryExecutor({ client: options.warehouse.client, clock, logger, defaultTimeoutMs });
+  const metrics = options.metrics ?? createMetrics();
+  const executor = createQueryExecutor({
+    client: options.warehouse.client,
+    clock,
+    logger,
+    defaultTimeoutMs,
+    observe: ({ query, durationMs, error }) => {
+      metrics.warehouseQueryDuration.observe({ endpoint: query }, durationMs / 1000);
+      if (error !== undefined) metrics.warehouseQueryErrors.inc({ endpoint: query, code: codeName(error.code) });
+    },
+  });
   const service = createEndpointService({ executor });
   const checkApiKey = createApiKeyCheck(options.apiKeys);
 
   const handler = connectNodeAdapter({
     routes: connectRoutes({ registry, service, defaultTimeoutMs }),
-    interceptors: [loggingInterceptor(logger), authInterceptor(checkApiKey)],
-    fallback: createHttpRoutes({ warehouse: options.warehouse, logger }),
+    interceptors: [
+      loggingInterceptor(logger, ({ method, protocol, code, durationMs }) => {
+        const labels = { endpoint: registry.forMethod(method).definition.name, protocol };
+        metrics.requests.inc({ ...labels, code: code === "ok" ? "ok" : codeName(code) });
+        metrics.requestDuration.observe(labels, durationMs / 1000);
+      }),
+      authInterceptor(checkApiKey),
+    ],
+    fallback: createHttpRoutes({
+      registry,
+      service,
+      checkApiKey,
+      warehouse: options.warehouse,
+      metrics,
+      logger,
+      defaultTimeoutMs,
+    }),
   });
-  return { handler, registry };
+  return { handler, registry, metrics };
 }

@@ -3,3 +3,5 @@ export { createLogger, silentLogger } from "./logger.js";
 export type { Logger, LoggerOptions, LogLevel } from "./logger.js";
 export { systemClock, fixedClock } from "./clock.js";
 export type { Clock } from "./clock.js";
+export { createMetrics } from "./metrics.js";
+export type { Metrics, MetricsOptions } from "./metrics.js";

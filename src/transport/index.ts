@@ -7,5 +7,4 @@ export type { ConnectRoutesOptions } from "./connect-routes.js";
 export { loggingInterceptor } from "./logging-interceptor.js";
 export type { CallObserver } from "./logging-interceptor.js";
 export { requestIdKey, requestIdFrom } from "./request-context.js";
-export { createHttpRoutes, sendJson } from "./http-routes.js";
-export type { HttpRoutesOptions } from "./http-routes.js";
+export * from "./http/index.js";

@@ -1,11 +1,12 @@
 // One structured log line per Connect, gRPC or gRPC-Web call: procedure,
 // protocol, code, duration and request id. Never headers, so never keys.
+import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../observability/index.js";
 import { requestIdKey, requestIdFrom } from "./request-context.js";
 
 export interface CallObserver {
-  (event: { procedure: string; protocol: string; code: Code | "ok"; durationMs: number }): void;
+  (event: { method: DescMethod; protocol: string; code: Code | "ok"; durationMs: number }): void;
 }
 
 /** Logs each call and hands it to `observe` (for metrics); sets `x-request-id` on the response. */
@@ -17,7 +18,7 @@ export function loggingInterceptor(logger: Logger, observe: CallObserver = () =>
     const started = performance.now();
     const finish = (code: Code | "ok", error?: ConnectError) => {
       const durationMs = performance.now() - started;
-      observe({ procedure: request.method.name, protocol, code, durationMs });
+      observe({ method: request.method, protocol, code, durationMs });
       const fields = {
         requestId,
         procedure: `${request.service.typeName}/${request.method.name}`,

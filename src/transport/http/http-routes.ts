@@ -1,0 +1,150 @@
+// Everything on the port that is not a Connect, gRPC or gRPC-Web call: the
+// GET API of CONTRACT.md section 4, the listing, the OpenAPI document,
+// health, readiness and metrics.
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { ApiKeyCheck } from "../../auth/index.js";
+import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
+import type { Logger, Metrics } from "../../observability/index.js";
+import type { Warehouse } from "../../warehouse/index.js";
+import { requestIdFrom } from "../request-context.js";
+import { endpointListing } from "./endpoint-listing.js";
+import { errorResponse } from "./error-body.js";
+import { codeName } from "./http-status.js";
+import { openApiDocument } from "./openapi.js";
+import { requestFromQueryString } from "./query-string.js";
+import {
+  corsHeaders,
+  corsPreflightHeaders,
+  headersOf,
+  sendBytes,
+  sendJson,
+  type HttpRequest,
+  type HttpResponse,
+} from "./respond.js";
+import { responseJsonBytes } from "./response-json.js";
+
+export interface HttpRoutesOptions {
+  registry: EndpointRegistry;
+  service: EndpointService;
+  checkApiKey: ApiKeyCheck;
+  warehouse: Pick<Warehouse, "client">;
+  metrics: Metrics;
+  logger: Logger;
+  /** Deadline of a GET call. */
+  defaultTimeoutMs: number;
+  /** Longest accepted request target. Default 8192 characters. */
+  maxUrlLength?: number;
+}
+
+const allow = "GET, HEAD, OPTIONS";
+
+export function createHttpRoutes(options: HttpRoutesOptions) {
+  const { registry, service, checkApiKey, warehouse, metrics, logger } = options;
+  const maxUrlLength = options.maxUrlLength ?? 8192;
+  const openapi = Buffer.from(JSON.stringify(openApiDocument(registry)));
+  const listing = Buffer.from(JSON.stringify(endpointListing(registry)));
+
+  return (request: HttpRequest, response: HttpResponse): void => {
+    const url = request.url ?? "/";
+    const queryAt = url.indexOf("?");
+    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const search = queryAt < 0 ? "" : url.slice(queryAt + 1);
+    const method = request.method ?? "GET";
+    const requestId = requestIdFrom(headersOf(request));
+    const fail = (error: unknown, extra: Record<string, string> = {}, httpStatus?: number) => {
+      const { status, body } = errorResponse(error);
+      sendJson(request, response, httpStatus ?? status, body, { ...corsHeaders, "x-request-id": requestId, ...extra });
+    };
+
+    if (url.length > maxUrlLength) {
+      return fail(new ConnectError(`request URL longer than ${maxUrlLength} characters`, Code.InvalidArgument), {}, 414);
+    }
+    if (path === "/healthz") return sendJson(request, response, 200, { status: "ok" });
+    if (path === "/readyz") return void readiness(request, response, warehouse);
+    if (path === "/metrics") return void prometheus(request, response, metrics);
+    if (path === "/openapi.json") return sendBytes(request, response, 200, openapi, corsHeaders);
+    if (path !== "/api/endpoints" && !path.startsWith("/api/endpoints/")) {
+      return fail(new ConnectError("no such route", Code.NotFound));
+    }
+
+    if (method === "OPTIONS") {
+      (response as unknown as { writeHead(s: number, h: object): void; end(): void }).writeHead(204, {
+        ...corsPreflightHeaders,
+        allow,
+      });
+      return void (response as unknown as { end(): void }).end();
+    }
+    if (method !== "GET" && method !== "HEAD") {
+      // 405 is HTTP's own answer, outside the Connect code mapping.
+      return fail(new ConnectError(`method ${method} is not allowed; use GET`, Code.Unimplemented), { allow }, 405);
+    }
+
+    try {
+      checkApiKey(headersOf(request));
+    } catch (error) {
+      metrics.requests.inc({ endpoint: "", protocol: "http", code: codeName(Code.Unauthenticated) });
+      return fail(error);
+    }
+    if (path === "/api/endpoints") return sendBytes(request, response, 200, listing, corsHeaders);
+
+    const endpointKey = endpointKeyOf(path);
+    if (endpointKey === undefined) return fail(new ConnectError("malformed endpoint name in path", Code.InvalidArgument));
+    const endpoint = registry.find(endpointKey);
+    if (endpoint === undefined) return fail(new ConnectError("no endpoint of that name or id", Code.NotFound));
+
+    const started = performance.now();
+    const abort = new AbortController();
+    response.once("close", () => abort.abort());
+    const labels = { endpoint: endpoint.definition.name, protocol: "http" };
+    const record = (code: string) => {
+      metrics.requests.inc({ ...labels, code });
+      metrics.requestDuration.observe(labels, (performance.now() - started) / 1000);
+      logger.info("call", { requestId, endpoint: labels.endpoint, protocol: "http", code, durationMs: Math.round(performance.now() - started) });
+    };
+
+    void (async () => {
+      try {
+        const message = requestFromQueryString(endpoint, search);
+        const result = await service.run(endpoint, message, {
+          signal: abort.signal,
+          timeoutMs: options.defaultTimeoutMs,
+          requestId,
+        });
+        const body = responseJsonBytes(endpoint.method.output, result.response, endpoint.rowSchema);
+        sendBytes(request, response, 200, body, { ...corsHeaders, "x-request-id": requestId });
+        record("ok");
+      } catch (error) {
+        const connectError = ConnectError.from(error);
+        if (connectError.code === Code.Internal) logger.error("get failed", { requestId, cause: connectError.cause ?? error });
+        record(codeName(connectError.code));
+        if (!response.headersSent) fail(connectError);
+      }
+    })();
+  };
+}
+
+/** `/api/endpoints/<name>` or `/api/endpoints/query/<id>` → the name or id; undefined when malformed. */
+function endpointKeyOf(path: string): string | undefined {
+  const rest = path.slice("/api/endpoints/".length);
+  const segment = rest.startsWith("query/") ? rest.slice("query/".length) : rest;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readiness(request: HttpRequest, response: HttpResponse, warehouse: Pick<Warehouse, "client">) {
+  const ready = await warehouse.client.ping().then(
+    (r) => r.success,
+    () => false,
+  );
+  sendJson(request, response, ready ? 200 : 503, { status: ready ? "ready" : "warehouse unavailable" });
+}
+
+async function prometheus(request: HttpRequest, response: HttpResponse, metrics: Metrics) {
+  const text = Buffer.from(await metrics.registry.metrics());
+  const writable = response as unknown as { writeHead(s: number, h: object): void; end(b?: Buffer): void };
+  writable.writeHead(200, { "content-type": metrics.registry.contentType, "content-length": String(text.length) });
+  writable.end(request.method === "HEAD" ? undefined : text);
+}

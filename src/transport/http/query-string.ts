@@ -1,0 +1,50 @@
+// Maps a URL query string onto an endpoint's request message by its
+// descriptor: names as in the proto, each at most once, none undeclared.
+import { create, type Message } from "@bufbuild/protobuf";
+import { invalidArgument, type FieldViolation } from "../../errors/index.js";
+import type { Endpoint } from "../../endpoints/index.js";
+
+/**
+ * Builds the request message of `endpoint` from `search` (without the `?`).
+ * Throws one INVALID_ARGUMENT listing malformed encoding, repeated and
+ * undeclared parameters (including `sql`: sandboxing is disabled).
+ */
+export function requestFromQueryString(endpoint: Endpoint, search: string): Message {
+  const violations: FieldViolation[] = [];
+  const seen = new Map<string, string>();
+  for (const pair of search === "" ? [] : search.split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const name = decode(eq < 0 ? pair : pair.slice(0, eq));
+    const value = decode(eq < 0 ? "" : pair.slice(eq + 1));
+    if (name === undefined || value === undefined) {
+      violations.push({ field: name ?? "query", description: "query string has malformed percent-encoding" });
+      continue;
+    }
+    const spec = endpoint.parameters.find((p) => p.name === name);
+    if (spec === undefined) {
+      const known = endpoint.parameters.map((p) => p.name).join(", ");
+      violations.push({ field: name, description: `${name} is not a parameter of ${endpoint.definition.name} (it takes ${known})` });
+    } else if (seen.has(name)) {
+      if (!violations.some((v) => v.field === name)) violations.push({ field: name, description: `${name} is given more than once` });
+    } else {
+      seen.set(name, value);
+    }
+  }
+  if (violations.length > 0) throw invalidArgument(violations);
+  const init: Record<string, string> = {};
+  for (const spec of endpoint.parameters) {
+    const value = seen.get(spec.name);
+    if (value !== undefined) init[spec.field.localName] = value;
+  }
+  return create(endpoint.method.input, init as never);
+}
+
+/** application/x-www-form-urlencoded decoding; undefined when malformed. */
+function decode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, " "));
+  } catch {
+    return undefined;
+  }
+}

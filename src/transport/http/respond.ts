@@ -1,0 +1,58 @@
+// Writing GET responses: JSON bodies with their length, HEAD without a body,
+// and the CORS headers a browser needs to read them.
+import type { RequestHandler } from "../single-port-server.js";
+
+export type HttpRequest = Parameters<RequestHandler>[0];
+export type HttpResponse = Parameters<RequestHandler>[1];
+
+/** Lets browser pages call the API with an X-API-KEY header and read the cache headers. */
+export const corsHeaders = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": "X-Cache, Age, X-Request-Id, Retry-After",
+};
+
+export const corsPreflightHeaders = {
+  ...corsHeaders,
+  "access-control-allow-methods": "GET, HEAD, OPTIONS",
+  "access-control-allow-headers": "X-API-KEY, Authorization, Content-Type, X-Request-Id",
+  "access-control-max-age": "600",
+};
+
+export function sendBytes(
+  request: HttpRequest,
+  response: HttpResponse,
+  status: number,
+  bytes: Buffer,
+  headers: Record<string, string> = {},
+): void {
+  const writable = response as unknown as {
+    writeHead(status: number, headers: Record<string, string>): void;
+    end(body?: Buffer): void;
+  };
+  writable.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": String(bytes.length),
+    ...headers,
+  });
+  writable.end(request.method === "HEAD" ? undefined : bytes);
+}
+
+export function sendJson(
+  request: HttpRequest,
+  response: HttpResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  sendBytes(request, response, status, Buffer.from(JSON.stringify(body)), headers);
+}
+
+/** The request's headers as a fetch Headers, for the API key check. */
+export function headersOf(request: HttpRequest): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (name.startsWith(":") || value === undefined) continue;
+    headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+  }
+  return headers;
+}
