@@ -36,7 +36,7 @@ describe("readConfig", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const lines = (error as ConfigError).problems;
-    expect(lines.map((l) => l.split(" ")[0])).toEqual(["PORT", "CLICKHOUSE_DATABASE", "CLICKHOUSE_URL", "DEMO_DATA"]);
+    expect(lines.map((l) => l.split(" ")[0])).toEqual(["PORT", "CLICKHOUSE_DATABASE", "CLICKHOUSE_URL", "DEMO_DATA", "API_KEYS"]);
   });
 
   it.each(["-1", "8080x", "1.5", "65536"])("refuses PORT=%s", (port) => {

@@ -9,13 +9,11 @@ import { FunctionsService, type GetInvocationStatsResponse } from "../../../src/
 import { LogsService, type GetAllLogsResponse } from "../../../src/gen/logs/v1/logs_pb.js";
 import { UsageService, type GetApiCountsResponse } from "../../../src/gen/usage/v1/usage_pb.js";
 import { readSavedQuerySql, type Warehouse } from "../../../src/warehouse/index.js";
-import { edgeRow, functionEdgeRow, insertRows, openTestWarehouse, ts } from "../../support/embedded-warehouse.js";
+import { openTestWarehouse } from "../../support/embedded-warehouse.js";
+import { expectedApiCounts, expectedInvocationStats, expectedLogIds, insertScenario, NOW } from "../../support/scenario.js";
 import { allClients, type CallOutcome, type RpcClient } from "../../support/rpc-clients.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
 
-const NOW = Date.UTC(2026, 10, 20, 12, 34, 56, 789);
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 const key = { "x-api-key": TEST_API_KEY };
 
 let warehouse: Warehouse;
@@ -25,16 +23,7 @@ let clients: RpcClient[];
 
 beforeAll(async () => {
   warehouse = await openTestWarehouse();
-  await insertRows(warehouse, "function_edge_logs", [
-    functionEdgeRow({ project: "rpc", functionId: "f1", timestamp: ts(NOW - 30 * MINUTE), executionTimeMs: 10 }),
-    functionEdgeRow({ project: "rpc", functionId: "f1", timestamp: ts(NOW - 30 * MINUTE), executionTimeMs: 30, status: 500 }),
-    functionEdgeRow({ project: "rpc", functionId: "f2", timestamp: ts(NOW - 3 * HOUR), executionTimeMs: 20 }),
-  ]);
-  await insertRows(warehouse, "edge_logs", [
-    edgeRow({ project: "rpc", id: "e1", path: "/rest/v1/a", timestamp: ts(NOW - 10 * MINUTE) }),
-    edgeRow({ project: "rpc", id: "e2", path: "/auth/v1/token", timestamp: ts(NOW - 20 * MINUTE) }),
-    edgeRow({ project: "rpc", id: "e3", path: "/rest/v1/rpc/auth", timestamp: ts(NOW - 70 * MINUTE) }),
-  ]);
+  await insertScenario(warehouse);
   server = await startTestServer(warehouse, NOW);
   // The same service, with invocation-stats made slow on purpose (it scans 10^11 numbers).
   slowServer = await startTestServer(warehouse, NOW, {
@@ -74,7 +63,6 @@ function ok<T>(outcome: CallOutcome): T {
   if (!outcome.ok) throw new Error(`expected success, got ${Code[outcome.code]}: ${outcome.message}`);
   return outcome.message as T;
 }
-const hour = (ms: number) => Math.floor(ms / HOUR) * HOUR;
 
 describe.each(["connect", "connect over h2c", "grpc", "grpc-web", "@grpc/grpc-js"])("over %s", (clientName) => {
   const client = () => clients.find((c) => c.name === clientName)!;
@@ -83,24 +71,20 @@ describe.each(["connect", "connect over h2c", "grpc", "grpc-web", "@grpc/grpc-js
     const response = ok<GetInvocationStatsResponse>(await call(client(), invocationStats({ project: "rpc" }), { headers: key }));
     expect(
       response.result.map((r) => [timestampMs(r.timestamp!), r.count, r.errorCount, r.minExecutionTime, r.maxExecutionTime, r.avgExecutionTime]),
-    ).toEqual([
-      [hour(NOW - 3 * HOUR), 1n, 0n, 20, 20, 20],
-      [hour(NOW - 30 * MINUTE), 2n, 1n, 10, 30, 20],
-    ]);
+    ).toEqual(expectedInvocationStats.map(([t, n, e, ...times]) => [t, BigInt(n), BigInt(e), ...times]));
     expect(response.result[0]?.p95ExecutionTime).toBe(20); // a single value is its own percentile
   });
 
   it("returns api counts per hour within the last hour", async () => {
     const response = ok<GetApiCountsResponse>(await call(client(), apiCounts({ project: "//rpc\\.", interval: "hourly" }), { headers: key }));
-    // e3 is 70 minutes old: outside the window. e1 counts as rest, e2 as auth.
     expect(
       response.result.map((r) => [timestampMs(r.timestamp!), r.totalRestRequests, r.totalStorageRequests, r.totalAuthRequests, r.totalRealtimeRequests]),
-    ).toEqual([[hour(NOW - 10 * MINUTE), 1n, 0n, 1n, 0n]]);
+    ).toEqual(expectedApiCounts.map(([t, ...counts]) => [t, ...counts.map(BigInt)]));
   });
 
   it("returns the project's logs newest first", async () => {
     const response = ok<GetAllLogsResponse>(await call(client(), allLogs({ project: "rpc" }), { headers: key }));
-    expect(response.result.map((r) => r.id)).toEqual(["e1", "e2", "e3"]);
+    expect(response.result.map((r) => r.id)).toEqual(expectedLogIds);
     expect(response.result[0]?.metadata[0]).toMatchObject({ request: [{ path: "/rest/v1/a" }] });
   });
 
