@@ -3,7 +3,14 @@
 // in, so tests build the same app with their own clock and warehouse.
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { authInterceptor, createApiKeyCheck } from "../auth/index.js";
-import { createEndpointRegistry, createEndpointService, savedQueryServices, type EndpointRegistry } from "../endpoints/index.js";
+import { createResultCache, endpointOfCacheKey, type ResultCache } from "../cache/index.js";
+import {
+  createEndpointRegistry,
+  createEndpointService,
+  savedQueryServices,
+  type ComputedResponse,
+  type EndpointRegistry,
+} from "../endpoints/index.js";
 import { createQueryExecutor } from "../executor/index.js";
 import { type Clock, type Logger, type Metrics, createMetrics, silentLogger, systemClock } from "../observability/index.js";
 import { codeName, connectRoutes, createHttpRoutes, loggingInterceptor, type RequestHandler } from "../transport/index.js";
@@ -21,6 +28,10 @@ export interface AppOptions {
   defaultTimeoutMs?: number;
   /** Default: a new registry with process metrics. */
   metrics?: Metrics;
+  /** How often cache warming looks for due entries; 0 leaves it to the caller. Default 1000 ms. */
+  cacheSweepIntervalMs?: number;
+  /** Bounds of the result cache. Default 10,000 entries and 256 MiB. */
+  cacheLimits?: { maxEntries?: number; maxBytes?: number };
   /** Loads a saved query's SQL by name. Default: `sql/<name>.sql`. */
   readSql?: (name: string) => string;
 }
@@ -29,6 +40,9 @@ export interface App {
   handler: RequestHandler;
   registry: EndpointRegistry;
   metrics: Metrics;
+  cache: ResultCache<ComputedResponse>;
+  /** Stops background work (cache warming). */
+  close(): void;
 }
 
 export function createApp(options: AppOptions): App {
@@ -47,7 +61,18 @@ export function createApp(options: AppOptions): App {
       if (error !== undefined) metrics.warehouseQueryErrors.inc({ endpoint: query, code: codeName(error.code) });
     },
   });
-  const service = createEndpointService({ executor });
+  const cache = createResultCache<ComputedResponse>({
+    clock,
+    logger,
+    sweepIntervalMs: options.cacheSweepIntervalMs,
+    ...options.cacheLimits,
+    onEvent: (event, key) => metrics.cacheEvents.inc({ endpoint: endpointOfCacheKey(key), event }),
+    onSize: (entries, bytes) => {
+      metrics.cacheEntries.set(entries);
+      metrics.cacheBytes.set(bytes);
+    },
+  });
+  const service = createEndpointService({ executor, cache, clock });
   const checkApiKey = createApiKeyCheck(options.apiKeys);
 
   const handler = connectNodeAdapter({
@@ -70,5 +95,5 @@ export function createApp(options: AppOptions): App {
       defaultTimeoutMs,
     }),
   });
-  return { handler, registry, metrics };
+  return { handler, registry, metrics, cache, close: () => cache.close() };
 }

@@ -50,6 +50,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     (stopping ??= (async () => {
       logger.info("shutting down: no new connections, finishing calls in flight");
       await server.close(options.shutdownGraceMs ?? 10_000);
+      app.close();
       await warehouse.close();
       logger.info("stopped");
     })());

@@ -8,4 +8,11 @@ export type { BoundParameters } from "./parameters.js";
 export { parseIsoTimestamp } from "./iso-timestamp.js";
 export { rowMessageFromWarehouse, timestampFromIso } from "./row-message.js";
 export { createEndpointService } from "./endpoint-service.js";
-export type { EndpointService, EndpointServiceOptions, EndpointResult, CallContext } from "./endpoint-service.js";
+export type {
+  EndpointService,
+  EndpointServiceOptions,
+  EndpointResult,
+  ComputedResponse,
+  CallContext,
+} from "./endpoint-service.js";
+export { responseJsonBytes } from "./response-json.js";

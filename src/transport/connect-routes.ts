@@ -25,6 +25,10 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
           timeoutMs: context.timeoutMs() ?? defaultTimeoutMs,
           requestId: context.values.get(requestIdKey),
         });
+        if (result.cache !== undefined) {
+          context.responseHeader.set("x-cache", result.cache.status);
+          context.responseHeader.set("age", String(result.cache.ageSeconds));
+        }
         return result.response;
       });
     }

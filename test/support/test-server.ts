@@ -1,6 +1,6 @@
 // The real service on a real port (0: any free one) over an embedded
 // warehouse, built by the same composition root as `npm start`.
-import { createApp, type AppOptions } from "../../src/app/index.js";
+import { createApp, type App, type AppOptions } from "../../src/app/index.js";
 import { fixedClock } from "../../src/observability/index.js";
 import { createSinglePortServer } from "../../src/transport/index.js";
 import type { Warehouse } from "../../src/warehouse/index.js";
@@ -12,6 +12,7 @@ export interface TestServer {
   /** `127.0.0.1:port`, for gRPC clients. */
   address: string;
   clock: ReturnType<typeof fixedClock>;
+  app: App;
   close(): Promise<void>;
 }
 
@@ -21,13 +22,18 @@ export async function startTestServer(
   options: Partial<Omit<AppOptions, "warehouse" | "clock">> = {},
 ): Promise<TestServer> {
   const clock = fixedClock(now);
-  const app = createApp({ warehouse, clock, apiKeys: [TEST_API_KEY], ...options });
+  // Warming runs when a test calls app.cache.runWarming(), after moving the clock.
+  const app = createApp({ warehouse, clock, apiKeys: [TEST_API_KEY], cacheSweepIntervalMs: 0, ...options });
   const server = createSinglePortServer(app.handler);
   const { port } = await server.listen(0, "127.0.0.1");
   return {
     url: `http://127.0.0.1:${port}`,
     address: `127.0.0.1:${port}`,
     clock,
-    close: () => server.close(1_000),
+    app,
+    close: async () => {
+      await server.close(1_000);
+      app.close();
+    },
   };
 }

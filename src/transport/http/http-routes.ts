@@ -21,7 +21,6 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from "./respond.js";
-import { responseJsonBytes } from "./response-json.js";
 
 export interface HttpRoutesOptions {
   registry: EndpointRegistry;
@@ -110,8 +109,12 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
           timeoutMs: options.defaultTimeoutMs,
           requestId,
         });
-        const body = responseJsonBytes(endpoint.method.output, result.response, endpoint.rowSchema);
-        sendBytes(request, response, 200, body, { ...corsHeaders, "x-request-id": requestId });
+        const headers: Record<string, string> = { ...corsHeaders, "x-request-id": requestId };
+        if (result.cache !== undefined) {
+          headers["x-cache"] = result.cache.status;
+          headers.age = String(result.cache.ageSeconds);
+        }
+        sendBytes(request, response, 200, result.json(), headers);
         record("ok");
       } catch (error) {
         const connectError = ConnectError.from(error);

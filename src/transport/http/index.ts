@@ -4,6 +4,5 @@ export type { HttpRoutesOptions } from "./http-routes.js";
 export { httpStatusFromCode, codeName } from "./http-status.js";
 export { errorResponse } from "./error-body.js";
 export { requestFromQueryString } from "./query-string.js";
-export { responseJsonBytes } from "./response-json.js";
 export { endpointListing } from "./endpoint-listing.js";
 export { openApiDocument } from "./openapi.js";

@@ -1,0 +1,13 @@
+// The result cache: TTL, warming, single-flight and bounds, keyed by endpoint
+// and normalised parameters.
+export { createResultCache } from "./result-cache.js";
+export type {
+  ResultCache,
+  ResultCacheOptions,
+  CachePolicy,
+  Computed,
+  Compute,
+  CacheLookup,
+  CacheEvent,
+} from "./result-cache.js";
+export { cacheKey, endpointOfCacheKey } from "./cache-key.js";

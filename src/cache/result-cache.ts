@@ -1,0 +1,260 @@
+// The TTL result cache with warming (CONTRACT.md section 6), shared by every
+// transport. node-cache holds the entries; lifetimes, recency, warming and
+// single-flight are kept here against an injected clock, so tests move time
+// instead of sleeping.
+import NodeCache from "node-cache";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { type Clock, type Logger, silentLogger, systemClock } from "../observability/index.js";
+
+/** How long a result lives and how often a wanted one is recomputed. */
+export interface CachePolicy {
+  /** A result is served for at most this long after it was computed. */
+  ttlMs: number;
+  /** While the key keeps being asked for, recompute it this often; 0 disables warming. */
+  warmMs: number;
+}
+
+/** What a computation yields: the value and its size in bytes, for the byte bound. */
+export interface Computed<V> {
+  value: V;
+  bytes: number;
+}
+
+/** Runs the query behind a key; the signal aborts it when no caller waits any more. */
+export type Compute<V> = (signal: AbortSignal) => Promise<Computed<V>>;
+
+export interface CacheLookup<V> {
+  value: V;
+  status: "HIT" | "MISS";
+  /** When the value was computed (clock milliseconds). */
+  computedAt: number;
+}
+
+export type CacheEvent = "hit" | "miss" | "refresh" | "refresh_failure" | "eviction";
+
+export interface ResultCacheOptions {
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** Most entries held; the least recently used goes first. Default 10,000. */
+  maxEntries?: number;
+  /** Most bytes held (as reported by each computation). Default 256 MiB. */
+  maxBytes?: number;
+  /** Most refreshes running at once. Default 4. */
+  warmConcurrency?: number;
+  /** A refresh is due up to this fraction of the warming period early, at random. Default 0.1. */
+  jitter?: number;
+  /** Default: Math.random. */
+  random?: () => number;
+  /** How often warming looks for due entries; 0 leaves it to runWarming(). Default 1000 ms. */
+  sweepIntervalMs?: number;
+  /** After a failed refresh, the next try waits this long. Default 30,000 ms. */
+  retryAfterFailureMs?: number;
+  /** Counts events, for metrics. Default: nothing. */
+  onEvent?: (event: CacheEvent, key: string) => void;
+  /** Reports the held entries and bytes after each change. Default: nothing. */
+  onSize?: (entries: number, bytes: number) => void;
+  /** Default: silent. */
+  logger?: Logger;
+}
+
+interface Entry<V> {
+  value: V;
+  bytes: number;
+  computedAt: number;
+  lastAskedAt: number;
+  refreshDueAt: number;
+  policy: CachePolicy;
+  compute: Compute<V>;
+  refreshing: boolean;
+}
+
+interface Flight<V> {
+  promise: Promise<Computed<V>>;
+  waiters: number;
+  abort: AbortController;
+}
+
+export interface ResultCache<V> {
+  /**
+   * The value of `key`: a HIT while the stored result is younger than
+   * `policy.ttlMs`, else a MISS that runs `compute` once for all concurrent
+   * callers of the key. Errors are thrown to the callers, never stored.
+   * `signal` lets one caller stop waiting; the query is aborted only when no
+   * caller waits any more.
+   */
+  get(key: string, policy: CachePolicy, compute: Compute<V>, signal?: AbortSignal): Promise<CacheLookup<V>>;
+  /** Refreshes due entries and drops idle or expired ones; resolves when the refreshes end. */
+  runWarming(): Promise<void>;
+  readonly size: { entries: number; bytes: number };
+  /** Stops the warming timer. */
+  close(): void;
+}
+
+export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCache<V> {
+  const clock = options.clock ?? systemClock;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+  const warmConcurrency = options.warmConcurrency ?? 4;
+  const jitter = options.jitter ?? 0.1;
+  const random = options.random ?? Math.random;
+  const retryAfterFailureMs = options.retryAfterFailureMs ?? 30_000;
+  const onEvent = options.onEvent ?? (() => {});
+  const onSize = options.onSize ?? (() => {});
+  const logger = options.logger ?? silentLogger;
+
+  // No expiry and no cloning in the store: lifetimes follow the injected clock here.
+  const store = new NodeCache({ stdTTL: 0, checkperiod: 0, useClones: false });
+  /** Keys from least to most recently used (a Map keeps insertion order). */
+  const recency = new Map<string, true>();
+  const flights = new Map<string, Flight<V>>();
+  let bytes = 0;
+
+  const entryOf = (key: string) => store.get<Entry<V>>(key);
+  const touch = (key: string) => {
+    recency.delete(key);
+    recency.set(key, true);
+  };
+  const remove = (key: string) => {
+    const entry = entryOf(key);
+    if (entry === undefined) return;
+    bytes -= entry.bytes;
+    store.del(key);
+    recency.delete(key);
+  };
+  const dueAfter = (now: number, policy: CachePolicy) =>
+    policy.warmMs > 0 ? now + policy.warmMs * (1 - jitter * random()) : Number.POSITIVE_INFINITY;
+
+  function put(key: string, computed: Computed<V>, policy: CachePolicy, compute: Compute<V>, lastAskedAt: number) {
+    remove(key);
+    const now = clock();
+    store.set<Entry<V>>(key, {
+      value: computed.value,
+      bytes: computed.bytes,
+      computedAt: now,
+      lastAskedAt,
+      refreshDueAt: dueAfter(now, policy),
+      policy,
+      compute,
+      refreshing: false,
+    });
+    bytes += computed.bytes;
+    touch(key);
+    for (const oldest of recency.keys()) {
+      if (recency.size <= maxEntries && bytes <= maxBytes) break;
+      if (oldest === key) continue; // never evict what was just computed for a caller
+      remove(oldest);
+      onEvent("eviction", oldest);
+    }
+    onSize(recency.size, bytes);
+  }
+
+  function flight(key: string, policy: CachePolicy, compute: Compute<V>): Flight<V> {
+    const running = flights.get(key);
+    if (running !== undefined) return running;
+    const abort = new AbortController();
+    const started = flights.set(key, {
+      abort,
+      waiters: 0,
+      promise: compute(abort.signal)
+        .then((computed) => {
+          put(key, computed, policy, compute, clock());
+          return computed;
+        })
+        .finally(() => flights.delete(key)),
+    });
+    return started.get(key)!;
+  }
+
+  async function waitFor(current: Flight<V>, signal: AbortSignal | undefined): Promise<Computed<V>> {
+    current.waiters += 1;
+    if (signal === undefined) return current.promise.finally(() => (current.waiters -= 1));
+    if (signal.aborted) throw abortError(signal);
+    let leave!: () => void;
+    const left = new Promise<never>((_, reject) => {
+      leave = () => reject(abortError(signal));
+      signal.addEventListener("abort", leave, { once: true });
+    });
+    try {
+      return await Promise.race([current.promise, left]);
+    } finally {
+      signal.removeEventListener("abort", leave);
+      current.waiters -= 1;
+      if (current.waiters === 0 && signal.aborted) current.abort.abort(signal.reason);
+    }
+  }
+
+  async function refresh(key: string, entry: Entry<V>) {
+    entry.refreshing = true;
+    try {
+      const controller = new AbortController();
+      const computed = await entry.compute(controller.signal);
+      if (entryOf(key) === entry) put(key, computed, entry.policy, entry.compute, entry.lastAskedAt);
+      onEvent("refresh", key);
+    } catch (error) {
+      // The previous result stays until its own lifetime ends.
+      entry.refreshDueAt = clock() + retryAfterFailureMs;
+      onEvent("refresh_failure", key);
+      logger.warn("cache refresh failed", { key, error });
+    } finally {
+      entry.refreshing = false;
+    }
+  }
+
+  let sweeping: Promise<void> | undefined;
+  async function sweep() {
+    const now = clock();
+    const due: [string, Entry<V>][] = [];
+    for (const key of [...recency.keys()]) {
+      const entry = entryOf(key);
+      if (entry === undefined) continue;
+      const idle = now - entry.lastAskedAt >= entry.policy.ttlMs;
+      const expired = now - entry.computedAt >= entry.policy.ttlMs;
+      if (idle || expired) {
+        remove(key);
+      } else if (!entry.refreshing && entry.refreshDueAt <= now) {
+        due.push([key, entry]);
+      }
+    }
+    onSize(recency.size, bytes);
+    // A fixed number of workers share the due list: at most warmConcurrency queries at once.
+    const workers = Array.from({ length: Math.min(warmConcurrency, due.length) }, async () => {
+      for (let next = due.shift(); next !== undefined; next = due.shift()) await refresh(...next);
+    });
+    await Promise.all(workers);
+  }
+
+  const timer =
+    (options.sweepIntervalMs ?? 1000) > 0
+      ? setInterval(() => void (sweeping ??= sweep().finally(() => (sweeping = undefined))), options.sweepIntervalMs ?? 1000)
+      : undefined;
+  timer?.unref();
+
+  return {
+    async get(key, policy, compute, signal) {
+      const now = clock();
+      const entry = entryOf(key);
+      if (entry !== undefined && now - entry.computedAt < policy.ttlMs) {
+        entry.lastAskedAt = now;
+        touch(key);
+        onEvent("hit", key);
+        return { value: entry.value, status: "HIT", computedAt: entry.computedAt };
+      }
+      onEvent("miss", key);
+      const computed = await waitFor(flight(key, policy, compute), signal);
+      return { value: computed.value, status: "MISS", computedAt: entryOf(key)?.computedAt ?? clock() };
+    },
+    async runWarming() {
+      await (sweeping ??= sweep().finally(() => (sweeping = undefined)));
+    },
+    get size() {
+      return { entries: recency.size, bytes };
+    },
+    close() {
+      if (timer !== undefined) clearInterval(timer);
+    },
+  };
+}
+
+function abortError(signal: AbortSignal): ConnectError {
+  return signal.reason instanceof ConnectError ? signal.reason : new ConnectError("the caller went away", Code.Canceled);
+}
