@@ -1,0 +1,103 @@
+// The endpoint service with the cache, counted by a spy on the executor:
+// normalised keys, single-flight, logs.all never cached, errors not cached.
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { describe, expect, it } from "vitest";
+import { createResultCache } from "../../src/cache/index.js";
+import {
+  createEndpointRegistry,
+  createEndpointService,
+  savedQueryServices,
+  type ComputedResponse,
+} from "../../src/endpoints/index.js";
+import type { QueryExecutor } from "../../src/executor/index.js";
+import { fixedClock } from "../../src/observability/index.js";
+
+const registry = createEndpointRegistry({ services: savedQueryServices, readSql: () => "SELECT 1" });
+
+function setup(rows: Record<string, unknown>[] = [], failures = 0) {
+  const clock = fixedClock(Date.UTC(2026, 10, 20));
+  const executed: Record<string, unknown>[] = [];
+  let toFail = failures;
+  const executor: QueryExecutor = {
+    async execute(_query, params) {
+      executed.push(params);
+      await new Promise((r) => setImmediate(r));
+      if (toFail-- > 0) throw new ConnectError("warehouse unavailable", Code.Unavailable);
+      return { rows, queryId: "q", durationMs: 1 };
+    },
+  };
+  const cache = createResultCache<ComputedResponse>({ clock, sweepIntervalMs: 0 });
+  const service = createEndpointService({ executor, cache, clock });
+  const run = (name: string, fields: Record<string, string>) => {
+    const endpoint = registry.find(name)!;
+    return service.run(endpoint, create(endpoint.method.input, fields as never));
+  };
+  return { clock, executed, run };
+}
+
+describe("endpoint service cache", () => {
+  it("shares one entry between an absent, an unknown and the default interval", async () => {
+    const { executed, run } = setup();
+    const statuses = [];
+    const requests: Record<string, string>[] = [{ project: "p" }, { project: "p", interval: "weekly" }, { project: "p", interval: "1day" }];
+    for (const fields of requests) {
+      statuses.push((await run("functions.invocation-stats", fields)).cache?.status);
+    }
+    expect(statuses).toEqual(["MISS", "HIT", "HIT"]);
+    expect(executed).toHaveLength(1);
+  });
+
+  it("keeps different parameters apart", async () => {
+    const { executed, run } = setup();
+    await run("usage.api-counts", { project: "p", interval: "daily" });
+    await run("usage.api-counts", { project: "p", interval: "hourly" });
+    await run("usage.api-counts", { project: "q", interval: "daily" });
+    expect(executed).toHaveLength(3);
+  });
+
+  it("runs one warehouse query for 100 concurrent identical calls", async () => {
+    const { executed, run } = setup();
+    const results = await Promise.all(
+      Array.from({ length: 100 }, () => run("usage.api-counts", { project: "p", interval: "daily" })),
+    );
+    expect(executed).toHaveLength(1);
+    expect(results.every((r) => r.cache?.status === "MISS")).toBe(true);
+  });
+
+  it("never caches logs.all", async () => {
+    const { executed, run } = setup();
+    const first = await run("logs.all", { project: "p" });
+    await run("logs.all", { project: "p" });
+    expect(executed).toHaveLength(2);
+    expect(first.cache).toBeUndefined();
+  });
+
+  it("does not cache an error: the next call queries again", async () => {
+    const { executed, run } = setup([], 1);
+    await expect(run("usage.api-counts", { project: "p", interval: "daily" })).rejects.toMatchObject({ code: Code.Unavailable });
+    expect((await run("usage.api-counts", { project: "p", interval: "daily" })).cache?.status).toBe("MISS");
+    expect(executed).toHaveLength(2);
+  });
+
+  it("reports the age of a hit in whole seconds and reuses its JSON bytes", async () => {
+    const rows = [{ timestamp: "2026-11-20T00:00:00Z", total_rest_requests: 3 }];
+    const { clock, run } = setup(rows);
+    const miss = await run("usage.api-counts", { project: "p", interval: "daily" });
+    clock.advance(42_900);
+    const hit = await run("usage.api-counts", { project: "p", interval: "daily" });
+    expect(hit.cache).toEqual({ status: "HIT", ageSeconds: 42 });
+    expect(hit.json()).toBe(miss.json());
+    expect(JSON.parse(hit.json().toString())).toEqual({
+      result: [
+        {
+          timestamp: "2026-11-20T00:00:00Z",
+          total_rest_requests: 3,
+          total_storage_requests: 0,
+          total_auth_requests: 0,
+          total_realtime_requests: 0,
+        },
+      ],
+    });
+  });
+});

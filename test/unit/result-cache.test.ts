@@ -1,0 +1,197 @@
+// The result cache against a pinned clock, no sleeping: lifetime, warming,
+// idle keys, single-flight, errors, failed refreshes, bounds and concurrency.
+import { Code, ConnectError } from "@connectrpc/connect";
+import { describe, expect, it } from "vitest";
+import { createResultCache, type CacheEvent, type CachePolicy, type Compute } from "../../src/cache/index.js";
+import { fixedClock } from "../../src/observability/index.js";
+
+const SECOND = 1000;
+const policy: CachePolicy = { ttlMs: 900 * SECOND, warmMs: 300 * SECOND };
+
+function setup(options: Parameters<typeof createResultCache>[0] = {}) {
+  const clock = fixedClock(0);
+  const events: CacheEvent[] = [];
+  const cache = createResultCache<string>({
+    clock,
+    sweepIntervalMs: 0,
+    jitter: 0,
+    onEvent: (event) => events.push(event),
+    ...options,
+  });
+  let version = 0;
+  const calls: number[] = [];
+  /** A computation that yields `v<n>` for its n-th run, recording when it ran. */
+  const compute: Compute<string> = async () => {
+    calls.push(clock());
+    version += 1;
+    return { value: `v${version}`, bytes: 10 };
+  };
+  return { clock, cache, compute, calls, events };
+}
+
+describe("result cache lifetime", () => {
+  it("serves a result until its lifetime ends, then computes it again", async () => {
+    const { clock, cache, compute } = setup();
+    expect(await cache.get("k", policy, compute)).toEqual({ value: "v1", status: "MISS", computedAt: 0 });
+    clock.set(900 * SECOND - 1);
+    expect(await cache.get("k", policy, compute)).toEqual({ value: "v1", status: "HIT", computedAt: 0 });
+    clock.set(900 * SECOND);
+    expect(await cache.get("k", policy, compute)).toEqual({ value: "v2", status: "MISS", computedAt: 900 * SECOND });
+  });
+
+  it("recomputes a wanted key at the warming period", async () => {
+    const { clock, cache, compute, calls } = setup();
+    await cache.get("k", policy, compute);
+    clock.set(300 * SECOND - 1);
+    await cache.runWarming();
+    expect(calls).toEqual([0]);
+    clock.set(300 * SECOND);
+    await cache.runWarming();
+    expect(calls).toEqual([0, 300 * SECOND]);
+    expect(await cache.get("k", policy, compute)).toEqual({ value: "v2", status: "HIT", computedAt: 300 * SECOND });
+  });
+
+  it("never misses on a key asked for every minute while warming runs", async () => {
+    const { clock, cache, compute, events } = setup();
+    for (let t = 0; t <= 3 * 3600; t += 10) {
+      clock.set(t * SECOND);
+      await cache.runWarming();
+      if (t % 60 === 0) await cache.get("k", policy, compute);
+    }
+    expect(events.filter((e) => e === "miss")).toHaveLength(1);
+    expect(events.filter((e) => e === "refresh")).toHaveLength(Math.floor((3 * 3600) / 300));
+  });
+
+  it("drops a key nobody asked for during a whole lifetime and stops warming it", async () => {
+    const { clock, cache, compute, calls } = setup();
+    await cache.get("k", policy, compute);
+    for (const t of [300, 600, 900, 1200, 1500]) {
+      clock.set(t * SECOND);
+      await cache.runWarming();
+    }
+    // Refreshed at 300 s and 600 s (asked 0 s ago < 900 s), dropped at 900 s.
+    expect(calls).toEqual([0, 300 * SECOND, 600 * SECOND]);
+    expect(cache.size).toEqual({ entries: 0, bytes: 0 });
+  });
+});
+
+describe("result cache failures and concurrency", () => {
+  it("runs one computation for many concurrent misses of a key", async () => {
+    const { cache } = setup();
+    let release!: () => void;
+    let runs = 0;
+    const slow: Compute<string> = async () => {
+      runs += 1;
+      await new Promise<void>((r) => (release = r));
+      return { value: "shared", bytes: 1 };
+    };
+    const lookups = Array.from({ length: 50 }, () => cache.get("k", policy, slow));
+    await Promise.resolve();
+    release();
+    const results = await Promise.all(lookups);
+    expect(runs).toBe(1);
+    expect(new Set(results.map((r) => r.value))).toEqual(new Set(["shared"]));
+  });
+
+  it("never stores an error", async () => {
+    const { cache } = setup();
+    let runs = 0;
+    const failing: Compute<string> = async () => {
+      runs += 1;
+      throw new ConnectError("warehouse unavailable", Code.Unavailable);
+    };
+    await expect(cache.get("k", policy, failing)).rejects.toMatchObject({ code: Code.Unavailable });
+    await expect(cache.get("k", policy, failing)).rejects.toMatchObject({ code: Code.Unavailable });
+    expect(runs).toBe(2);
+    expect(cache.size.entries).toBe(0);
+  });
+
+  it("keeps serving the previous result after a failed refresh until its lifetime ends", async () => {
+    const { clock, cache, events } = setup();
+    let fail = false;
+    let version = 0;
+    const compute: Compute<string> = async () => {
+      if (fail) throw new Error("down");
+      version += 1;
+      return { value: `v${version}`, bytes: 1 };
+    };
+    await cache.get("k", policy, compute);
+    fail = true;
+    clock.set(300 * SECOND);
+    await cache.runWarming();
+    expect(events).toContain("refresh_failure");
+    clock.set(899 * SECOND);
+    expect(await cache.get("k", policy, compute)).toMatchObject({ value: "v1", status: "HIT" });
+    clock.set(900 * SECOND);
+    await expect(cache.get("k", policy, compute)).rejects.toThrow("down");
+  });
+
+  it("aborts the computation only when every waiting caller has gone", async () => {
+    const { cache } = setup();
+    let seen!: AbortSignal;
+    const hanging: Compute<string> = (signal) => {
+      seen = signal;
+      return new Promise(() => {});
+    };
+    const first = new AbortController();
+    const second = new AbortController();
+    const a = cache.get("k", policy, hanging, first.signal).catch((e: unknown) => e);
+    const b = cache.get("k", policy, hanging, second.signal).catch((e: unknown) => e);
+    first.abort();
+    expect(((await a) as ConnectError).code).toBe(Code.Canceled);
+    expect(seen.aborted).toBe(false);
+    second.abort();
+    await b;
+    expect(seen.aborted).toBe(true);
+  });
+});
+
+describe("result cache bounds", () => {
+  it("evicts the least recently used entry past the entry bound", async () => {
+    const { cache, compute, events } = setup({ maxEntries: 3 });
+    for (const key of ["a", "b", "c"]) await cache.get(key, policy, compute);
+    await cache.get("a", policy, compute); // a is now the most recently used
+    await cache.get("d", policy, compute);
+    expect(events.filter((e) => e === "eviction")).toHaveLength(1);
+    expect((await cache.get("a", policy, compute)).status).toBe("HIT");
+    expect((await cache.get("b", policy, compute)).status).toBe("MISS");
+  });
+
+  it("evicts past the byte bound", async () => {
+    const { cache, compute } = setup({ maxBytes: 25 }); // each result is 10 bytes
+    for (const key of ["a", "b", "c", "d"]) await cache.get(key, policy, compute);
+    expect(cache.size).toEqual({ entries: 2, bytes: 20 });
+  });
+
+  it("refreshes at most warmConcurrency keys at once", async () => {
+    const { clock, cache } = setup({ warmConcurrency: 3 });
+    let running = 0;
+    let most = 0;
+    const compute: Compute<string> = async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((r) => setImmediate(r));
+      running -= 1;
+      return { value: "x", bytes: 1 };
+    };
+    for (let i = 0; i < 20; i++) await cache.get(`k${i}`, policy, compute);
+    most = 0;
+    clock.set(300 * SECOND);
+    await cache.runWarming();
+    expect(most).toBe(3);
+  });
+
+  it("spreads refreshes over the last tenth of the warming period", async () => {
+    const randoms = [0, 0.5, 1];
+    const { clock, cache, compute, calls } = setup({ jitter: 0.1, random: () => randoms.shift() ?? 0 });
+    for (const key of ["a", "b", "c"]) await cache.get(key, policy, compute);
+    // Due at 300 s, 285 s and 270 s.
+    clock.set(270 * SECOND);
+    await cache.runWarming();
+    clock.set(285 * SECOND);
+    await cache.runWarming();
+    clock.set(300 * SECOND);
+    await cache.runWarming();
+    expect(calls.slice(3)).toEqual([270 * SECOND, 285 * SECOND, 300 * SECOND]);
+  });
+});
