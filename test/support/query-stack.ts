@@ -5,6 +5,8 @@ import { createEndpointRegistry, createEndpointService, savedQueryServices } fro
 import { createQueryExecutor } from "../../src/executor/index.js";
 import { fixedClock } from "../../src/observability/index.js";
 import type { Warehouse } from "../../src/warehouse/index.js";
+import { afterAll, beforeAll } from "vitest";
+import { openTestWarehouse } from "./embedded-warehouse.js";
 
 export function createQueryStack(warehouse: Warehouse, now: number) {
   const clock = fixedClock(now);
@@ -30,4 +32,19 @@ function fieldsByLocalName(fields: readonly { name: string; localName: string }[
     init[field.localName] = value;
   }
   return init;
+}
+
+/**
+ * Opens a migrated embedded warehouse before the file's tests and closes it
+ * after; returns accessors for the warehouse and a query stack at `now`.
+ */
+export function useQueryStack(now: number) {
+  let warehouse: Warehouse | undefined;
+  let stack: ReturnType<typeof createQueryStack> | undefined;
+  beforeAll(async () => {
+    warehouse = await openTestWarehouse();
+    stack = createQueryStack(warehouse, now);
+  });
+  afterAll(async () => warehouse?.close());
+  return { warehouse: () => warehouse!, stack: () => stack! };
 }

@@ -2,28 +2,18 @@
 // buckets, the URL regular expression and the per-area totals.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fieldViolationsOf } from "../../../src/errors/index.js";
 import type { ApiCountsRow } from "../../../src/gen/usage/v1/usage_pb.js";
-import type { Warehouse } from "../../../src/warehouse/index.js";
-import { edgeRow, insertRows, openTestWarehouse, ts } from "../../support/embedded-warehouse.js";
-import { createQueryStack } from "../../support/query-stack.js";
+import { edgeRow, insertRows, ts } from "../../support/embedded-warehouse.js";
+import { useQueryStack } from "../../support/query-stack.js";
+import { DAY, HOUR, MINUTE, trunc } from "../../support/time.js";
 
 const NOW = Date.UTC(2026, 10, 20, 12, 34, 56, 789);
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-const trunc = (ms: number, unit: number) => Math.floor(ms / unit) * unit;
 
-let warehouse: Warehouse;
-let stack: ReturnType<typeof createQueryStack>;
-beforeAll(async () => {
-  warehouse = await openTestWarehouse();
-  stack = createQueryStack(warehouse, NOW);
-});
-afterAll(async () => warehouse?.close());
+const setup = useQueryStack(NOW);
 
-const run = (params: Record<string, string>) => stack.run<ApiCountsRow>("usage.api-counts", params);
+const run = (params: Record<string, string>) => setup.stack().run<ApiCountsRow>("usage.api-counts", params);
 const totals = (r: ApiCountsRow) => [
   r.totalRestRequests,
   r.totalStorageRequests,
@@ -39,7 +29,7 @@ describe("usage.api-counts windows", () => {
   ] as const)("%s counts records from now - window on, bucketed by its unit", async (interval, window, bucket) => {
     const project = `window${interval}`;
     const start = NOW - window;
-    await insertRows(warehouse, "edge_logs", [
+    await insertRows(setup.warehouse(), "edge_logs", [
       edgeRow({ project, timestamp: ts(start) }), // at the window start, included
       edgeRow({ project, timestamp: ts(start - 1, 999) }), // a microsecond earlier, excluded
       edgeRow({ project, timestamp: ts(NOW - 1) }),
@@ -59,7 +49,7 @@ describe("usage.api-counts totals", () => {
     const project = "totalsproject";
     const paths = ["/rest/v1/todos", "/rest/v1/rpc/auth_refresh", "/storage/v1/object/a.png", "/graphql/v1"];
     await insertRows(
-      warehouse,
+      setup.warehouse(),
       "edge_logs",
       paths.map((path) => edgeRow({ project, path, timestamp: ts(NOW - 5 * MINUTE) })),
     );
@@ -70,7 +60,7 @@ describe("usage.api-counts totals", () => {
   });
 
   it("matches the project as a regular expression anywhere in the URL, not the project column", async () => {
-    await insertRows(warehouse, "edge_logs", [
+    await insertRows(setup.warehouse(), "edge_logs", [
       edgeRow({ project: "regexone", timestamp: ts(NOW - MINUTE) }),
       edgeRow({ project: "regextwo", timestamp: ts(NOW - MINUTE) }),
       edgeRow({ project: "regextwo", timestamp: ts(NOW - MINUTE) }),
@@ -89,9 +79,9 @@ describe("usage.api-counts totals", () => {
     ["with rows to scan", "(", NOW],
     ["with no row in the window", "[z-a]", NOW + 365 * DAY],
   ])("refuses an invalid regular expression %s as invalid project", async (_label, pattern, now) => {
-    stack.clock.set(now);
+    setup.stack().clock.set(now);
     const error = await run({ project: pattern, interval: "hourly" }).catch((e: unknown) => e);
-    stack.clock.set(NOW);
+    setup.stack().clock.set(NOW);
     expect(error).toBeInstanceOf(ConnectError);
     expect((error as ConnectError).code).toBe(Code.InvalidArgument);
     expect(fieldViolationsOf(error as ConnectError).map((v) => v.field)).toEqual(["project"]);

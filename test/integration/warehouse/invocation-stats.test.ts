@@ -1,28 +1,17 @@
 // functions.invocation-stats over the embedded warehouse with a pinned clock:
 // buckets, interval units, the function filter, error counts and percentiles.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { InvocationStatsRow } from "../../../src/gen/functions/v1/functions_pb.js";
-import type { Warehouse } from "../../../src/warehouse/index.js";
-import { functionEdgeRow, insertRows, openTestWarehouse, ts } from "../../support/embedded-warehouse.js";
-import { createQueryStack } from "../../support/query-stack.js";
+import { functionEdgeRow, insertRows, ts } from "../../support/embedded-warehouse.js";
+import { useQueryStack } from "../../support/query-stack.js";
+import { DAY, HOUR, MINUTE, SECOND, trunc } from "../../support/time.js";
 
 const NOW = Date.UTC(2026, 10, 20, 12, 34, 56, 789);
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-const trunc = (ms: number, unit: number) => Math.floor(ms / unit) * unit;
 
-let warehouse: Warehouse;
-let stack: ReturnType<typeof createQueryStack>;
-beforeAll(async () => {
-  warehouse = await openTestWarehouse();
-  stack = createQueryStack(warehouse, NOW);
-});
-afterAll(async () => warehouse?.close());
+const setup = useQueryStack(NOW);
 
-const run = (params: Record<string, string>) => stack.run<InvocationStatsRow>("functions.invocation-stats", params);
+const run = (params: Record<string, string>) => setup.stack().run<InvocationStatsRow>("functions.invocation-stats", params);
 
 describe("functions.invocation-stats buckets", () => {
   // interval (undefined = absent), window, truncation unit
@@ -44,7 +33,7 @@ describe("functions.invocation-stats buckets", () => {
       const last = trunc(NOW, unit);
       const at = (ms: number, micros = 0, executionTimeMs = 10) =>
         functionEdgeRow({ project, functionId: "f1", timestamp: ts(ms, micros), executionTimeMs });
-      await insertRows(warehouse, "function_edge_logs", [
+      await insertRows(setup.warehouse(), "function_edge_logs", [
         at(first, 0, 11), // first bucket, included
         at(first - 1, 999, 99), // one microsecond before it, excluded
         at(first + 2 * unit + unit / 2, 0, 22), // a bucket in between
@@ -62,7 +51,7 @@ describe("functions.invocation-stats buckets", () => {
 
   it("leaves out buckets with no record of the project", async () => {
     const project = "sparse";
-    await insertRows(warehouse, "function_edge_logs", [
+    await insertRows(setup.warehouse(), "function_edge_logs", [
       functionEdgeRow({ project, functionId: "f1", timestamp: ts(NOW - 3 * HOUR), executionTimeMs: 5 }),
       functionEdgeRow({ project: "someone_else", functionId: "f1", timestamp: ts(NOW - 2 * HOUR), executionTimeMs: 5 }),
     ]);
@@ -79,7 +68,7 @@ describe("functions.invocation-stats filters and aggregates", () => {
         rows.push(functionEdgeRow({ project: "filtered", functionId, timestamp: ts(NOW - 10 * MINUTE), executionTimeMs: 1 }));
       }
     }
-    await insertRows(warehouse, "function_edge_logs", rows);
+    await insertRows(setup.warehouse(), "function_edge_logs", rows);
   });
 
   it.each([
@@ -95,7 +84,7 @@ describe("functions.invocation-stats filters and aggregates", () => {
   it("counts status codes of 400 and above as errors", async () => {
     const statuses = [200, 204, 399, 400, 404, 500, 503];
     await insertRows(
-      warehouse,
+      setup.warehouse(),
       "function_edge_logs",
       statuses.map((status) =>
         functionEdgeRow({ project: "errors", functionId: "f1", timestamp: ts(NOW - MINUTE), executionTimeMs: 1, status }),
@@ -111,7 +100,7 @@ describe("functions.invocation-stats filters and aggregates", () => {
     const times = Array.from({ length: 1000 }, (_, i) => Math.round(Math.exp(2 + (4 * i) / 1000) * 100) / 100);
     const shuffled = [...times].sort((a, b) => Math.sin(a) - Math.sin(b));
     await insertRows(
-      warehouse,
+      setup.warehouse(),
       "function_edge_logs",
       shuffled.map((executionTimeMs, i) =>
         functionEdgeRow({ project: "percentiles", functionId: "f1", timestamp: ts(NOW - HOUR + i), executionTimeMs }),
@@ -135,7 +124,7 @@ describe("functions.invocation-stats filters and aggregates", () => {
   it("orders rows by timestamp ascending", async () => {
     const offsets = [5, 1, 3];
     await insertRows(
-      warehouse,
+      setup.warehouse(),
       "function_edge_logs",
       offsets.map((h) =>
         functionEdgeRow({ project: "ordered", functionId: "f1", timestamp: ts(NOW - h * HOUR), executionTimeMs: 1 }),

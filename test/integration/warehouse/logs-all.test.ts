@@ -2,25 +2,18 @@
 // tier, the optional bounds, the 100-row cut and the stored metadata.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, type ConnectError } from "@connectrpc/connect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { fieldViolationsOf } from "../../../src/errors/index.js";
 import type { LogRecord } from "../../../src/gen/logs/v1/logs_pb.js";
-import type { Warehouse } from "../../../src/warehouse/index.js";
-import { edgeRow, insertRows, openTestWarehouse, ts } from "../../support/embedded-warehouse.js";
-import { createQueryStack } from "../../support/query-stack.js";
+import { edgeRow, insertRows, ts } from "../../support/embedded-warehouse.js";
+import { useQueryStack } from "../../support/query-stack.js";
+import { DAY } from "../../support/time.js";
 
 const NOW = Date.UTC(2026, 10, 20, 12, 34, 56, 789);
-const DAY = 86_400_000;
 
-let warehouse: Warehouse;
-let stack: ReturnType<typeof createQueryStack>;
-beforeAll(async () => {
-  warehouse = await openTestWarehouse();
-  stack = createQueryStack(warehouse, NOW);
-});
-afterAll(async () => warehouse?.close());
+const setup = useQueryStack(NOW);
 
-const run = (params: Record<string, string>) => stack.run<LogRecord>("logs.all", params);
+const run = (params: Record<string, string>) => setup.stack().run<LogRecord>("logs.all", params);
 
 describe("logs.all retention", () => {
   it.each([
@@ -33,7 +26,7 @@ describe("logs.all retention", () => {
   ] as const)("tier %s keeps records later than now - %i days", async (tier, days) => {
     const project = `retention${tier ?? "absent"}`;
     const edge = NOW - days * DAY;
-    await insertRows(warehouse, "edge_logs", [
+    await insertRows(setup.warehouse(), "edge_logs", [
       edgeRow({ project, id: `${project}-inside`, timestamp: ts(edge, 1) }), // a microsecond later: kept
       edgeRow({ project, id: `${project}-edge`, timestamp: ts(edge) }), // exactly at the edge: dropped
       edgeRow({ project, id: `${project}-older`, timestamp: ts(edge - DAY) }),
@@ -55,7 +48,7 @@ describe("logs.all bounds", () => {
   const iso = (micros: number) => new Date(base).toISOString().replace("Z", `${String(micros).padStart(3, "0")}Z`);
   beforeAll(() =>
     insertRows(
-      warehouse,
+      setup.warehouse(),
       "edge_logs",
       records.map((r) => edgeRow({ project, ...r })),
     ),
@@ -87,11 +80,11 @@ describe("logs.all result", () => {
     const project = "hundred";
     const times = Array.from({ length: 150 }, (_, i) => NOW - (i * 7919) % 150 * 1000 - 1);
     await insertRows(
-      warehouse,
+      setup.warehouse(),
       "edge_logs",
       times.map((t) => edgeRow({ project, id: `r${t}`, timestamp: ts(t) })),
     );
-    await insertRows(warehouse, "edge_logs", [edgeRow({ project: "not-hundred", timestamp: ts(NOW - 1) })]);
+    await insertRows(setup.warehouse(), "edge_logs", [edgeRow({ project: "not-hundred", timestamp: ts(NOW - 1) })]);
 
     const rows = await run({ project });
 
@@ -102,7 +95,7 @@ describe("logs.all result", () => {
 
   it("returns the stored metadata and message of a record", async () => {
     const row = edgeRow({ project: "shape", path: "/auth/v1/user", status: 401, timestamp: ts(NOW - 1000, 500) });
-    await insertRows(warehouse, "edge_logs", [row]);
+    await insertRows(setup.warehouse(), "edge_logs", [row]);
     const [record] = await run({ project: "shape" });
     expect(record?.id).toBe(row.id);
     expect(record?.eventMessage).toBe("GET | 401 | /auth/v1/user");
