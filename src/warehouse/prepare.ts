@@ -30,7 +30,8 @@ export async function prepareWarehouse(options: PrepareWarehouseOptions): Promis
     return warehouse;
   } catch (error) {
     await warehouse.close().catch(() => {});
-    throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot prepare the ${warehouse.kind} warehouse at ${warehouse.location}: ${reason}`, { cause: error });
   }
 }
 
