@@ -1,0 +1,230 @@
+// `npm run bench`: the service against baselines measured in the same run, on
+// this machine, load from other processes than the servers. Prints a table
+// and writes bench/results/latest.json. `--smoke` runs a short version.
+import { spawn, type ChildProcess } from "node:child_process";
+import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { createClient as createClickHouseClient } from "@clickhouse/client";
+import { createClient, type Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import autocannon from "autocannon";
+import { createChdbConnection } from "chdb/connection";
+import { GetApiCountsResponseSchema, UsageService } from "../src/gen/usage/v1/usage_pb.js";
+import { demoProjects, readSavedQuerySql, toDateTime64Param } from "../src/warehouse/index.js";
+import { unaryLoad } from "./unary-load.js";
+
+const smoke = process.argv.includes("--smoke");
+const seconds = Number(process.env.BENCH_SECONDS ?? (smoke ? 1 : 10));
+const connections = 64;
+const missSamples = smoke ? 30 : 300;
+const memoryRequests = smoke ? 2_000 : 100_000;
+const memoryKeys = smoke ? 200 : 10_000;
+const key = "bench-key";
+const root = join(import.meta.dirname, "..");
+const children: ChildProcess[] = [];
+
+interface Row {
+  measure: string;
+  service: string;
+  baseline: string;
+  ratio: string;
+  goal: string;
+  met: string;
+}
+const rows: Row[] = [];
+const results: Record<string, unknown> = {};
+
+function progress(text: string) {
+  process.stderr.write(`bench: ${text}\n`);
+}
+
+function startChild(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let output = "";
+  return new Promise((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      const match = ready.exec(output);
+      if (match) resolve({ child, match });
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}: ${output.slice(-500)}`)));
+  });
+}
+
+async function getRps(url: string, headers: Record<string, string>) {
+  const result = await autocannon({ url, connections, duration: seconds, headers });
+  return { rps: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+async function main() {
+  // 1. The demo data set in one directory, copied for the direct-call baseline.
+  const dataDir = mkdtempSync(join(tmpdir(), "sqe-bench-"));
+  const serviceData = join(dataDir, "service");
+  const directData = join(dataDir, "direct");
+  progress("seeding the demo data set");
+  await new Promise<void>((resolve, reject) => {
+    const seed = spawn(process.execPath, ["dist/cli/seed.js"], { cwd: root, env: { ...process.env, CHDB_PATH: serviceData }, stdio: "ignore" });
+    seed.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`seed exited ${code}`))));
+  });
+  cpSync(serviceData, directData, { recursive: true });
+
+  const { match } = await startChild(
+    ["dist/main.js"],
+    { CHDB_PATH: serviceData, PORT: "0", API_KEYS: key, DEMO_DATA: "0" },
+    /listening on (http:\S+)/,
+  );
+  const url = match[1]!;
+  const project = demoProjects()[0]!;
+  const headers = { "x-api-key": key };
+
+  // 2. Cache-hit GET against a bare node:http server sending the same bytes.
+  const hitPath = `/api/endpoints/usage.api-counts?project=${project}&interval=daily`;
+  const body = Buffer.from(await (await fetch(`${url}${hitPath}`, { headers })).arrayBuffer());
+  const bodyFile = join(dataDir, "body.json");
+  writeFileSync(bodyFile, body);
+  const { match: httpPort } = await startChild(["--import", "tsx", "bench/baseline-http.ts", bodyFile], {}, /port (\d+)/);
+  progress(`cache-hit GET, ${connections} connections, ${seconds} s each`);
+  const bareGet = await getRps(`http://127.0.0.1:${httpPort[1]}${hitPath}`, {});
+  const serviceGet = await getRps(`${url}${hitPath}`, headers);
+  const getRatio = serviceGet.rps / bareGet.rps;
+  results.cacheHitGet = { service: serviceGet, baseline: bareGet, ratio: getRatio };
+  rows.push({
+    measure: "cache-hit GET req/s (p50/p99 ms)",
+    service: `${serviceGet.rps.toFixed(0)} (${serviceGet.p50Ms}/${serviceGet.p99Ms})`,
+    baseline: `${bareGet.rps.toFixed(0)} (${bareGet.p50Ms}/${bareGet.p99Ms}) bare node:http`,
+    ratio: getRatio.toFixed(2),
+    goal: ">= 0.8",
+    met: getRatio >= 0.8 ? "yes" : "no",
+  });
+
+  // 3. Cache-hit gRPC and Connect unary against a bare Connect-Node handler returning the same message.
+  const request = create(UsageService.method.getApiCounts.input, { project, interval: "daily" });
+  const probe = createClient(UsageService, createGrpcTransport({ baseUrl: url }));
+  const message = await probe.getApiCounts(request, { headers });
+  const messageFile = join(dataDir, "message.bin");
+  writeFileSync(messageFile, toBinary(GetApiCountsResponseSchema, message));
+  const { match: connectPort } = await startChild(["--import", "tsx", "bench/baseline-connect.ts", messageFile], {}, /port (\d+)/);
+  const bareUrl = `http://127.0.0.1:${connectPort[1]}`;
+  for (const [label, transport] of [
+    ["gRPC", (baseUrl: string): Transport => createGrpcTransport({ baseUrl })],
+    ["Connect", (baseUrl: string): Transport => createConnectTransport({ baseUrl, httpVersion: "1.1" })],
+  ] as const) {
+    progress(`cache-hit ${label} unary, ${connections} callers, ${seconds} s each`);
+    const bare = createClient(UsageService, transport(bareUrl));
+    const service = createClient(UsageService, transport(url));
+    const bareLoad = await unaryLoad(() => bare.getApiCounts(request), connections, seconds);
+    const serviceLoad = await unaryLoad(() => service.getApiCounts(request, { headers }), connections, seconds);
+    const ratio = serviceLoad.rps / bareLoad.rps;
+    results[`cacheHit${label}`] = { service: serviceLoad, baseline: bareLoad, ratio };
+    rows.push({
+      measure: `cache-hit ${label} unary calls/s (p50/p99 ms)`,
+      service: `${serviceLoad.rps.toFixed(0)} (${serviceLoad.p50Ms.toFixed(1)}/${serviceLoad.p99Ms.toFixed(1)})`,
+      baseline: `${bareLoad.rps.toFixed(0)} (${bareLoad.p50Ms.toFixed(1)}/${bareLoad.p99Ms.toFixed(1)}) bare handler`,
+      ratio: ratio.toFixed(2),
+      goal: ">= 0.8",
+      met: ratio >= 0.8 ? "yes" : "no",
+    });
+  }
+
+  // 4. Miss path: logs.all (never cached) by GET against the same SQL through @clickhouse/client directly.
+  progress(`miss path, ${missSamples} sequential requests each`);
+  const direct = createClickHouseClient({ connection: createChdbConnection({ path: directData }) as never });
+  const sql = readSavedQuerySql("logs.all");
+  const directTimes: number[] = [];
+  const serviceTimes: number[] = [];
+  for (let i = 0; i < missSamples; i++) {
+    let t = performance.now();
+    const result = await direct.query({
+      query: sql,
+      format: "JSONEachRow",
+      query_params: { project, project_tier: "PRO", iso_timestamp_start: null, iso_timestamp_end: null, now: toDateTime64Param(Date.now()) },
+      clickhouse_settings: { limit: "1000", max_execution_time: 30, date_time_output_format: "iso", output_format_json_quote_64bit_integers: 0 },
+    });
+    await result.json();
+    directTimes.push(performance.now() - t);
+    t = performance.now();
+    await (await fetch(`${url}/api/endpoints/logs.all?project=${project}&project_tier=PRO`, { headers })).arrayBuffer();
+    serviceTimes.push(performance.now() - t);
+  }
+  await direct.close();
+  const overheadMs = median(serviceTimes) - median(directTimes);
+  results.missPath = { serviceMedianMs: median(serviceTimes), directMedianMs: median(directTimes), overheadMs };
+  rows.push({
+    measure: "miss GET logs.all median ms",
+    service: median(serviceTimes).toFixed(2),
+    baseline: `${median(directTimes).toFixed(2)} direct @clickhouse/client`,
+    ratio: `+${overheadMs.toFixed(2)} ms`,
+    goal: "< 1 ms overhead",
+    met: overheadMs < 1 ? "yes" : "no",
+  });
+
+  // 5. Memory after many cached requests over many keys, with the cache bounds holding.
+  progress(`memory: ${memoryRequests} requests over ${memoryKeys} keys`);
+  const metric = async (name: string) => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    return Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+  };
+  const rssBefore = await metric("process_resident_memory_bytes");
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (sent < memoryRequests) {
+        const i = sent++;
+        const path = `/api/endpoints/functions.invocation-stats?project=bench-${i % memoryKeys}&interval=1hr`;
+        await (await fetch(`${url}${path}`, { headers })).arrayBuffer();
+      }
+    }),
+  );
+  const rssAfter = await metric("process_resident_memory_bytes");
+  const entries = await metric("sqe_cache_entries");
+  const cacheBytes = await metric("sqe_cache_bytes");
+  results.memory = { requests: memoryRequests, keys: memoryKeys, rssBefore, rssAfter, cacheEntries: entries, cacheBytes };
+  rows.push({
+    measure: `RSS after ${memoryRequests} requests / ${memoryKeys} keys`,
+    service: `${(rssAfter / 2 ** 20).toFixed(0)} MiB`,
+    baseline: `${(rssBefore / 2 ** 20).toFixed(0)} MiB before`,
+    ratio: `${entries} entries, ${(cacheBytes / 1024).toFixed(0)} KiB`,
+    goal: "entries <= 10000, bytes <= 256 MiB",
+    met: entries <= 10_000 && cacheBytes <= 256 * 2 ** 20 ? "yes" : "no",
+  });
+
+  rows.push({
+    measure: "scale: 1M and 10M rows over 100 projects",
+    service: "not measured yet",
+    baseline: "",
+    ratio: "",
+    goal: "10M/1M <= 1.5; 7day <= 20 ms",
+    met: "n/a",
+  });
+
+  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, seconds, smoke };
+  writeFileSync(
+    join(root, "bench/results", smoke ? "smoke.json" : "latest.json"),
+    JSON.stringify({ date: new Date().toISOString(), machine, results, table: rows }, null, 2) + "\n",
+  );
+  console.log(`\nmachine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${seconds} s per load\n`);
+  console.log(markdownTable(rows));
+}
+
+function markdownTable(table: Row[]): string {
+  const head = ["measure", "service", "baseline", "ratio", "goal", "met"];
+  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  for (const r of table) lines.push(`| ${[r.measure, r.service, r.baseline, r.ratio, r.goal, r.met].join(" | ")} |`);
+  return lines.join("\n");
+}
+
+try {
+  await main();
+} finally {
+  for (const child of children) child.kill("SIGTERM");
+}
