@@ -7,7 +7,7 @@ import { createLogger } from "./observability/index.js";
 
 await runCli(async () => {
   const config = readConfig();
-  const logger = createLogger();
+  const logger = createLogger({ level: config.logLevel });
   const service = await startService({ config, logger });
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {

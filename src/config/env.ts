@@ -1,4 +1,5 @@
 // Service configuration read from environment variables (CONTRACT.md section 2).
+import type { LogLevel } from "../observability/index.js";
 
 /** Where the log tables live: a ClickHouse server over HTTP, or the embedded engine. */
 export type WarehouseConfig =
@@ -31,6 +32,8 @@ export interface Config {
   warehouse: WarehouseConfig;
   /** `DEMO_DATA`, default true: embedded mode loads demo data into empty tables. */
   demoData: boolean;
+  /** `LOG_LEVEL`, default `info`; `debug` also logs every successful call. */
+  logLevel: LogLevel;
 }
 
 /** A configuration problem, one line naming the variable. */
@@ -42,6 +45,7 @@ export class ConfigError extends Error {
 }
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const logLevels: LogLevel[] = ["debug", "info", "warn", "error"];
 
 /**
  * Reads and validates the configuration. Every bad variable is reported at
@@ -94,6 +98,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoData = rawDemo !== "0";
   }
 
+  const logLevel = (value("LOG_LEVEL") ?? "info") as LogLevel;
+  if (!logLevels.includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${logLevels.join(", ")}, got "${logLevel}"`);
+  }
+
   const apiKeys = (value("API_KEYS") ?? "")
     .split(",")
     .map((k) => k.trim())
@@ -104,7 +113,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, warehouse, demoData };
+  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, warehouse, demoData, logLevel };
 }
 
 function isHttpUrl(text: string): boolean {

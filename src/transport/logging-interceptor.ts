@@ -26,7 +26,9 @@ export function loggingInterceptor(logger: Logger, observe: CallObserver = () =>
         code: code === "ok" ? "ok" : Code[code],
         durationMs: Math.round(durationMs * 10) / 10,
       };
-      if (error === undefined || code === Code.InvalidArgument || code === Code.Unauthenticated) {
+      if (error === undefined) {
+        logger.debug("call", fields); // LOG_LEVEL=debug logs every successful call
+      } else if (code === Code.InvalidArgument || code === Code.Unauthenticated) {
         logger.info("call", fields);
       } else {
         logger.warn("call failed", { ...fields, error: error.rawMessage, cause: error.cause });

@@ -10,6 +10,7 @@ describe("readConfig", () => {
       apiKeys: [],
       warehouse: { kind: "embedded", path: "./data", database: "default" },
       demoData: true,
+      logLevel: "info",
     });
   });
 

@@ -49,7 +49,8 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     const path = queryAt < 0 ? url : url.slice(0, queryAt);
     const search = queryAt < 0 ? "" : url.slice(queryAt + 1);
     const method = request.method ?? "GET";
-    const requestId = requestIdFrom(headersOf(request));
+    const headers = headersOf(request);
+    const requestId = requestIdFrom(headers);
     const fail = (error: unknown, extra: Record<string, string> = {}, httpStatus?: number) => {
       const { status, body } = errorResponse(error);
       sendJson(request, response, httpStatus ?? status, body, { ...corsHeaders, "x-request-id": requestId, ...extra });
@@ -79,7 +80,7 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     }
 
     try {
-      checkApiKey(headersOf(request));
+      checkApiKey(headers);
     } catch (error) {
       metrics.requests.inc({ endpoint: "", protocol: "http", code: codeName(Code.Unauthenticated) });
       return fail(error);
@@ -93,12 +94,15 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
 
     const started = performance.now();
     const abort = new AbortController();
-    response.once("close", () => abort.abort());
+    // Only a client that leaves before the answer cancels the call.
+    response.once("close", () => {
+      if (!response.writableFinished) abort.abort();
+    });
     const labels = { endpoint: endpoint.definition.name, protocol: "http" };
     const record = (code: string) => {
       metrics.requests.inc({ ...labels, code });
       metrics.requestDuration.observe(labels, (performance.now() - started) / 1000);
-      logger.info("call", { requestId, endpoint: labels.endpoint, protocol: "http", code, durationMs: Math.round(performance.now() - started) });
+      logger[code === "ok" ? "debug" : "info"]("call", { requestId, endpoint: labels.endpoint, protocol: "http", code, durationMs: Math.round(performance.now() - started) });
     };
 
     void (async () => {
