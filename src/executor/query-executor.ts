@@ -11,7 +11,10 @@ import { connectErrorFromClickHouse } from "./clickhouse-error.js";
 export interface SavedQuery {
   /** Endpoint name, e.g. `usage.api-counts`; in logs and metrics. */
   name: string;
-  /** ClickHouse SQL with `{name:Type}` placeholders, `{now:DateTime64(6, 'UTC')}` among them. */
+  /**
+   * ClickHouse SQL with `{name:Type}` placeholders, `{now:DateTime64(6, 'UTC')}`
+   * among them, and no SETTINGS clause of its own (the executor adds one).
+   */
   sql: string;
   /** At most this many rows are returned, whatever the SQL does. */
   maxRows: number;
@@ -82,18 +85,17 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       const started = performance.now();
       try {
         const resultSet = await client.query({
-          query: query.sql,
+          query: withSettings(query.sql, {
+            // The warehouse cuts the result at the cap; the slice below holds it regardless.
+            limit: query.maxRows,
+            max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)),
+            date_time_output_format: "iso",
+            output_format_json_quote_64bit_integers: 0,
+          }),
           query_id: queryId,
           format: "JSONEachRow",
           query_params: { ...params, now: toDateTime64Param(clock()) },
           abort_signal: AbortSignal.any(signals),
-          clickhouse_settings: {
-            // The warehouse cuts the result at the cap; the slice below holds it regardless.
-            limit: String(query.maxRows),
-            max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)),
-            date_time_output_format: "iso",
-            output_format_json_quote_64bit_integers: 0,
-          },
         });
         const rows = (await resultSet.json<WarehouseRow>()).slice(0, query.maxRows);
         const durationMs = performance.now() - started;
@@ -128,4 +130,18 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
 /** A caller's signal aborted because the caller's own deadline passed (Connect sets this reason). */
 function isDeadline(reason: unknown): boolean {
   return reason instanceof ConnectError && reason.code === Code.DeadlineExceeded;
+}
+
+/**
+ * Appends a SETTINGS clause. Settings travel in the query text rather than as
+ * `clickhouse_settings` because the embedded connection turns those into
+ * `SET` statements that stay on its one session: a `limit` set for one saved
+ * query would cut every later query of the process. Values are the
+ * executor's own numbers and names, never a caller's input.
+ */
+function withSettings(sql: string, settings: Record<string, number | string>): string {
+  const clause = Object.entries(settings)
+    .map(([name, value]) => `${name} = ${typeof value === "number" ? value : `'${value}'`}`)
+    .join(", ");
+  return `${sql.trimEnd()}\nSETTINGS ${clause}`;
 }

@@ -26,6 +26,17 @@ describe("query executor", () => {
     expect(rows[999]).toEqual({ number: 999 });
   });
 
+  it("leaves no setting behind for the next statement of the session", async () => {
+    const executor = createQueryExecutor({ client: warehouse.client });
+    await executor.execute(query("SELECT number FROM numbers(10)", 3), {});
+    await warehouse.client.command({ query: "CREATE TABLE numbers_copy (n UInt64) ENGINE = Memory" });
+    await warehouse.client.command({ query: "INSERT INTO numbers_copy SELECT number FROM numbers(5000)" });
+    const result = await warehouse.client.query({ query: "SELECT count() AS n FROM numbers_copy", format: "JSONEachRow" });
+    const [row] = await result.json<{ n: number | string }>();
+    // A `limit = 3` left on the session would have cut the INSERT ... SELECT to 3 rows.
+    expect(Number(row?.n)).toBe(5000);
+  });
+
   it("passes values as typed parameters and now from its clock", async () => {
     const clock = fixedClock(Date.UTC(2030, 0, 2, 3, 4, 5, 678));
     const executor = createQueryExecutor({ client: warehouse.client, clock });
