@@ -13,7 +13,7 @@ import {
 } from "../endpoints/index.js";
 import { createQueryExecutor } from "../executor/index.js";
 import { type Clock, type Logger, type Metrics, createMetrics, silentLogger, systemClock } from "../observability/index.js";
-import { codeName, connectRoutes, createHttpRoutes, loggingInterceptor, type RequestHandler } from "../transport/index.js";
+import { codeName, connectRoutes, createHttpRoutes, isHttpRoute, loggingInterceptor, type RequestHandler } from "../transport/index.js";
 import type { Warehouse } from "../warehouse/index.js";
 
 export interface AppOptions {
@@ -75,7 +75,16 @@ export function createApp(options: AppOptions): App {
   const service = createEndpointService({ executor, cache, clock });
   const checkApiKey = createApiKeyCheck(options.apiKeys);
 
-  const handler = connectNodeAdapter({
+  const httpRoutes = createHttpRoutes({
+    registry,
+    service,
+    checkApiKey,
+    warehouse: options.warehouse,
+    metrics,
+    logger,
+    defaultTimeoutMs,
+  });
+  const connectHandler = connectNodeAdapter({
     routes: connectRoutes({ registry, service, defaultTimeoutMs }),
     interceptors: [
       loggingInterceptor(logger, ({ method, protocol, code, durationMs }) => {
@@ -85,15 +94,10 @@ export function createApp(options: AppOptions): App {
       }),
       authInterceptor(checkApiKey),
     ],
-    fallback: createHttpRoutes({
-      registry,
-      service,
-      checkApiKey,
-      warehouse: options.warehouse,
-      metrics,
-      logger,
-      defaultTimeoutMs,
-    }),
+    fallback: httpRoutes,
   });
+  // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.
+  const handler: RequestHandler = (request, response) =>
+    isHttpRoute(request.url ?? "/") ? httpRoutes(request, response) : connectHandler(request, response);
   return { handler, registry, metrics, cache, close: () => cache.close() };
 }

@@ -3,8 +3,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 
+/** Header lookup by lowercase name: a fetch Headers, or a cheaper view of a Node request's headers. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
 /** Throws UNAUTHENTICATED unless `headers` carry an accepted key. */
-export type ApiKeyCheck = (headers: Headers) => void;
+export type ApiKeyCheck = (headers: HeaderReader) => void;
 
 /**
  * Creates the check for `keys`. Keys are compared as SHA-256 digests with
@@ -26,7 +31,7 @@ export function createApiKeyCheck(keys: readonly string[]): ApiKeyCheck {
   };
 }
 
-function presentedKey(headers: Headers): string | undefined {
+function presentedKey(headers: HeaderReader): string | undefined {
   const apiKey = headers.get("x-api-key");
   if (apiKey !== null && apiKey !== "") return apiKey;
   const authorization = headers.get("authorization");

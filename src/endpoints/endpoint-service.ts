@@ -83,6 +83,6 @@ function computedResponse(endpoint: Endpoint, response: Message): ComputedRespon
   let json: Buffer | undefined;
   return {
     response,
-    json: () => (json ??= responseJsonBytes(endpoint.method.output, response, endpoint.rowSchema)),
+    json: () => (json ??= responseJsonBytes(response, endpoint.rowSchema)),
   };
 }

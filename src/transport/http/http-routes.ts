@@ -37,6 +37,11 @@ export interface HttpRoutesOptions {
 
 const allow = "GET, HEAD, OPTIONS";
 
+/** True for the paths these routes answer; everything else goes to the Connect router. */
+export function isHttpRoute(url: string): boolean {
+  return url.startsWith("/api/") || url.startsWith("/api?") || url === "/api" || /^\/(healthz|readyz|metrics|openapi\.json)(\?|$)/.test(url);
+}
+
 export function createHttpRoutes(options: HttpRoutesOptions) {
   const { registry, service, checkApiKey, warehouse, metrics, logger } = options;
   const maxUrlLength = options.maxUrlLength ?? 8192;

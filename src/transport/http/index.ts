@@ -1,5 +1,5 @@
 // The GET API and the plain HTTP routes beside Connect.
-export { createHttpRoutes } from "./http-routes.js";
+export { createHttpRoutes, isHttpRoute } from "./http-routes.js";
 export type { HttpRoutesOptions } from "./http-routes.js";
 export { httpStatusFromCode, codeName } from "./http-status.js";
 export { errorResponse } from "./error-body.js";
