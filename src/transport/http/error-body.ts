@@ -1,6 +1,6 @@
 // The JSON error body of GET responses (CONTRACT.md section 4):
 // {"error": {"code", "message", "details": [{"field", "description"}]}}.
-import { ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { fieldViolationsOf } from "../../errors/index.js";
 import { codeName, httpStatusFromCode } from "./http-status.js";
 
@@ -11,7 +11,7 @@ export interface ErrorResponse {
 
 /** Any thrown value as status and body; non-Connect errors become a bare `internal error`. */
 export function errorResponse(error: unknown): ErrorResponse {
-  const e = error instanceof ConnectError ? error : new ConnectError("internal error", 13 /* Internal */);
+  const e = error instanceof ConnectError ? error : new ConnectError("internal error", Code.Internal);
   return {
     status: httpStatusFromCode(e.code),
     body: { error: { code: codeName(e.code), message: e.rawMessage, details: fieldViolationsOf(e) } },

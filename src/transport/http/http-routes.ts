@@ -118,12 +118,12 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
           timeoutMs: options.defaultTimeoutMs,
           requestId,
         });
-        const headers: Record<string, string> = { ...corsHeaders, "x-request-id": requestId };
+        const responseHeaders: Record<string, string> = { ...corsHeaders, "x-request-id": requestId };
         if (result.cache !== undefined) {
-          headers["x-cache"] = result.cache.status;
-          headers.age = String(result.cache.ageSeconds);
+          responseHeaders["x-cache"] = result.cache.status;
+          responseHeaders.age = String(result.cache.ageSeconds);
         }
-        sendBytes(request, response, 200, result.json(), headers);
+        sendBytes(request, response, 200, result.json(), responseHeaders);
         record("ok");
       } catch (error) {
         const connectError = ConnectError.from(error);
