@@ -2,7 +2,7 @@
 // executor -> warehouse into one request handler. Every dependency is passed
 // in, so tests build the same app with their own clock and warehouse.
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { authInterceptor, createApiKeyCheck } from "../auth/index.js";
+import { authInterceptor, createApiKeyCheck, createRateLimiter } from "../auth/index.js";
 import { createResultCache, endpointOfCacheKey, type ResultCache } from "../cache/index.js";
 import {
   createEndpointRegistry,
@@ -32,6 +32,10 @@ export interface AppOptions {
   cacheSweepIntervalMs?: number;
   /** Bounds of the result cache. Default 10,000 entries and 256 MiB. */
   cacheLimits?: { maxEntries?: number; maxBytes?: number };
+  /** Calls per second and burst per API key; perSecond 0 disables. Default 100 and 200. */
+  rateLimit?: { perSecond: number; burst: number };
+  /** Bounds on warehouse queries running and waiting. Default 8 and 64. */
+  admission?: { maxConcurrent?: number; maxQueued?: number };
   /** Loads a saved query's SQL by name. Default: `sql/<name>.sql`. */
   readSql?: (name: string) => string;
 }
@@ -56,6 +60,7 @@ export function createApp(options: AppOptions): App {
     clock,
     logger,
     defaultTimeoutMs,
+    admission: options.admission,
     observe: ({ query, durationMs, error }) => {
       metrics.warehouseQueryDuration.observe({ endpoint: query }, durationMs / 1000);
       if (error !== undefined) metrics.warehouseQueryErrors.inc({ endpoint: query, code: codeName(error.code) });
@@ -73,7 +78,9 @@ export function createApp(options: AppOptions): App {
     },
   });
   const service = createEndpointService({ executor, cache, clock });
-  const checkApiKey = createApiKeyCheck(options.apiKeys);
+  const checkApiKey = createApiKeyCheck(options.apiKeys, {
+    limit: createRateLimiter({ ...(options.rateLimit ?? {}), clock }),
+  });
 
   const httpRoutes = createHttpRoutes({
     registry,

@@ -36,7 +36,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     keyNote = `API key: ${stored.key}  (${stored.created ? "generated, " : ""}stored in ${stored.path})`;
   }
 
-  const app = createApp({ warehouse, apiKeys, logger });
+  const app = createApp({ warehouse, apiKeys, logger, rateLimit: config.rateLimit });
   const server = createSinglePortServer(app.handler);
   const address = await server.listen(config.port, config.host);
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

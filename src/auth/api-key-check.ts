@@ -8,8 +8,16 @@ export interface HeaderReader {
   get(name: string): string | null;
 }
 
-/** Throws UNAUTHENTICATED unless `headers` carry an accepted key. */
+/**
+ * Throws UNAUTHENTICATED unless `headers` carry an accepted key, and
+ * RESOURCE_EXHAUSTED when that key is over its rate limit.
+ */
 export type ApiKeyCheck = (headers: HeaderReader) => void;
+
+export interface ApiKeyCheckOptions {
+  /** Called with a short id of the accepted key (never the key): the rate limit. Default: none. */
+  limit?: (keyId: string) => void;
+}
 
 /**
  * Creates the check for `keys`. Keys are compared as SHA-256 digests with
@@ -17,17 +25,22 @@ export type ApiKeyCheck = (headers: HeaderReader) => void;
  * position of a match shows in the time taken. A missing and a wrong key get
  * the same answer.
  */
-export function createApiKeyCheck(keys: readonly string[]): ApiKeyCheck {
+export function createApiKeyCheck(keys: readonly string[], options: ApiKeyCheckOptions = {}): ApiKeyCheck {
   if (keys.length === 0) throw new Error("at least one API key is required");
   const accepted = keys.map(digest);
+  const ids = accepted.map((d) => d.subarray(0, 6).toString("hex"));
+  const limit = options.limit ?? (() => {});
   return (headers) => {
     const presented = presentedKey(headers);
-    let ok = false;
+    let match = -1;
     if (presented !== undefined) {
       const candidate = digest(presented);
-      for (const key of accepted) ok = timingSafeEqual(candidate, key) || ok;
+      accepted.forEach((key, i) => {
+        if (timingSafeEqual(candidate, key)) match = i;
+      });
     }
-    if (!ok) throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
+    if (match < 0) throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
+    limit(ids[match]!);
   };
 }
 

@@ -34,6 +34,8 @@ export interface Config {
   demoData: boolean;
   /** `LOG_LEVEL`, default `info`; `debug` also logs every successful call. */
   logLevel: LogLevel;
+  /** `RATE_LIMIT_PER_SECOND` (default 100; 0 disables) and `RATE_LIMIT_BURST` (default 200), per API key. */
+  rateLimit: { perSecond: number; burst: number };
 }
 
 /** A configuration problem, one line naming the variable. */
@@ -103,6 +105,17 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`LOG_LEVEL must be one of ${logLevels.join(", ")}, got "${logLevel}"`);
   }
 
+  const rateLimit = { perSecond: 100, burst: 200 };
+  for (const [name, field] of [
+    ["RATE_LIMIT_PER_SECOND", "perSecond"],
+    ["RATE_LIMIT_BURST", "burst"],
+  ] as const) {
+    const raw = value(name);
+    if (raw === undefined) continue;
+    if (!/^\d+(\.\d+)?$/.test(raw)) problems.push(`${name} must be a non-negative number, got "${raw}"`);
+    rateLimit[field] = Number(raw);
+  }
+
   const apiKeys = (value("API_KEYS") ?? "")
     .split(",")
     .map((k) => k.trim())
@@ -113,7 +126,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, warehouse, demoData, logLevel };
+  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, warehouse, demoData, logLevel, rateLimit };
 }
 
 function isHttpUrl(text: string): boolean {

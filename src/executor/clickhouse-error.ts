@@ -65,8 +65,18 @@ export function connectErrorFromClickHouse(error: unknown, context: ClickHouseEr
 }
 
 function withCode(code: Code, cause: unknown): ConnectError {
-  return new ConnectError(messages[code] ?? "internal error", code, undefined, undefined, cause);
+  const error = new ConnectError(messages[code] ?? "internal error", code, undefined, undefined, cause);
+  if (code === Code.Unavailable) error.metadata.set("retry-after", String(unavailableRetryAfterSeconds));
+  return error;
 }
+
+/** UNAVAILABLE without trying the warehouse, while it is known to be unreachable. */
+export function unavailableError(): ConnectError {
+  return withCode(Code.Unavailable, undefined);
+}
+
+/** What an UNAVAILABLE answer tells the caller to wait before trying again. */
+export const unavailableRetryAfterSeconds = 2;
 
 /**
  * The ClickHouse error type (e.g. `TIMEOUT_EXCEEDED`) of an error the

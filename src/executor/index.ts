@@ -10,5 +10,7 @@ export type {
   QueryExecutor,
   QueryExecutorOptions,
 } from "./query-executor.js";
-export { connectErrorFromClickHouse } from "./clickhouse-error.js";
+export { connectErrorFromClickHouse, unavailableRetryAfterSeconds } from "./clickhouse-error.js";
 export type { ClickHouseErrorContext } from "./clickhouse-error.js";
+export { createAdmission } from "./admission.js";
+export type { Admission, AdmissionOptions } from "./admission.js";

@@ -5,7 +5,8 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
 import { toDateTime64Param } from "../warehouse/index.js";
-import { connectErrorFromClickHouse } from "./clickhouse-error.js";
+import { createAdmission, type AdmissionOptions } from "./admission.js";
+import { connectErrorFromClickHouse, unavailableError } from "./clickhouse-error.js";
 
 /** A saved query as the executor needs it. */
 export interface SavedQuery {
@@ -58,6 +59,13 @@ export interface QueryExecutorOptions {
   defaultTimeoutMs?: number;
   /** Default: none. */
   observe?: QueryObserver;
+  /** Bounds on queries running and waiting. Default 8 and 64. */
+  admission?: AdmissionOptions;
+  /**
+   * After the warehouse was found unreachable, answer UNAVAILABLE at once for
+   * this long before trying it again. Default 1000 ms; 0 always tries.
+   */
+  unreachableCooldownMs?: number;
 }
 
 export interface QueryExecutor {
@@ -74,57 +82,75 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
   const logger = options.logger ?? silentLogger;
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
   const observe = options.observe ?? (() => {});
+  const admission = createAdmission(options.admission);
+  const cooldownMs = options.unreachableCooldownMs ?? 1000;
+  // Real time, not the injected clock: the cooldown is about the warehouse, not about `now` in SQL.
+  let unreachableUntil = 0;
 
   return {
     async execute(query, params, executeOptions = {}) {
-      const queryId = randomUUID();
-      const timeoutMs = executeOptions.timeoutMs ?? defaultTimeoutMs;
-      const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(), timeoutMs);
-      const signals = [deadline.signal, ...(executeOptions.signal ? [executeOptions.signal] : [])];
-      const started = performance.now();
-      try {
-        const resultSet = await client.query({
-          query: withSettings(query.sql, {
-            // The warehouse cuts the result at the cap; the slice below holds it regardless.
-            limit: query.maxRows,
-            max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)),
-            date_time_output_format: "iso",
-            output_format_json_quote_64bit_integers: 0,
-          }),
-          query_id: queryId,
-          format: "JSONEachRow",
-          query_params: { ...params, now: toDateTime64Param(clock()) },
-          abort_signal: AbortSignal.any(signals),
-        });
-        const rows = (await resultSet.json<WarehouseRow>()).slice(0, query.maxRows);
-        const durationMs = performance.now() - started;
-        observe({ query: query.name, durationMs });
-        return { rows, queryId, durationMs };
-      } catch (cause) {
-        const aborted =
-          deadline.signal.aborted || isDeadline(executeOptions.signal?.reason)
-            ? "deadline"
-            : executeOptions.signal?.aborted
-              ? "caller"
-              : undefined;
-        const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
-        const durationMs = performance.now() - started;
-        observe({ query: query.name, durationMs, error });
-        logger.warn("warehouse query failed", {
-          query: query.name,
-          queryId,
-          requestId: executeOptions.requestId,
-          code: error.code,
-          durationMs: Math.round(durationMs),
-          cause,
-        });
+      if (Date.now() < unreachableUntil) {
+        const error = unavailableError();
+        observe({ query: query.name, durationMs: 0, error });
         throw error;
-      } finally {
-        clearTimeout(timer);
       }
+      return admission.run(() => run(query, params, executeOptions), executeOptions.signal);
     },
   };
+
+  async function run(
+    query: SavedQuery,
+    params: Record<string, QueryParamValue>,
+    executeOptions: ExecuteOptions,
+  ): Promise<QueryResult> {
+    const queryId = randomUUID();
+    const timeoutMs = executeOptions.timeoutMs ?? defaultTimeoutMs;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const signals = [deadline.signal, ...(executeOptions.signal ? [executeOptions.signal] : [])];
+    const started = performance.now();
+    try {
+      const resultSet = await client.query({
+        query: withSettings(query.sql, {
+          // The warehouse cuts the result at the cap; the slice below holds it regardless.
+          limit: query.maxRows,
+          max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)),
+          date_time_output_format: "iso",
+          output_format_json_quote_64bit_integers: 0,
+        }),
+        query_id: queryId,
+        format: "JSONEachRow",
+        query_params: { ...params, now: toDateTime64Param(clock()) },
+        abort_signal: AbortSignal.any(signals),
+      });
+      const rows = (await resultSet.json<WarehouseRow>()).slice(0, query.maxRows);
+      const durationMs = performance.now() - started;
+      observe({ query: query.name, durationMs });
+      return { rows, queryId, durationMs };
+    } catch (cause) {
+      const aborted =
+        deadline.signal.aborted || isDeadline(executeOptions.signal?.reason)
+          ? "deadline"
+          : executeOptions.signal?.aborted
+            ? "caller"
+            : undefined;
+      const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
+      if (error.code === Code.Unavailable && cooldownMs > 0) unreachableUntil = Date.now() + cooldownMs;
+      const durationMs = performance.now() - started;
+      observe({ query: query.name, durationMs, error });
+      logger.warn("warehouse query failed", {
+        query: query.name,
+        queryId,
+        requestId: executeOptions.requestId,
+        code: error.code,
+        durationMs: Math.round(durationMs),
+        cause,
+      });
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 /** A caller's signal aborted because the caller's own deadline passed (Connect sets this reason). */

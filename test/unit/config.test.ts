@@ -11,6 +11,7 @@ describe("readConfig", () => {
       warehouse: { kind: "embedded", path: "./data", database: "default" },
       demoData: true,
       logLevel: "info",
+      rateLimit: { perSecond: 100, burst: 200 },
     });
   });
 

@@ -6,14 +6,24 @@ import { codeName, httpStatusFromCode } from "./http-status.js";
 
 export interface ErrorResponse {
   status: number;
+  /** Retry-After and RateLimit headers the error carries, for 429 and 503. */
+  headers: Record<string, string>;
   body: { error: { code: string; message: string; details: { field: string; description: string }[] } };
 }
+
+const forwardedHeaders = ["retry-after", "ratelimit", "ratelimit-policy"];
 
 /** Any thrown value as status and body; non-Connect errors become a bare `internal error`. */
 export function errorResponse(error: unknown): ErrorResponse {
   const e = error instanceof ConnectError ? error : new ConnectError("internal error", Code.Internal);
+  const headers: Record<string, string> = {};
+  for (const name of forwardedHeaders) {
+    const value = e.metadata.get(name);
+    if (value !== null) headers[name] = value;
+  }
   return {
     status: httpStatusFromCode(e.code),
+    headers,
     body: { error: { code: codeName(e.code), message: e.rawMessage, details: fieldViolationsOf(e) } },
   };
 }

@@ -57,8 +57,13 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     const headers = headersOf(request);
     const requestId = requestIdFrom(headers);
     const fail = (error: unknown, extra: Record<string, string> = {}, httpStatus?: number) => {
-      const { status, body } = errorResponse(error);
-      sendJson(request, response, httpStatus ?? status, body, { ...corsHeaders, "x-request-id": requestId, ...extra });
+      const { status, body, headers: errorHeaders } = errorResponse(error);
+      sendJson(request, response, httpStatus ?? status, body, {
+        ...corsHeaders,
+        "x-request-id": requestId,
+        ...errorHeaders,
+        ...extra,
+      });
     };
 
     if (url.length > maxUrlLength) {
