@@ -36,6 +36,8 @@ export interface AppOptions {
   rateLimit?: { perSecond: number; burst: number };
   /** Bounds on warehouse queries running and waiting. Default 8 and 64. */
   admission?: { maxConcurrent?: number; maxQueued?: number };
+  /** Whether the service can answer queries, for /readyz. Default: the warehouse answers a ping. */
+  ready?: () => Promise<boolean>;
   /** Loads a saved query's SQL by name. Default: `sql/<name>.sql`. */
   readSql?: (name: string) => string;
 }
@@ -86,7 +88,7 @@ export function createApp(options: AppOptions): App {
     registry,
     service,
     checkApiKey,
-    warehouse: options.warehouse,
+    ready: options.ready ?? (() => options.warehouse.client.ping().then((r) => r.success, () => false)),
     metrics,
     logger,
     defaultTimeoutMs,

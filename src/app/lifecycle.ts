@@ -5,7 +5,7 @@ import { loadOrCreateApiKey } from "../auth/index.js";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer } from "../transport/index.js";
-import { prepareWarehouse } from "../warehouse/index.js";
+import { keepSchema, openWarehouse, prepareWarehouse, type SchemaKeeper, type Warehouse } from "../warehouse/index.js";
 import { createApp } from "./create-app.js";
 
 export interface RunningService {
@@ -26,7 +26,16 @@ export interface StartOptions {
 export async function startService(options: StartOptions): Promise<RunningService> {
   const { config, logger } = options;
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const warehouse = await prepareWarehouse({ config, logger });
+  // A server warehouse may be down at start: serve 503 and keep trying. The
+  // embedded engine is part of the process, so a failure there stops start-up.
+  let warehouse: Warehouse;
+  let schema: SchemaKeeper | undefined;
+  if (config.warehouse.kind === "server") {
+    warehouse = await openWarehouse(config.warehouse);
+    schema = keepSchema(warehouse.client, { logger });
+  } else {
+    warehouse = await prepareWarehouse({ config, logger });
+  }
 
   let apiKeys = config.apiKeys;
   let keyNote = `API keys: the ${apiKeys.length} configured in API_KEYS`;
@@ -36,7 +45,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
     keyNote = `API key: ${stored.key}  (${stored.created ? "generated, " : ""}stored in ${stored.path})`;
   }
 
-  const app = createApp({ warehouse, apiKeys, logger, rateLimit: config.rateLimit });
+  const app = createApp({
+    warehouse,
+    apiKeys,
+    logger,
+    rateLimit: config.rateLimit,
+    ready: async () => (schema?.migrated ?? true) && (await warehouse.client.ping().then((r) => r.success, () => false)),
+  });
   const server = createSinglePortServer(app.handler);
   const address = await server.listen(config.port, config.host);
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -51,6 +66,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       logger.info("shutting down: no new connections, finishing calls in flight");
       await server.close(options.shutdownGraceMs ?? 10_000);
       app.close();
+      schema?.stop();
       await warehouse.close();
       logger.info("stopped");
     })());

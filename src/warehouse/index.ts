@@ -15,3 +15,5 @@ export { seedDemoData, logTablesAreEmpty } from "./seed.js";
 export type { SeedOptions } from "./seed.js";
 export { prepareWarehouse, progressLogger } from "./prepare.js";
 export type { PrepareWarehouseOptions } from "./prepare.js";
+export { keepSchema } from "./schema-keeper.js";
+export type { SchemaKeeper, SchemaKeeperOptions } from "./schema-keeper.js";

@@ -5,7 +5,6 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { ApiKeyCheck } from "../../auth/index.js";
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
-import type { Warehouse } from "../../warehouse/index.js";
 import { requestIdFrom } from "../request-context.js";
 import { endpointListing } from "./endpoint-listing.js";
 import { errorResponse } from "./error-body.js";
@@ -26,7 +25,8 @@ export interface HttpRoutesOptions {
   registry: EndpointRegistry;
   service: EndpointService;
   checkApiKey: ApiKeyCheck;
-  warehouse: Pick<Warehouse, "client">;
+  /** Whether the service can answer queries now, for /readyz. */
+  ready: () => Promise<boolean>;
   metrics: Metrics;
   logger: Logger;
   /** Deadline of a GET call. */
@@ -43,7 +43,7 @@ export function isHttpRoute(url: string): boolean {
 }
 
 export function createHttpRoutes(options: HttpRoutesOptions) {
-  const { registry, service, checkApiKey, warehouse, metrics, logger } = options;
+  const { registry, service, checkApiKey, ready, metrics, logger } = options;
   const maxUrlLength = options.maxUrlLength ?? 8192;
   const openapi = Buffer.from(JSON.stringify(openApiDocument(registry)));
   const listing = Buffer.from(JSON.stringify(endpointListing(registry)));
@@ -70,7 +70,7 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
       return fail(new ConnectError(`request URL longer than ${maxUrlLength} characters`, Code.InvalidArgument), {}, 414);
     }
     if (path === "/healthz") return sendJson(request, response, 200, { status: "ok" });
-    if (path === "/readyz") return void readiness(request, response, warehouse);
+    if (path === "/readyz") return void readiness(request, response, ready);
     if (path === "/metrics") return void prometheus(request, response, metrics);
     if (path === "/openapi.json") return sendBytes(request, response, 200, openapi, corsHeaders);
     if (path !== "/api/endpoints" && !path.startsWith("/api/endpoints/")) {
@@ -151,12 +151,9 @@ function endpointKeyOf(path: string): string | undefined {
   }
 }
 
-async function readiness(request: HttpRequest, response: HttpResponse, warehouse: Pick<Warehouse, "client">) {
-  const ready = await warehouse.client.ping().then(
-    (r) => r.success,
-    () => false,
-  );
-  sendJson(request, response, ready ? 200 : 503, { status: ready ? "ready" : "warehouse unavailable" });
+async function readiness(request: HttpRequest, response: HttpResponse, ready: () => Promise<boolean>) {
+  const isReady = await ready().catch(() => false);
+  sendJson(request, response, isReady ? 200 : 503, { status: isReady ? "ready" : "warehouse unavailable" });
 }
 
 async function prometheus(request: HttpRequest, response: HttpResponse, metrics: Metrics) {

@@ -1,0 +1,126 @@
+// Overload and an unreachable warehouse through the real server: the per-key
+// rate limit, the bound on warehouse queries, and fast UNAVAILABLE answers.
+import { createServer, type Server, type Socket } from "node:net";
+import { create } from "@bufbuild/protobuf";
+import { ClickHouseLogLevel, createClient as createClickHouseClient } from "@clickhouse/client";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LogsService } from "../../../src/gen/logs/v1/logs_pb.js";
+import { readSavedQuerySql, type Warehouse } from "../../../src/warehouse/index.js";
+import { openTestWarehouse } from "../../support/embedded-warehouse.js";
+import { insertScenario, NOW } from "../../support/scenario.js";
+import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
+
+const headers = { "x-api-key": TEST_API_KEY };
+let warehouse: Warehouse;
+beforeAll(async () => {
+  warehouse = await openTestWarehouse();
+  await insertScenario(warehouse);
+});
+afterAll(async () => warehouse?.close());
+
+describe("per-key rate limit", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(warehouse, NOW, { rateLimit: { perSecond: 1, burst: 2 } });
+  });
+  afterAll(() => server?.close());
+
+  it("answers 429 with Retry-After and RateLimit once a key's burst is spent, and refills with time", async () => {
+    const call = () => fetch(`${server.url}/api/endpoints/logs.all?project=rpc`, { headers });
+    const statuses = [(await call()).status, (await call()).status];
+    const refused = await call();
+    expect(statuses).toEqual([200, 200]);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(refused.headers.get("ratelimit")).toBe("limit=2, remaining=0, reset=1");
+    expect(await refused.json()).toEqual({
+      error: { code: "resource_exhausted", message: "rate limit exceeded for this API key", details: [] },
+    });
+    server.clock.advance(1000);
+    expect((await call()).status).toBe(200);
+  });
+
+  it("answers RESOURCE_EXHAUSTED over gRPC with retry-after metadata", async () => {
+    server.clock.advance(10_000);
+    const client = createClient(LogsService, createGrpcTransport({ baseUrl: server.url }));
+    const request = create(LogsService.method.getAllLogs.input, { project: "rpc" });
+    await client.getAllLogs(request, { headers });
+    await client.getAllLogs(request, { headers });
+    const error = (await client.getAllLogs(request, { headers }).catch((e: unknown) => e)) as ConnectError;
+    expect(error.code).toBe(Code.ResourceExhausted);
+    expect(error.metadata.get("retry-after")).toBe("1");
+  });
+});
+
+describe("bounded warehouse queries", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // logs.all made slow on purpose; one query may run and one wait.
+    server = await startTestServer(warehouse, NOW, {
+      admission: { maxConcurrent: 1, maxQueued: 1 },
+      defaultTimeoutMs: 700,
+      readSql: (name) =>
+        name === "logs.all"
+          ? `SELECT toString(count()) AS id FROM numbers(100000000000)
+             WHERE sipHash64(number) = 0 AND {project:String} != '' AND {project_tier:String} != ''
+               AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL
+               AND {now:DateTime64(6, 'UTC')} IS NOT NULL`
+          : readSavedQuerySql(name),
+    });
+  });
+  afterAll(() => server?.close());
+
+  it("refuses a query past the running and queued bounds at once with 429", async () => {
+    const started = Date.now();
+    const responses = await Promise.all(
+      ["a", "b", "c"].map((project) => fetch(`${server.url}/api/endpoints/logs.all?project=${project}`, { headers })),
+    );
+    const statuses = responses.map((r) => r.status).sort();
+    // One runs to its deadline, one waits its turn and then does the same, one is refused.
+    expect(statuses).toEqual([429, 504, 504]);
+    const refused = responses.find((r) => r.status === 429)!;
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("resource_exhausted");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400); // the queued one waited for the first
+  });
+});
+
+describe("unreachable warehouse", () => {
+  let server: TestServer;
+  let listener: Server;
+  let connections = 0;
+  beforeAll(async () => {
+    // A port that accepts and at once drops every connection: the warehouse is gone.
+    const sockets: Socket[] = [];
+    listener = createServer((socket) => {
+      connections += 1;
+      sockets.push(socket);
+      socket.destroy();
+    });
+    await new Promise<void>((r) => listener.listen(0, "127.0.0.1", r));
+    const port = (listener.address() as { port: number }).port;
+    const client = createClickHouseClient({ url: `http://127.0.0.1:${port}`, log: { level: ClickHouseLogLevel.OFF } });
+    server = await startTestServer({ client, kind: "server", location: "", close: () => client.close() }, NOW);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await new Promise<void>((r) => listener.close(() => r()));
+  });
+
+  it("answers 503 with Retry-After, then answers at once without trying the warehouse again", async () => {
+    const first = await fetch(`${server.url}/api/endpoints/logs.all?project=rpc`, { headers });
+    expect(first.status).toBe(503);
+    expect(first.headers.get("retry-after")).toBe("2");
+    const tried = connections;
+    expect(tried).toBeGreaterThan(0);
+    const second = await fetch(`${server.url}/api/endpoints/logs.all?project=x`, { headers });
+    expect(second.status).toBe(503);
+    expect(connections).toBe(tried); // within the cooldown nothing was sent
+  });
+
+  it("says 503 on /readyz", async () => {
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
+  });
+});
