@@ -52,6 +52,37 @@ describe("service process", () => {
     expect(proc.output().split(key).length - 1).toBe(1); // printed once in the banner, never logged
   });
 
+  it("starts with its server warehouse down, answers 503, and still exits 0 on SIGTERM", async () => {
+    const proc = startProcess({ PORT: "0", CLICKHOUSE_URL: "http://127.0.0.1:9", API_KEYS: "k", LOG_LEVEL: "warn" });
+    await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
+    const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(503);
+    const response = await fetch(`${url}/api/endpoints/logs.all?project=p`, { headers: { "x-api-key": "k" } });
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).not.toBeNull();
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  });
+
+  it("finishes every call in flight when SIGTERM arrives under load", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "sqe-proc-"));
+    const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: "k", DEMO_DATA: "1", LOG_LEVEL: "warn" });
+    await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
+    const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
+    // 40 uncached queries at once: the embedded engine works through them one after another.
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      fetch(`${url}/api/endpoints/logs.all?project=p${i}&project_tier=PRO`, { headers: { "x-api-key": "k" } }).then(
+        (r) => r.status,
+        (e: unknown) => String(e),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 30));
+    proc.child.kill("SIGTERM");
+    expect(await Promise.all(calls)).toEqual(Array(40).fill(200));
+    expect(await proc.exited).toBe(0);
+  });
+
   it("refuses to start with one line per bad variable", async () => {
     const proc = startProcess({ PORT: "99999", CLICKHOUSE_URL: "nope", API_KEYS: "k" });
     expect(await proc.exited).toBe(1);
