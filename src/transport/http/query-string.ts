@@ -17,8 +17,12 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Mess
     const eq = pair.indexOf("=");
     const name = decode(eq < 0 ? pair : pair.slice(0, eq));
     const value = decode(eq < 0 ? "" : pair.slice(eq + 1));
-    if (name === undefined || value === undefined) {
-      violations.push({ field: name ?? "query", description: "query string has malformed percent-encoding" });
+    if (name === undefined) {
+      violations.push({ field: "query", description: "query string has a parameter name with malformed percent-encoding" });
+      continue;
+    }
+    if (value === undefined) {
+      violations.push({ field: name, description: `${name} has malformed percent-encoding` });
       continue;
     }
     const spec = endpoint.parameters.find((p) => p.name === name);
