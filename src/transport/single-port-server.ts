@@ -18,6 +18,8 @@ export interface SinglePortServerOptions {
   maxConcurrentStreams?: number;
   /** Largest request header block in bytes. Default 16 384. */
   maxHeaderSize?: number;
+  /** Longest time to receive a whole request. Default 120 000 ms. */
+  requestTimeoutMs?: number;
 }
 
 export interface SinglePortServer {
@@ -32,11 +34,24 @@ export interface SinglePortServer {
 export function createSinglePortServer(handler: RequestHandler, options: SinglePortServerOptions = {}): SinglePortServer {
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const maxHeaderSize = options.maxHeaderSize ?? 16_384;
-  const http1 = createHttp1Server({ maxHeaderSize, headersTimeout, requestTimeout: 120_000 }, handler as never);
+  const http1 = createHttp1Server(
+    {
+      maxHeaderSize,
+      headersTimeout,
+      requestTimeout: options.requestTimeoutMs ?? 120_000,
+      // How often Node looks for connections past those timeouts (its default is 30 s).
+      connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+    },
+    guarded(handler) as never,
+  );
   http1.keepAliveTimeout = 5_000;
+  // Node enforces headersTimeout and requestTimeout from a timer it starts on
+  // "listening"; this server never listens itself (the TCP server hands it
+  // connections), so start that timer here. server.close() stops it.
+  http1.emit("listening");
   const http2 = createHttp2Server(
     { settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100 }, maxSessionMemory: 32, maxHeaderListPairs: 128 },
-    handler as never,
+    guarded(handler) as never,
   );
   const sessions = new Set<Http2Session>();
   http2.on("session", (session) => {
@@ -99,5 +114,23 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
         await drained;
       }
     },
+  };
+}
+
+/**
+ * An exception thrown synchronously by the handler ends that request with a
+ * 500, never the process. (Asynchronous work in the handlers catches its own.)
+ */
+function guarded(handler: RequestHandler): RequestHandler {
+  return (request, response) => {
+    try {
+      handler(request, response);
+    } catch {
+      const writable = response as unknown as { headersSent: boolean; writeHead(s: number, h: object): void; end(b?: string): void };
+      if (!writable.headersSent) {
+        writable.writeHead(500, { "content-type": "application/json; charset=utf-8" });
+        writable.end(JSON.stringify({ error: { code: "internal", message: "internal error", details: [] } }));
+      }
+    }
   };
 }

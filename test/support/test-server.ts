@@ -2,7 +2,7 @@
 // warehouse, built by the same composition root as `npm start`.
 import { createApp, type App, type AppOptions } from "../../src/app/index.js";
 import { fixedClock } from "../../src/observability/index.js";
-import { createSinglePortServer } from "../../src/transport/index.js";
+import { createSinglePortServer, type SinglePortServerOptions } from "../../src/transport/index.js";
 import type { Warehouse } from "../../src/warehouse/index.js";
 
 export const TEST_API_KEY = "test-key-0123456789";
@@ -20,6 +20,7 @@ export async function startTestServer(
   warehouse: Warehouse,
   now: number,
   options: Partial<Omit<AppOptions, "warehouse" | "clock">> = {},
+  serverOptions: SinglePortServerOptions = {},
 ): Promise<TestServer> {
   const clock = fixedClock(now);
   // Warming runs when a test calls app.cache.runWarming(), after moving the clock.
@@ -32,7 +33,7 @@ export async function startTestServer(
     rateLimit: { perSecond: 0, burst: 0 },
     ...options,
   });
-  const server = createSinglePortServer(app.handler);
+  const server = createSinglePortServer(app.handler, serverOptions);
   const { port } = await server.listen(0, "127.0.0.1");
   return {
     url: `http://127.0.0.1:${port}`,

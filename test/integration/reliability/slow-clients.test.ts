@@ -1,0 +1,57 @@
+// Clients that stall: a connection that sends nothing, or headers that never
+// end, is closed after the header timeout while other callers are served.
+import { connect, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Warehouse } from "../../../src/warehouse/index.js";
+import { openTestWarehouse } from "../../support/embedded-warehouse.js";
+import { NOW } from "../../support/scenario.js";
+import { startTestServer, type TestServer } from "../../support/test-server.js";
+
+let warehouse: Warehouse;
+let server: TestServer;
+beforeAll(async () => {
+  warehouse = await openTestWarehouse();
+  server = await startTestServer(warehouse, NOW, {}, { headersTimeoutMs: 500 });
+});
+afterAll(async () => {
+  await server?.close();
+  await warehouse?.close();
+});
+
+function openSocket(): Promise<Socket> {
+  const [host, port] = server.address.split(":");
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), host!, () => resolve(socket));
+    socket.on("error", reject);
+  });
+}
+
+/** Resolves with what the server sent before it closed the connection. */
+function closedByServer(socket: Socket): Promise<string> {
+  let received = "";
+  socket.on("data", (d: Buffer) => (received += d.toString()));
+  return new Promise((resolve) => socket.once("close", () => resolve(received)));
+}
+
+describe("slow clients", () => {
+  it("closes a connection that sends nothing", async () => {
+    const socket = await openSocket();
+    await closedByServer(socket);
+    expect(socket.destroyed).toBe(true);
+  });
+
+  it("closes a connection whose headers never end, and keeps serving others meanwhile", async () => {
+    const stalled = await openSocket();
+    stalled.write("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+    const closed = closedByServer(stalled);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const received = await closed;
+    // Node answers 408 before closing, or just closes.
+    expect(received === "" || received.startsWith("HTTP/1.1 408")).toBe(true);
+  });
+
+  it("refuses a header block over 16 KiB with 431", async () => {
+    const response = await fetch(`${server.url}/healthz`, { headers: { "x-big": "a".repeat(20_000) } });
+    expect(response.status).toBe(431);
+  });
+});
