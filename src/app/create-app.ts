@@ -63,6 +63,7 @@ export function createApp(options: AppOptions): App {
     logger,
     defaultTimeoutMs,
     admission: options.admission,
+    killAbortedQueries: options.warehouse.kind === "server",
     observe: ({ query, durationMs, error }) => {
       metrics.warehouseQueryDuration.observe({ endpoint: query }, durationMs / 1000);
       if (error !== undefined) metrics.warehouseQueryErrors.inc({ endpoint: query, code: codeName(error.code) });

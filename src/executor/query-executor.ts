@@ -62,6 +62,13 @@ export interface QueryExecutorOptions {
   /** Bounds on queries running and waiting. Default 8 and 64. */
   admission?: AdmissionOptions;
   /**
+   * On a ClickHouse server an aborted HTTP request does not stop its query;
+   * when true, a query cancelled or past its deadline is stopped with
+   * `KILL QUERY` by its query_id. Default false (the embedded engine has no
+   * query ids to kill).
+   */
+  killAbortedQueries?: boolean;
+  /**
    * After the warehouse was found unreachable, answer UNAVAILABLE at once for
    * this long before trying it again. Default 1000 ms; 0 always tries.
    */
@@ -97,6 +104,13 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       return admission.run(() => run(query, params, executeOptions), executeOptions.signal);
     },
   };
+
+  /** Stops a query on the server; best effort, in the background. */
+  function killQuery(queryId: string) {
+    client
+      .command({ query: "KILL QUERY WHERE query_id = {id:String} ASYNC", query_params: { id: queryId } })
+      .catch((error: unknown) => logger.warn("could not kill an aborted query", { queryId, error }));
+  }
 
   async function run(
     query: SavedQuery,
@@ -136,6 +150,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
             : undefined;
       const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
       if (error.code === Code.Unavailable && cooldownMs > 0) unreachableUntil = Date.now() + cooldownMs;
+      if (aborted !== undefined && options.killAbortedQueries) killQuery(queryId);
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs, error });
       logger.warn("warehouse query failed", {

@@ -3,7 +3,9 @@
 // server"); otherwise reported as skipped.
 import { randomUUID } from "node:crypto";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createQueryExecutor } from "../../../src/executor/index.js";
 import type { InvocationStatsRow } from "../../../src/gen/functions/v1/functions_pb.js";
 import type { LogRecord } from "../../../src/gen/logs/v1/logs_pb.js";
 import type { ApiCountsRow } from "../../../src/gen/usage/v1/usage_pb.js";
@@ -61,5 +63,28 @@ describe.skipIf(url === undefined)("on a ClickHouse server (skipped: CLICKHOUSE_
     expect(usage.map((r) => [r.totalRestRequests, r.totalAuthRequests, r.totalStorageRequests])).toEqual([[1n, 1n, 0n]]);
     const logs = await stack.run<LogRecord>("logs.all", { project: "srv" });
     expect(logs).toHaveLength(1);
+  });
+});
+
+describe.skipIf(url === undefined)("aborted queries on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)", () => {
+  it("stops a query past its deadline with KILL QUERY", async () => {
+    const credentials = { username: process.env.CLICKHOUSE_USER ?? "default", password: process.env.CLICKHOUSE_PASSWORD ?? "" };
+    const warehouse = await openWarehouse({ kind: "server", url: url!, ...credentials, database: "default" });
+    const executor = createQueryExecutor({ client: warehouse.client, killAbortedQueries: true });
+    const slow = { name: "test.slow", sql: "SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 0", maxRows: 1 };
+    const error = await executor.execute(slow, {}, { timeoutMs: 500 }).catch((e: unknown) => e);
+    expect((error as { code: unknown }).code).toBe(Code.DeadlineExceeded);
+    // The kill is asynchronous: give the server a moment, then no such query may run.
+    let running = 1;
+    for (let i = 0; i < 50 && running > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const result = await warehouse.client.query({
+        query: "SELECT count() AS n FROM system.processes WHERE query LIKE '%numbers(100000000000)%' AND query NOT LIKE '%system.processes%'",
+        format: "JSONEachRow",
+      });
+      running = Number((await result.json<{ n: number | string }>())[0]?.n);
+    }
+    expect(running).toBe(0);
+    await warehouse.close();
   });
 });
