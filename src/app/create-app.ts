@@ -97,11 +97,14 @@ export function createApp(options: AppOptions): App {
   const connectHandler = connectNodeAdapter({
     routes: connectRoutes({ registry, service, defaultTimeoutMs }),
     interceptors: [
-      loggingInterceptor(logger, ({ method, protocol, code, durationMs }) => {
-        const labels = { endpoint: registry.forMethod(method).definition.name, protocol };
-        metrics.requests.inc({ ...labels, code: code === "ok" ? "ok" : codeName(code) });
-        metrics.requestDuration.observe(labels, durationMs / 1000);
-      }),
+      loggingInterceptor(logger, ({ method, protocol, code, durationMs }) =>
+        metrics.recordCall(
+          registry.forMethod(method).definition.name,
+          protocol,
+          code === "ok" ? "ok" : codeName(code),
+          durationMs / 1000,
+        ),
+      ),
       authInterceptor(checkApiKey),
     ],
     fallback: httpRoutes,

@@ -83,6 +83,8 @@ export interface ResultCache<V> {
    * caller waits any more.
    */
   get(key: string, policy: CachePolicy, compute: Compute<V>, signal?: AbortSignal): Promise<CacheLookup<V>>;
+  /** The HIT that `get` would answer, without computing anything on a miss (and without counting it). */
+  peek(key: string, policy: CachePolicy): CacheLookup<V> | undefined;
   /** Refreshes due entries and drops idle or expired ones; resolves when the refreshes end. */
   runWarming(): Promise<void>;
   readonly size: { entries: number; bytes: number };
@@ -200,6 +202,16 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     }
   }
 
+  function peek(key: string, policy: CachePolicy): CacheLookup<V> | undefined {
+    const now = clock();
+    const entry = entryOf(key);
+    if (entry === undefined || now - entry.computedAt >= policy.ttlMs) return undefined;
+    entry.lastAskedAt = now;
+    touch(key);
+    onEvent("hit", key);
+    return { value: entry.value, status: "HIT", computedAt: entry.computedAt };
+  }
+
   let sweeping: Promise<void> | undefined;
   async function sweep() {
     const now = clock();
@@ -230,15 +242,10 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   timer?.unref();
 
   return {
+    peek,
     async get(key, policy, compute, signal) {
-      const now = clock();
-      const entry = entryOf(key);
-      if (entry !== undefined && now - entry.computedAt < policy.ttlMs) {
-        entry.lastAskedAt = now;
-        touch(key);
-        onEvent("hit", key);
-        return { value: entry.value, status: "HIT", computedAt: entry.computedAt };
-      }
+      const hit = peek(key, policy);
+      if (hit !== undefined) return hit;
       onEvent("miss", key);
       const computed = await waitFor(flight(key, policy, compute), signal);
       return { value: computed.value, status: "MISS", computedAt: entryOf(key)?.computedAt ?? clock() };

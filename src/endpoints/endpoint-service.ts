@@ -11,7 +11,10 @@ import { responseJsonBytes } from "./response-json.js";
 import { rowMessageFromWarehouse } from "./row-message.js";
 
 export interface CallContext {
-  /** Aborts when the caller goes away. */
+  /**
+   * Aborts when the caller goes away. Read only when the warehouse is asked,
+   * so a transport may make it lazily (a getter) and spare cache hits the cost.
+   */
   signal?: AbortSignal;
   /** Remaining time the caller allows, in milliseconds. */
   timeoutMs?: number;
@@ -63,16 +66,18 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
       if (cache === undefined || policy.ttlMs === 0) return compute(endpoint, queryParams, context);
 
       const key = cacheKey(endpoint.definition.name, normalized);
-      const lookup = await cache.get(
+      const lookup =
+        cache.peek(key, policy) ??
+        (await cache.get(
         key,
         policy,
         async (signal) => {
-          const value = await compute(endpoint, queryParams, { ...context, signal });
+          const value = await compute(endpoint, queryParams, { timeoutMs: context.timeoutMs, requestId: context.requestId, signal });
           // Serialised once per computed result: hits reuse the bytes, which also size the entry.
           return { value, bytes: value.json().length };
         },
         context.signal,
-      );
+      ));
       const ageSeconds = Math.max(0, Math.floor((clock() - lookup.computedAt) / 1000));
       return { ...lookup.value, cache: { status: lookup.status, ageSeconds } };
     },

@@ -12,6 +12,8 @@ export interface Metrics {
   cacheEvents: Counter<"endpoint" | "event">;
   cacheEntries: Gauge;
   cacheBytes: Gauge;
+  /** Counts one call and its duration; label children are kept, so the hot path hashes no labels. */
+  recordCall(endpoint: string, protocol: string, code: string, seconds: number): void;
 }
 
 export interface MetricsOptions {
@@ -25,7 +27,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  return {
+  const metrics = {
     registry,
     requests: new Counter({
       name: "sqe_requests_total",
@@ -61,5 +63,26 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     cacheEntries: new Gauge({ name: "sqe_cache_entries", help: "Results held in the cache.", registers }),
     cacheBytes: new Gauge({ name: "sqe_cache_bytes", help: "Bytes of results held in the cache.", registers }),
+  };
+  const counters = new Map<string, { inc(): void }>();
+  const histograms = new Map<string, { observe(value: number): void }>();
+  return {
+    ...metrics,
+    recordCall(endpoint, protocol, code, seconds) {
+      const callKey = `${endpoint}\0${protocol}\0${code}`;
+      let counter = counters.get(callKey);
+      if (counter === undefined) {
+        counter = metrics.requests.labels({ endpoint, protocol, code });
+        counters.set(callKey, counter);
+      }
+      counter.inc();
+      const durationKey = `${endpoint}\0${protocol}`;
+      let histogram = histograms.get(durationKey);
+      if (histogram === undefined) {
+        histogram = metrics.requestDuration.labels({ endpoint, protocol });
+        histograms.set(durationKey, histogram);
+      }
+      histogram.observe(seconds);
+    },
   };
 }

@@ -103,26 +103,33 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     if (endpoint === undefined) return fail(new ConnectError("no endpoint of that name or id", Code.NotFound));
 
     const started = performance.now();
-    const abort = new AbortController();
-    // Only a client that leaves before the answer cancels the call.
-    response.once("close", () => {
-      if (!response.writableFinished) abort.abort();
-    });
-    const labels = { endpoint: endpoint.definition.name, protocol: "http" };
+    // The abort signal is made only if the warehouse is asked: hits never need one.
+    let abort: AbortController | undefined;
+    const context = {
+      timeoutMs: options.defaultTimeoutMs,
+      requestId,
+      get signal() {
+        if (abort === undefined) {
+          abort = new AbortController();
+          // Only a client that leaves before the answer cancels the call.
+          response.once("close", () => {
+            if (!response.writableFinished) abort!.abort();
+          });
+        }
+        return abort.signal;
+      },
+    };
     const record = (code: string) => {
-      metrics.requests.inc({ ...labels, code });
-      metrics.requestDuration.observe(labels, (performance.now() - started) / 1000);
-      logger[code === "ok" ? "debug" : "info"]("call", { requestId, endpoint: labels.endpoint, protocol: "http", code, durationMs: Math.round(performance.now() - started) });
+      const ms = performance.now() - started;
+      metrics.recordCall(endpoint.definition.name, "http", code, ms / 1000);
+      if (code !== "ok") logger.info("call", { requestId, endpoint: endpoint.definition.name, protocol: "http", code, durationMs: Math.round(ms) });
+      else logger.debug("call", { requestId, endpoint: endpoint.definition.name, protocol: "http", code, durationMs: Math.round(ms) });
     };
 
     void (async () => {
       try {
         const message = requestFromQueryString(endpoint, search);
-        const result = await service.run(endpoint, message, {
-          signal: abort.signal,
-          timeoutMs: options.defaultTimeoutMs,
-          requestId,
-        });
+        const result = await service.run(endpoint, message, context);
         const responseHeaders: Record<string, string> = { ...corsHeaders, "x-request-id": requestId };
         if (result.cache !== undefined) {
           responseHeaders["x-cache"] = result.cache.status;
