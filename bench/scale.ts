@@ -69,6 +69,7 @@ for (const size of sizes) {
     const endpoint = registry.find(name)!;
     const request = create(endpoint.method.input, fields as never);
     const times: number[] = [];
+    for (let i = 0; i < 5; i++) await service.run(endpoint, request); // warm-up, untimed
     for (let i = 0; i < runs; i++) {
       const t = performance.now();
       await service.run(endpoint, request);
