@@ -5,7 +5,7 @@ import { loadOrCreateApiKey } from "../auth/index.js";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer } from "../transport/index.js";
-import { keepSchema, openWarehouse, prepareWarehouse, type SchemaKeeper, type Warehouse } from "../warehouse/index.js";
+import { keepSchema, openResilientWarehouse, seedDemoDataIfEmpty } from "../warehouse/index.js";
 import { createApp } from "./create-app.js";
 
 export interface RunningService {
@@ -26,16 +26,17 @@ export interface StartOptions {
 export async function startService(options: StartOptions): Promise<RunningService> {
   const { config, logger } = options;
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  // A server warehouse may be down at start: serve 503 and keep trying. The
-  // embedded engine is part of the process, so a failure there stops start-up.
-  let warehouse: Warehouse;
-  let schema: SchemaKeeper | undefined;
-  if (config.warehouse.kind === "server") {
-    warehouse = await openWarehouse(config.warehouse);
-    schema = keepSchema(warehouse.client, { logger });
-  } else {
-    warehouse = await prepareWarehouse({ config, logger });
-  }
+  // The warehouse may be down at start (a server away, an engine that cannot
+  // open its directory): serve 503 and keep trying to migrate it. A normal
+  // start waits for the first try, so the schema and demo data come first.
+  const warehouse = await openResilientWarehouse(config.warehouse, logger);
+  const seedDemo = warehouse.kind === "embedded" && config.demoData;
+  const schema = keepSchema(warehouse.client, {
+    logger,
+    afterMigrate: seedDemo ? (client) => seedDemoDataIfEmpty(client, logger, Date.now()) : undefined,
+  });
+  await schema.firstAttempt;
+  logger.info("warehouse", { kind: warehouse.kind, location: warehouse.location, ready: schema.migrated });
 
   let apiKeys = config.apiKeys;
   let keyNote = `API keys: the ${apiKeys.length} configured in API_KEYS`;
@@ -50,7 +51,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     apiKeys,
     logger,
     rateLimit: config.rateLimit,
-    ready: async () => (schema?.migrated ?? true) && (await warehouse.client.ping().then((r) => r.success, () => false)),
+    ready: async () => schema.migrated && (await warehouse.client.ping().then((r) => r.success, () => false)),
   });
   const server = createSinglePortServer(app.handler);
   const address = await server.listen(config.port, config.host);
@@ -66,7 +67,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       logger.info("shutting down: no new connections, finishing calls in flight");
       await server.close(options.shutdownGraceMs ?? 10_000);
       app.close();
-      schema?.stop();
+      schema.stop();
       await warehouse.close();
       logger.info("stopped");
     })());

@@ -1,7 +1,7 @@
 // Runs saved queries on the warehouse: typed parameters, the injected `now`, a
 // query id, a deadline, cancellation and the endpoint's row cap.
 import { randomUUID } from "node:crypto";
-import type { ClickHouseClient } from "@clickhouse/client";
+import type { WarehouseClient } from "../warehouse/index.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
 import { toDateTime64Param } from "../warehouse/index.js";
@@ -50,7 +50,7 @@ export interface QueryResult {
 export type QueryObserver = (event: { query: string; durationMs: number; error?: ConnectError }) => void;
 
 export interface QueryExecutorOptions {
-  client: ClickHouseClient;
+  client: WarehouseClient;
   /** Source of `now` for every query. Default: the system clock. */
   clock?: Clock;
   /** Default: silent. */

@@ -1,6 +1,8 @@
 // The warehouse: the ClickHouse client (server or embedded), schema migrations,
 // the project's SQL files and the demo data set.
-export { openWarehouse } from "./warehouse-client.js";
+export { openWarehouse, openResilientWarehouse } from "./warehouse-client.js";
+export { createReopeningClient, WarehouseClosedError } from "./reopening-client.js";
+export type { WarehouseClient, ReopeningClient, ReopeningClientOptions } from "./reopening-client.js";
 export type { Warehouse } from "./warehouse-client.js";
 export { migrate } from "./migrations.js";
 export type { MigrateOptions, MigrateResult } from "./migrations.js";
@@ -11,9 +13,7 @@ export { logTables, tablesWithProjectColumn } from "./log-tables.js";
 export type { LogTable } from "./log-tables.js";
 export { generateDemoRows, demoProjects, demoFunctions, demoRowShares } from "./demo-data.js";
 export type { ShippedRow, DemoDataOptions } from "./demo-data.js";
-export { seedDemoData, logTablesAreEmpty } from "./seed.js";
+export { seedDemoData, seedDemoDataIfEmpty, logTablesAreEmpty, progressLogger } from "./seed.js";
 export type { SeedOptions } from "./seed.js";
-export { prepareWarehouse, progressLogger } from "./prepare.js";
-export type { PrepareWarehouseOptions } from "./prepare.js";
 export { keepSchema } from "./schema-keeper.js";
 export type { SchemaKeeper, SchemaKeeperOptions } from "./schema-keeper.js";

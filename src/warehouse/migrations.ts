@@ -1,7 +1,7 @@
 // Applies `sql/migrations` to the warehouse, each file exactly once, recorded
 // in a `schema_migrations` table (the same on a server and on the embedded engine).
 import { createHash } from "node:crypto";
-import type { ClickHouseClient } from "@clickhouse/client";
+import type { WarehouseClient } from "./reopening-client.js";
 import { silentLogger, type Clock, type Logger, systemClock } from "../observability/index.js";
 import { readMigrationFiles, splitStatements, type MigrationFile } from "./sql-files.js";
 import { toDateTime64Param } from "./datetime-param.js";
@@ -36,7 +36,7 @@ ORDER BY name`;
  * Creates or updates the schema. Idempotent: a migration recorded as applied
  * is skipped; one whose text changed since is reported, not run again.
  */
-export async function migrate(client: ClickHouseClient, options: MigrateOptions = {}): Promise<MigrateResult> {
+export async function migrate(client: WarehouseClient, options: MigrateOptions = {}): Promise<MigrateResult> {
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const migrations = options.migrations ?? readMigrationFiles();

@@ -1,13 +1,15 @@
 // Keeps trying to apply the migrations while a server warehouse is
 // unreachable, so that the service can start before its warehouse and
 // become ready by itself when the warehouse answers.
-import type { ClickHouseClient } from "@clickhouse/client";
+import type { WarehouseClient } from "./reopening-client.js";
 import type { Logger } from "../observability/index.js";
 import { migrate } from "./migrations.js";
 
 export interface SchemaKeeper {
   /** True once the migrations have been applied (or were already). */
   readonly migrated: boolean;
+  /** Resolves after the first try, whether it applied the migrations or not. */
+  readonly firstAttempt: Promise<void>;
   /** Resolves when the migrations are applied. */
   readonly done: Promise<void>;
   stop(): void;
@@ -17,27 +19,34 @@ export interface SchemaKeeperOptions {
   logger: Logger;
   /** First wait between tries; doubles up to `maxRetryMs`. Default 1000 ms. */
   retryMs?: number;
-  /** Default 30,000 ms. */
+  /** Default 5,000 ms. */
   maxRetryMs?: number;
+  /** Runs once after the migrations are applied (demo data, say); a failure is logged. */
+  afterMigrate?: (client: WarehouseClient) => Promise<void>;
 }
 
-export function keepSchema(client: ClickHouseClient, options: SchemaKeeperOptions): SchemaKeeper {
+export function keepSchema(client: WarehouseClient, options: SchemaKeeperOptions): SchemaKeeper {
   const { logger } = options;
   let migrated = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let wait = options.retryMs ?? 1000;
-  const maxWait = options.maxRetryMs ?? 30_000;
+  const maxWait = options.maxRetryMs ?? 5_000;
+  let attempted!: () => void;
+  const firstAttempt = new Promise<void>((resolve) => (attempted = resolve));
 
   const done = new Promise<void>((resolve) => {
     const attempt = async () => {
       if (stopped) return;
       try {
         await migrate(client, { logger });
-        migrated = true;
         logger.info("warehouse reachable, schema up to date");
+        await options.afterMigrate?.(client).catch((error: unknown) => logger.error("after-migration step failed", { error }));
+        migrated = true;
+        attempted();
         resolve();
       } catch (error) {
+        attempted();
         logger.warn("warehouse not reachable yet; answering 503 until it is", { retryInMs: wait, error });
         timer = setTimeout(() => void attempt(), wait);
         timer.unref();
@@ -52,6 +61,7 @@ export function keepSchema(client: ClickHouseClient, options: SchemaKeeperOption
       return migrated;
     },
     done,
+    firstAttempt,
     stop() {
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);

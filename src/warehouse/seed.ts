@@ -1,5 +1,6 @@
 // Loads the demo data set into the warehouse, reporting progress as it goes.
-import type { ClickHouseClient } from "@clickhouse/client";
+import type { WarehouseClient } from "./reopening-client.js";
+import type { Logger } from "../observability/index.js";
 import { demoRowShares, generateDemoRows, type DemoDataOptions } from "./demo-data.js";
 import { logTables, type LogTable } from "./log-tables.js";
 
@@ -11,7 +12,7 @@ export interface SeedOptions extends DemoDataOptions {
 }
 
 /** Inserts the demo rows into all nine tables; returns the number of rows inserted. */
-export async function seedDemoData(client: ClickHouseClient, options: SeedOptions): Promise<number> {
+export async function seedDemoData(client: WarehouseClient, options: SeedOptions): Promise<number> {
   const scale = options.scale ?? 1;
   const total = logTables.reduce((sum, table) => sum + Math.round(demoRowShares[table] * scale), 0);
   let inserted = 0;
@@ -26,9 +27,28 @@ export async function seedDemoData(client: ClickHouseClient, options: SeedOption
 }
 
 /** True when none of the nine log tables holds a row. */
-export async function logTablesAreEmpty(client: ClickHouseClient): Promise<boolean> {
+export async function logTablesAreEmpty(client: WarehouseClient): Promise<boolean> {
   const counts = logTables.map((table) => `(SELECT count() FROM ${table})`).join(" + ");
   const result = await client.query({ query: `SELECT ${counts} AS rows`, format: "JSONEachRow" });
   const [row] = await result.json<{ rows: number | string }>();
   return Number(row?.rows ?? 0) === 0;
+}
+
+/** Loads the demo data when the log tables are empty; logs progress at every tenth. */
+export async function seedDemoDataIfEmpty(client: WarehouseClient, logger: Logger, now: number): Promise<void> {
+  if (!(await logTablesAreEmpty(client))) return;
+  logger.info("loading demo data into the empty embedded warehouse (DEMO_DATA=0 disables)");
+  const rows = await seedDemoData(client, { now, onProgress: progressLogger(logger) });
+  logger.info("demo data loaded", { rows });
+}
+
+/** Logs seeding progress at every tenth of the way. */
+export function progressLogger(logger: Logger) {
+  let lastTenth = -1;
+  return ({ table, inserted, total }: { table: string; inserted: number; total: number }) => {
+    const tenth = Math.floor((inserted / total) * 10);
+    if (tenth === lastTenth) return;
+    lastTenth = tenth;
+    logger.info("seeding", { percent: tenth * 10, inserted, total, table });
+  };
 }

@@ -5,12 +5,14 @@ import { resolve } from "node:path";
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
 import type { WarehouseConfig } from "../config/index.js";
+import type { Logger } from "../observability/index.js";
+import { createReopeningClient, type WarehouseClient } from "./reopening-client.js";
 
 type EmbeddedConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>["connection"]>;
 
 export interface Warehouse {
   /** The client every query of the process goes through. */
-  client: ClickHouseClient;
+  client: WarehouseClient;
   /** `server` or `embedded`, for logs and for what only one of them supports. */
   kind: WarehouseConfig["kind"];
   /** A human-readable location: the server URL or the data directory. */
@@ -23,21 +25,43 @@ export interface Warehouse {
  * directory is created if missing; libchdb allows one directory per process.
  */
 export async function openWarehouse(config: WarehouseConfig): Promise<Warehouse> {
-  if (config.kind === "server") {
-    const client = createClient({
-      url: config.url,
-      username: config.username,
-      password: config.password,
-      database: config.database,
-      application: "saved-query-endpoints",
-      // Deadlines are enforced per query by the executor; this only bounds a
-      // request that got no answer at all.
-      request_timeout: 120_000,
-      // Failures reach the service's own JSON log through the executor.
-      log: { level: ClickHouseLogLevel.OFF },
-    });
-    return { client, kind: "server", location: config.url, close: () => client.close() };
+  if (config.kind === "embedded") {
+    const client = await openEmbedded(config);
+    return { client, kind: "embedded", location: resolve(config.path), close: () => client.close() };
   }
+  return openServer(config);
+}
+
+/**
+ * Opens the warehouse for a long-running service: as openWarehouse, but an
+ * embedded engine that cannot open (or later breaks) does not throw; calls
+ * fail as unreachable and the engine is opened again in the background.
+ */
+export async function openResilientWarehouse(config: WarehouseConfig, logger: Logger): Promise<Warehouse> {
+  if (config.kind === "server") return openServer(config);
+  const client = createReopeningClient({ open: () => openEmbedded(config), logger });
+  return { client, kind: "embedded", location: resolve(config.path), close: () => client.close() };
+}
+
+/** A client of a ClickHouse server: no connection is made until the first call. */
+function openServer(config: Extract<WarehouseConfig, { kind: "server" }>): Warehouse {
+  const client = createClient({
+    url: config.url,
+    username: config.username,
+    password: config.password,
+    database: config.database,
+    application: "saved-query-endpoints",
+    // Deadlines are enforced per query by the executor; this only bounds a
+    // request that got no answer at all.
+    request_timeout: 120_000,
+    // Failures reach the service's own JSON log through the executor.
+    log: { level: ClickHouseLogLevel.OFF },
+  });
+  return { client, kind: "server", location: config.url, close: () => client.close() };
+}
+
+/** Opens chDB on the configured directory (created if missing); throws when it cannot. */
+async function openEmbedded(config: Extract<WarehouseConfig, { kind: "embedded" }>): Promise<ClickHouseClient> {
   const path = resolve(config.path);
   mkdirSync(path, { recursive: true });
   // chdb types the connection against @clickhouse/client-common, which
@@ -49,5 +73,5 @@ export async function openWarehouse(config: WarehouseConfig): Promise<Warehouse>
     await client.command({ query: "CREATE DATABASE IF NOT EXISTS {db:Identifier}", query_params: { db: config.database } });
     await client.command({ query: "USE {db:Identifier}", query_params: { db: config.database } });
   }
-  return { client, kind: "embedded", location: path, close: () => client.close() };
+  return client;
 }

@@ -65,6 +65,33 @@ describe("service process", () => {
     expect(await proc.exited).toBe(0);
   });
 
+  it("keeps running while its embedded engine cannot open, and recovers by itself when it can", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "sqe-proc-"));
+    const holder = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
+    const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: "k", DEMO_DATA: "0", LOG_LEVEL: "warn" });
+    await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
+    const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
+    const query = () => fetch(`${url}/api/endpoints/logs.all?project=p`, { headers: { "x-api-key": "k" } });
+    expect((await fetch(`${url}/readyz`)).status).toBe(503);
+    const refused = await query();
+    expect([refused.status, refused.headers.get("retry-after")]).toEqual([503, "2"]);
+
+    holder.kill("SIGTERM");
+    await new Promise((resolve) => holder.once("exit", resolve));
+    let ready = 0;
+    for (let i = 0; i < 100 && ready !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      ready = (await fetch(`${url}/readyz`)).status;
+    }
+    expect(ready).toBe(200);
+    expect((await query()).status).toBe(200);
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  });
+
   it("finishes every call in flight when SIGTERM arrives under load", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "sqe-proc-"));
     const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: "k", DEMO_DATA: "1", LOG_LEVEL: "warn" });

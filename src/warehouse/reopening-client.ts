@@ -1,0 +1,98 @@
+// The embedded engine as a client that survives the engine failing: when
+// chDB cannot open its data directory (another process holds it, say) or its
+// session breaks, calls fail as unreachable and the engine is opened again in
+// the background, so the service comes back by itself.
+import type { ClickHouseClient } from "@clickhouse/client";
+import type { Logger } from "../observability/index.js";
+
+/** The part of @clickhouse/client the service uses; a ClickHouseClient is one. */
+export type WarehouseClient = Pick<ClickHouseClient, "query" | "command" | "insert" | "ping" | "close">;
+
+/** Thrown while the engine is not open; the executor reads it as UNAVAILABLE. */
+export class WarehouseClosedError extends Error {
+  override readonly name = "WarehouseClosedError";
+  readonly code = "ECONNREFUSED";
+  constructor(cause?: unknown) {
+    super(`the embedded warehouse is not open${cause instanceof Error ? `: ${cause.message}` : ""}`, { cause });
+  }
+}
+
+export interface ReopeningClientOptions {
+  /** Opens the engine; throws when it cannot. */
+  open: () => Promise<ClickHouseClient>;
+  logger: Logger;
+  /** Wait between tries to open. Default 2000 ms. */
+  retryMs?: number;
+}
+
+export interface ReopeningClient extends WarehouseClient {
+  readonly isOpen: boolean;
+}
+
+export function createReopeningClient(options: ReopeningClientOptions): ReopeningClient {
+  const { logger } = options;
+  const retryMs = options.retryMs ?? 2000;
+  let current: ClickHouseClient | undefined;
+  let opening: Promise<ClickHouseClient | undefined> | undefined;
+  let closed = false;
+  let nextTryAt = 0;
+  let lastError: unknown;
+
+  const tryOpen = () =>
+    (opening ??= options
+      .open()
+      .then(
+        (client) => {
+          if (lastError !== undefined) logger.info("embedded warehouse open again");
+          lastError = undefined;
+          current = client;
+          return client;
+        },
+        (error: unknown) => {
+          if (lastError === undefined) logger.warn("embedded warehouse cannot open; answering 503 and trying again", { retryInMs: retryMs, error });
+          lastError = error;
+          nextTryAt = Date.now() + retryMs;
+          return undefined;
+        },
+      )
+      .finally(() => (opening = undefined)));
+
+  const timer = setInterval(() => {
+    if (current === undefined && !closed) void tryOpen();
+  }, retryMs);
+  timer.unref();
+
+  async function use<T>(call: (client: ClickHouseClient) => Promise<T>): Promise<T> {
+    // Calls between tries fail at once instead of each trying to open the engine.
+    const client = current ?? (Date.now() >= nextTryAt ? await tryOpen() : undefined);
+    if (client === undefined) throw new WarehouseClosedError(lastError);
+    try {
+      return await call(client);
+    } catch (error) {
+      if (error instanceof Error && error.name === "ChdbConnectionError" && current === client) {
+        // The session broke: let go of it, the next call or the timer opens a new one.
+        current = undefined;
+        void client.close().catch(() => {});
+      }
+      throw error;
+    }
+  }
+
+  void tryOpen();
+  return {
+    get isOpen() {
+      return current !== undefined;
+    },
+    query: ((params: Parameters<ClickHouseClient["query"]>[0]) => use((c) => c.query(params))) as ClickHouseClient["query"],
+    command: (params) => use((c) => c.command(params)),
+    insert: ((params: Parameters<ClickHouseClient["insert"]>[0]) => use((c) => c.insert(params))) as ClickHouseClient["insert"],
+    ping: (params) => use((c) => c.ping(params)).catch((error: unknown) => ({ success: false as const, error: error as Error })),
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      await opening;
+      await current?.close();
+      current = undefined;
+    },
+  };
+}
