@@ -1,11 +1,13 @@
-// Clients that stall: a connection that sends nothing, or headers that never
-// end, is closed after the header timeout while other callers are served.
+// Server limits: a connection that sends nothing, or headers that never end,
+// is closed after the header timeout while other callers are served; header
+// blocks and HTTP/2 streams are bounded.
+import { connect as connectHttp2 } from "node:http2";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
 import { NOW } from "../../support/scenario.js";
-import { startTestServer, type TestServer } from "../../support/test-server.js";
+import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
 
 let warehouse: Warehouse;
 let server: TestServer;
@@ -53,5 +55,30 @@ describe("slow clients", () => {
   it("refuses a header block over 16 KiB with 431", async () => {
     const response = await fetch(`${server.url}/healthz`, { headers: { "x-big": "a".repeat(20_000) } });
     expect(response.status).toBe(431);
+  });
+});
+
+describe("HTTP/2 limits", () => {
+  it("announces 100 concurrent streams and answers all of 150 opened at once", async () => {
+    const session = connectHttp2(server.url);
+    await new Promise((resolve) => session.once("remoteSettings", resolve));
+    expect(session.remoteSettings.maxConcurrentStreams).toBe(100);
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 150 },
+        (_, i) =>
+          new Promise<number | string>((resolve) => {
+            const stream = session.request({ ":path": `/api/endpoints/logs.all?project=p${i}`, "x-api-key": TEST_API_KEY });
+            stream.on("response", (headers) => resolve(Number(headers[":status"])));
+            stream.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+            stream.resume();
+            stream.end();
+          }),
+      ),
+    );
+    session.close();
+    // Every stream is answered: 200, or 429 past the bound on warehouse queries (8 running, 64 waiting).
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(72);
   });
 });
