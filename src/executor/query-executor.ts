@@ -128,7 +128,9 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         query: withSettings(query.sql, {
           // The warehouse cuts the result at the cap; the slice below holds it regardless.
           limit: query.maxRows,
-          max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)),
+          // Fractional seconds: the warehouse itself stops the query at the deadline,
+          // which is all the embedded engine can do (it cannot be interrupted).
+          max_execution_time: Math.max(0.001, Math.round(timeoutMs) / 1000),
           date_time_output_format: "iso",
           output_format_json_quote_64bit_integers: 0,
         }),

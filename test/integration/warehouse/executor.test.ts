@@ -57,6 +57,16 @@ describe("query executor", () => {
     expect((error as ConnectError).code).toBe(Code.DeadlineExceeded);
   });
 
+  it("stops a query past its deadline inside the engine, leaving it free for the next one", async () => {
+    const executor = createQueryExecutor({ client: warehouse.client });
+    const slow = query("SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1");
+    const error = await executor.execute(slow, {}, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect((error as ConnectError).code).toBe(Code.DeadlineExceeded);
+    // The engine runs one query at a time: had the slow one gone on, this would miss its own deadline.
+    const { rows } = await executor.execute(query("SELECT 1 AS one"), {}, { timeoutMs: 500 });
+    expect(rows).toEqual([{ one: 1 }]);
+  });
+
   it("keeps warehouse text out of an INTERNAL error's message and in the log", async () => {
     const lines: string[] = [];
     const logger = createLogger({ write: (line) => lines.push(line) });
