@@ -4,6 +4,9 @@ import { createApp, type App, type AppOptions } from "../../src/app/index.js";
 import { fixedClock } from "../../src/observability/index.js";
 import { createSinglePortServer, type SinglePortServerOptions } from "../../src/transport/index.js";
 import type { Warehouse } from "../../src/warehouse/index.js";
+import { afterAll, beforeAll } from "vitest";
+import { openTestWarehouse } from "./embedded-warehouse.js";
+import { insertScenario, NOW } from "./scenario.js";
 
 export const TEST_API_KEY = "test-key-0123456789";
 
@@ -45,4 +48,23 @@ export async function startTestServer(
       app.close();
     },
   };
+}
+
+/**
+ * Before the file's tests: a fresh embedded warehouse with the shared
+ * scenario rows and a server over it at the scenario's time; closes both after.
+ */
+export function useScenarioServer(options: Partial<Omit<AppOptions, "warehouse" | "clock">> = {}) {
+  let warehouse: Warehouse | undefined;
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    warehouse = await openTestWarehouse();
+    await insertScenario(warehouse);
+    server = await startTestServer(warehouse, NOW, options);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await warehouse?.close();
+  });
+  return { server: () => server!, warehouse: () => warehouse! };
 }

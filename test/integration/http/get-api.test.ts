@@ -5,6 +5,7 @@ import { ClickHouseLogLevel, createClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSavedQuerySql, type Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
+import { withSlowQuery } from "../../support/slow-sql.js";
 import { expectedApiCounts, expectedInvocationStats, expectedLogIds, insertScenario, NOW } from "../../support/scenario.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
 
@@ -24,13 +25,7 @@ beforeAll(async () => {
   server = await startTestServer(warehouse, NOW);
   slowServer = await startTestServer(warehouse, NOW, {
     defaultTimeoutMs: 300,
-    readSql: (name) =>
-      name === "logs.all"
-        ? `SELECT toString(count()) AS id FROM numbers(100000000000)
-           WHERE sipHash64(number) = 0 AND {project:String} != '' AND {project_tier:String} != ''
-             AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL
-             AND {now:DateTime64(6, 'UTC')} IS NOT NULL`
-        : readSavedQuerySql(name),
+    readSql: withSlowQuery("logs.all"),
   });
   brokenServer = await startTestServer(warehouse, NOW, {
     readSql: (name) =>

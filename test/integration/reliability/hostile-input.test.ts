@@ -5,23 +5,14 @@ import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { UsageService } from "../../../src/gen/usage/v1/usage_pb.js";
-import type { Warehouse } from "../../../src/warehouse/index.js";
-import { openTestWarehouse } from "../../support/embedded-warehouse.js";
-import { insertScenario, NOW } from "../../support/scenario.js";
-import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
+import { TEST_API_KEY, useScenarioServer, type TestServer } from "../../support/test-server.js";
 
-let warehouse: Warehouse;
+const scenario = useScenarioServer();
 let server: TestServer;
-beforeAll(async () => {
-  warehouse = await openTestWarehouse();
-  await insertScenario(warehouse);
-  server = await startTestServer(warehouse, NOW);
-});
-afterAll(async () => {
-  await server?.close();
-  await warehouse?.close();
+beforeAll(() => {
+  server = scenario.server();
 });
 
 const names = ["project", "interval", "function_id", "project_tier", "iso_timestamp_start", "iso_timestamp_end", "sql", "x"];

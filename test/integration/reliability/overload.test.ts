@@ -7,8 +7,9 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogsService } from "../../../src/gen/logs/v1/logs_pb.js";
-import { readSavedQuerySql, type Warehouse } from "../../../src/warehouse/index.js";
+import type { Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
+import { withSlowQuery } from "../../support/slow-sql.js";
 import { insertScenario, NOW } from "../../support/scenario.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
 
@@ -61,13 +62,7 @@ describe("bounded warehouse queries", () => {
     server = await startTestServer(warehouse, NOW, {
       admission: { maxConcurrent: 1, maxQueued: 1 },
       defaultTimeoutMs: 700,
-      readSql: (name) =>
-        name === "logs.all"
-          ? `SELECT toString(count()) AS id FROM numbers(100000000000)
-             WHERE sipHash64(number) = 0 AND {project:String} != '' AND {project_tier:String} != ''
-               AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL
-               AND {now:DateTime64(6, 'UTC')} IS NOT NULL`
-          : readSavedQuerySql(name),
+      readSql: withSlowQuery("logs.all"),
     });
   });
   afterAll(() => server?.close());

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FunctionsService, type GetInvocationStatsResponse } from "../../../src/gen/functions/v1/functions_pb.js";
 import { LogsService, type GetAllLogsResponse } from "../../../src/gen/logs/v1/logs_pb.js";
 import { UsageService, type GetApiCountsResponse } from "../../../src/gen/usage/v1/usage_pb.js";
-import { readSavedQuerySql, type Warehouse } from "../../../src/warehouse/index.js";
+import type { Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
+import { withSlowQuery } from "../../support/slow-sql.js";
 import { expectedApiCounts, expectedInvocationStats, expectedLogIds, insertScenario, NOW } from "../../support/scenario.js";
 import { allClients, type CallOutcome, type RpcClient } from "../../support/rpc-clients.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
@@ -28,12 +29,7 @@ beforeAll(async () => {
   // The same service, with invocation-stats made slow on purpose (it scans 10^11 numbers).
   slowServer = await startTestServer(warehouse, NOW, {
     defaultTimeoutMs: 500,
-    readSql: (name) =>
-      name === "functions.invocation-stats"
-        ? `SELECT count() AS count FROM numbers(100000000000)
-           WHERE sipHash64(number) = 0 AND {project:String} != '' AND {function_id:String} = ''
-             AND {interval:String} != '' AND {now:DateTime64(6, 'UTC')} IS NOT NULL`
-        : readSavedQuerySql(name),
+    readSql: withSlowQuery("functions.invocation-stats"),
   });
   clients = allClients(server.url, server.address);
 });
