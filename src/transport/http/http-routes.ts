@@ -16,6 +16,7 @@ import {
   corsPreflightHeaders,
   headersOf,
   sendBytes,
+  sendEmpty,
   sendJson,
   type HttpRequest,
   type HttpResponse,
@@ -77,13 +78,7 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
       return fail(new ConnectError("no such route", Code.NotFound));
     }
 
-    if (method === "OPTIONS") {
-      (response as unknown as { writeHead(s: number, h: object): void; end(): void }).writeHead(204, {
-        ...corsPreflightHeaders,
-        allow,
-      });
-      return void (response as unknown as { end(): void }).end();
-    }
+    if (method === "OPTIONS") return sendEmpty(response, 204, { ...corsPreflightHeaders, allow });
     if (method !== "GET" && method !== "HEAD") {
       // 405 is HTTP's own answer, outside the Connect code mapping.
       return fail(new ConnectError(`method ${method} is not allowed; use GET`, Code.Unimplemented), { allow }, 405);
@@ -122,8 +117,8 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     const record = (code: string) => {
       const ms = performance.now() - started;
       metrics.recordCall(endpoint.definition.name, "http", code, ms / 1000);
-      if (code !== "ok") logger.info("call", { requestId, endpoint: endpoint.definition.name, protocol: "http", code, durationMs: Math.round(ms) });
-      else logger.debug("call", { requestId, endpoint: endpoint.definition.name, protocol: "http", code, durationMs: Math.round(ms) });
+      const level = code === "ok" ? "debug" : "info"; // LOG_LEVEL=debug logs every successful call
+      logger[level]("call", { requestId, endpoint: endpoint.definition.name, protocol: "http", code, durationMs: Math.round(ms) });
     };
 
     void (async () => {
@@ -165,7 +160,5 @@ async function readiness(request: HttpRequest, response: HttpResponse, ready: ()
 
 async function prometheus(request: HttpRequest, response: HttpResponse, metrics: Metrics) {
   const text = Buffer.from(await metrics.registry.metrics());
-  const writable = response as unknown as { writeHead(s: number, h: object): void; end(b?: Buffer): void };
-  writable.writeHead(200, { "content-type": metrics.registry.contentType, "content-length": String(text.length) });
-  writable.end(request.method === "HEAD" ? undefined : text);
+  sendBytes(request, response, 200, text, { "content-type": metrics.registry.contentType });
 }

@@ -37,6 +37,13 @@ export function sendBytes(
   writable.end(request.method === "HEAD" ? undefined : bytes);
 }
 
+/** A response without a body, such as 204 to a CORS preflight. */
+export function sendEmpty(response: HttpResponse, status: number, headers: Record<string, string>): void {
+  const writable = response as unknown as { writeHead(status: number, headers: Record<string, string>): void; end(): void };
+  writable.writeHead(status, headers);
+  writable.end();
+}
+
 export function sendJson(
   request: HttpRequest,
   response: HttpResponse,
