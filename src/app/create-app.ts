@@ -3,7 +3,7 @@
 // in, so tests build the same app with their own clock and warehouse.
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { authInterceptor, createApiKeyCheck, createRateLimiter } from "../auth/index.js";
-import { createResultCache, endpointOfCacheKey, type ResultCache } from "../cache/index.js";
+import { createResultCache, type ResultCache } from "../cache/index.js";
 import {
   createEndpointRegistry,
   createEndpointService,
@@ -74,7 +74,7 @@ export function createApp(options: AppOptions): App {
     logger,
     sweepIntervalMs: options.cacheSweepIntervalMs,
     ...options.cacheLimits,
-    onEvent: (event, key) => metrics.cacheEvents.inc({ endpoint: endpointOfCacheKey(key), event }),
+    onEvent: (event, endpoint) => metrics.countCacheEvent(endpoint, event),
     onSize: (entries, bytes) => {
       metrics.cacheEntries.set(entries);
       metrics.cacheBytes.set(bytes);

@@ -1,6 +1,6 @@
 // Checks the API key of a call: `X-API-KEY` (gRPC metadata `x-api-key`) or
 // `Authorization: Bearer <key>`, compared in constant time.
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 
 /** Header lookup by lowercase name: a fetch Headers, or a cheaper view of a Node request's headers. */
@@ -35,9 +35,9 @@ export function createApiKeyCheck(keys: readonly string[], options: ApiKeyCheckO
     let match = -1;
     if (presented !== undefined) {
       const candidate = digest(presented);
-      accepted.forEach((key, i) => {
-        if (timingSafeEqual(candidate, key)) match = i;
-      });
+      for (let i = 0; i < accepted.length; i++) {
+        if (timingSafeEqual(candidate, accepted[i]!)) match = i;
+      }
     }
     if (match < 0) throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
     limit(ids[match]!);
@@ -53,5 +53,5 @@ function presentedKey(headers: HeaderReader): string | undefined {
 }
 
 function digest(key: string): Buffer {
-  return createHash("sha256").update(key).digest();
+  return hash("sha256", key, "buffer");
 }

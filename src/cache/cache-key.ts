@@ -7,7 +7,3 @@ export function cacheKey(endpointName: string, normalized: Readonly<Record<strin
   return `${endpointName}\n${JSON.stringify(names.map((name) => [name, normalized[name]]))}`;
 }
 
-/** The endpoint name a key was made for. */
-export function endpointOfCacheKey(key: string): string {
-  return key.slice(0, key.indexOf("\n"));
-}

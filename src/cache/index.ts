@@ -10,4 +10,4 @@ export type {
   CacheLookup,
   CacheEvent,
 } from "./result-cache.js";
-export { cacheKey, endpointOfCacheKey } from "./cache-key.js";
+export { cacheKey } from "./cache-key.js";

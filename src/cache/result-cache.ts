@@ -12,6 +12,8 @@ export interface CachePolicy {
   ttlMs: number;
   /** While the key keeps being asked for, recompute it this often; 0 disables warming. */
   warmMs: number;
+  /** Names the entries of this policy in events, e.g. the endpoint. Default "". */
+  label?: string;
 }
 
 /** What a computation yields: the value and its size in bytes, for the byte bound. */
@@ -49,8 +51,8 @@ export interface ResultCacheOptions {
   sweepIntervalMs?: number;
   /** After a failed refresh, the next try waits this long. Default 30,000 ms. */
   retryAfterFailureMs?: number;
-  /** Counts events, for metrics. Default: nothing. */
-  onEvent?: (event: CacheEvent, key: string) => void;
+  /** Counts events by the label of the entry's policy, for metrics. Default: nothing. */
+  onEvent?: (event: CacheEvent, label: string) => void;
   /** Reports the held entries and bytes after each change. Default: nothing. */
   onSize?: (entries: number, bytes: number) => void;
   /** Default: silent. */
@@ -144,8 +146,9 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     for (const oldest of recency.keys()) {
       if (recency.size <= maxEntries && bytes <= maxBytes) break;
       if (oldest === key) continue; // never evict what was just computed for a caller
+      const evicted = entryOf(oldest);
       remove(oldest);
-      onEvent("eviction", oldest);
+      onEvent("eviction", evicted?.policy.label ?? "");
     }
     onSize(recency.size, bytes);
   }
@@ -191,11 +194,11 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
       const controller = new AbortController();
       const computed = await entry.compute(controller.signal);
       if (entryOf(key) === entry) put(key, computed, entry.policy, entry.compute, entry.lastAskedAt);
-      onEvent("refresh", key);
+      onEvent("refresh", entry.policy.label ?? "");
     } catch (error) {
       // The previous result stays until its own lifetime ends.
       entry.refreshDueAt = clock() + retryAfterFailureMs;
-      onEvent("refresh_failure", key);
+      onEvent("refresh_failure", entry.policy.label ?? "");
       logger.warn("cache refresh failed", { key, error });
     } finally {
       entry.refreshing = false;
@@ -208,7 +211,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     if (entry === undefined || now - entry.computedAt >= policy.ttlMs) return undefined;
     entry.lastAskedAt = now;
     touch(key);
-    onEvent("hit", key);
+    onEvent("hit", policy.label ?? "");
     return { value: entry.value, status: "HIT", computedAt: entry.computedAt };
   }
 
@@ -246,7 +249,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     async get(key, policy, compute, signal) {
       const hit = peek(key, policy);
       if (hit !== undefined) return hit;
-      onEvent("miss", key);
+      onEvent("miss", policy.label ?? "");
       const computed = await waitFor(flight(key, policy, compute), signal);
       return { value: computed.value, status: "MISS", computedAt: entryOf(key)?.computedAt ?? clock() };
     },

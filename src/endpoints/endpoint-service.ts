@@ -2,8 +2,8 @@
 // parameters bound and checked, then the result cache (for endpoints with a
 // lifetime), the executor, and row messages.
 import { create, type Message } from "@bufbuild/protobuf";
-import { cacheKey, type CachePolicy, type ResultCache } from "../cache/index.js";
-import type { QueryExecutor } from "../executor/index.js";
+import { cacheKey, type CachePolicy, type CacheLookup, type ResultCache } from "../cache/index.js";
+import type { QueryExecutor, QueryParamValue } from "../executor/index.js";
 import type { Clock } from "../observability/index.js";
 import { bindParameters } from "./parameters.js";
 import type { Endpoint } from "./registry.js";
@@ -21,6 +21,19 @@ export interface CallContext {
   requestId?: string;
 }
 
+/**
+ * A call with its parameters bound and checked: what `execute` needs besides
+ * the caller's context. It depends on the request alone, so a transport may
+ * keep it for requests that repeat (the GET routes do, by request target).
+ */
+export interface PreparedCall {
+  endpoint: Endpoint;
+  /** The values handed to the SQL's placeholders. */
+  queryParams: Record<string, QueryParamValue>;
+  /** Where the result is cached; undefined when it is not (no cache, or no lifetime). */
+  cacheEntry?: { key: string; policy: CachePolicy };
+}
+
 /** A computed response, as cached: the message, and its JSON body made at most once. */
 export interface ComputedResponse {
   response: Message;
@@ -34,7 +47,13 @@ export interface EndpointResult extends ComputedResponse {
 }
 
 export interface EndpointService {
-  /** Throws only ConnectError. */
+  /** Binds and checks the request's parameters. Throws INVALID_ARGUMENT listing every problem. */
+  prepare(endpoint: Endpoint, request: Message): PreparedCall;
+  /** The cached result of `call` if the cache holds a live one; never asks the warehouse. */
+  peek(call: PreparedCall): EndpointResult | undefined;
+  /** The result of `call`, from the cache or the warehouse. Throws only ConnectError. */
+  execute(call: PreparedCall, context?: CallContext): Promise<EndpointResult>;
+  /** `execute(prepare(endpoint, request), context)`. */
   run(endpoint: Endpoint, request: Message, context?: CallContext): Promise<EndpointResult>;
 }
 
@@ -49,39 +68,69 @@ export interface EndpointServiceOptions {
 export function createEndpointService(options: EndpointServiceOptions): EndpointService {
   const { executor, cache } = options;
   const clock = options.clock ?? Date.now;
+  const policies = new Map<Endpoint, CachePolicy>();
 
-  async function compute(endpoint: Endpoint, queryParams: Parameters<QueryExecutor["execute"]>[1], context: CallContext) {
-    const { rows } = await executor.execute(endpoint.savedQuery, queryParams, context);
+  function policyOf(endpoint: Endpoint): CachePolicy {
+    let policy = policies.get(endpoint);
+    if (policy === undefined) {
+      policy = {
+        ttlMs: endpoint.definition.cacheTtlSeconds * 1000,
+        warmMs: endpoint.definition.cacheWarmingSeconds * 1000,
+        label: endpoint.definition.name,
+      };
+      policies.set(endpoint, policy);
+    }
+    return policy;
+  }
+
+  async function compute(call: PreparedCall, context: CallContext): Promise<ComputedResponse> {
+    const { endpoint } = call;
+    const { rows } = await executor.execute(endpoint.savedQuery, call.queryParams, context);
     const result = rows.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row));
     return computedResponse(endpoint, create(endpoint.method.output, { result } as never));
   }
 
-  return {
-    async run(endpoint, request, context = {}) {
-      const { queryParams, normalized } = bindParameters(endpoint, request);
-      const policy: CachePolicy = {
-        ttlMs: endpoint.definition.cacheTtlSeconds * 1000,
-        warmMs: endpoint.definition.cacheWarmingSeconds * 1000,
-      };
-      if (cache === undefined || policy.ttlMs === 0) return compute(endpoint, queryParams, context);
+  function fromCache(lookup: CacheLookup<ComputedResponse>): EndpointResult {
+    const ageSeconds = Math.max(0, Math.floor((clock() - lookup.computedAt) / 1000));
+    const { response, json } = lookup.value;
+    return { response, json, cache: { status: lookup.status, ageSeconds } };
+  }
 
-      const key = cacheKey(endpoint.definition.name, normalized);
-      const lookup =
-        cache.peek(key, policy) ??
-        (await cache.get(
-        key,
-        policy,
+  const service: EndpointService = {
+    prepare(endpoint, request) {
+      const { queryParams, normalized } = bindParameters(endpoint, request);
+      const policy = policyOf(endpoint);
+      if (cache === undefined || policy.ttlMs === 0) return { endpoint, queryParams };
+      return { endpoint, queryParams, cacheEntry: { key: cacheKey(endpoint.definition.name, normalized), policy } };
+    },
+
+    peek(call) {
+      if (cache === undefined || call.cacheEntry === undefined) return undefined;
+      const lookup = cache.peek(call.cacheEntry.key, call.cacheEntry.policy);
+      return lookup === undefined ? undefined : fromCache(lookup);
+    },
+
+    async execute(call, context = {}) {
+      const entry = call.cacheEntry;
+      if (cache === undefined || entry === undefined) return compute(call, context);
+      const lookup = await cache.get(
+        entry.key,
+        entry.policy,
         async (signal) => {
-          const value = await compute(endpoint, queryParams, { timeoutMs: context.timeoutMs, requestId: context.requestId, signal });
+          const value = await compute(call, { timeoutMs: context.timeoutMs, requestId: context.requestId, signal });
           // Serialised once per computed result: hits reuse the bytes, which also size the entry.
           return { value, bytes: value.json().length };
         },
         context.signal,
-      ));
-      const ageSeconds = Math.max(0, Math.floor((clock() - lookup.computedAt) / 1000));
-      return { ...lookup.value, cache: { status: lookup.status, ageSeconds } };
+      );
+      return fromCache(lookup);
+    },
+
+    async run(endpoint, request, context) {
+      return service.execute(service.prepare(endpoint, request), context);
     },
   };
+  return service;
 }
 
 function computedResponse(endpoint: Endpoint, response: Message): ComputedResponse {

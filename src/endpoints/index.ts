@@ -12,6 +12,7 @@ export type {
   EndpointService,
   EndpointServiceOptions,
   EndpointResult,
+  PreparedCall,
   ComputedResponse,
   CallContext,
 } from "./endpoint-service.js";

@@ -9,6 +9,8 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
   /** A logger that adds these fields to every line (a request id, say). */
   child(fields: Record<string, unknown>): Logger;
+  /** Whether lines of `level` are written: spares building the fields of a line that would be dropped. */
+  enabled(level: LogLevel): boolean;
 }
 
 export interface LoggerOptions {
@@ -39,6 +41,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       warn: log("warn"),
       error: log("error"),
       child: (fields) => make({ ...bound, ...fields }),
+      enabled: (level) => rank[level] >= min,
     };
   };
   return make({});

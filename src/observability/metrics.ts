@@ -1,19 +1,22 @@
 // Prometheus metrics of the service (prom-client), on a registry of its own
 // so that tests and several apps in one process do not share counters.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { SeriesCounter, SeriesHistogram, type CounterSeries, type HistogramSeries } from "./series-metrics.js";
 
 export interface Metrics {
   registry: Registry;
   /** Calls by endpoint, protocol (http, connect, grpc, grpc-web) and code. */
-  requests: Counter<"endpoint" | "protocol" | "code">;
-  requestDuration: Histogram<"endpoint" | "protocol">;
+  requests: SeriesCounter<"endpoint" | "protocol" | "code">;
+  requestDuration: SeriesHistogram<"endpoint" | "protocol">;
   warehouseQueryDuration: Histogram<"endpoint">;
   warehouseQueryErrors: Counter<"endpoint" | "code">;
-  cacheEvents: Counter<"endpoint" | "event">;
+  cacheEvents: SeriesCounter<"endpoint" | "event">;
   cacheEntries: Gauge;
   cacheBytes: Gauge;
-  /** Counts one call and its duration; label children are kept, so the hot path hashes no labels. */
+  /** Counts one call and its duration. Series are kept by label, so a repeated call allocates nothing. */
   recordCall(endpoint: string, protocol: string, code: string, seconds: number): void;
+  /** Counts one result-cache event of an endpoint. */
+  countCacheEvent(endpoint: string, event: string): void;
 }
 
 export interface MetricsOptions {
@@ -29,19 +32,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registers = [registry];
   const metrics = {
     registry,
-    requests: new Counter({
-      name: "sqe_requests_total",
-      help: "Calls of saved-query endpoints by endpoint, protocol and result code.",
-      labelNames: ["endpoint", "protocol", "code"],
+    requests: new SeriesCounter(
+      "sqe_requests_total",
+      "Calls of saved-query endpoints by endpoint, protocol and result code.",
+      ["endpoint", "protocol", "code"],
       registers,
-    }),
-    requestDuration: new Histogram({
-      name: "sqe_request_duration_seconds",
-      help: "Time to answer a saved-query call.",
-      labelNames: ["endpoint", "protocol"],
-      buckets: latencyBuckets,
+    ),
+    requestDuration: new SeriesHistogram(
+      "sqe_request_duration_seconds",
+      "Time to answer a saved-query call.",
+      ["endpoint", "protocol"],
+      latencyBuckets,
       registers,
-    }),
+    ),
     warehouseQueryDuration: new Histogram({
       name: "sqe_warehouse_query_duration_seconds",
       help: "Wall time of warehouse queries, failed ones included.",
@@ -55,34 +58,39 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       labelNames: ["endpoint", "code"],
       registers,
     }),
-    cacheEvents: new Counter({
-      name: "sqe_cache_events_total",
-      help: "Result cache hits, misses, refreshes, refresh failures and evictions.",
-      labelNames: ["endpoint", "event"],
+    cacheEvents: new SeriesCounter(
+      "sqe_cache_events_total",
+      "Result cache hits, misses, refreshes, refresh failures and evictions.",
+      ["endpoint", "event"],
       registers,
-    }),
+    ),
     cacheEntries: new Gauge({ name: "sqe_cache_entries", help: "Results held in the cache.", registers }),
     cacheBytes: new Gauge({ name: "sqe_cache_bytes", help: "Bytes of results held in the cache.", registers }),
   };
-  const counters = new Map<string, { inc(): void }>();
-  const histograms = new Map<string, { observe(value: number): void }>();
+  // endpoint -> protocol -> the call's series; Map lookups by strings the callers already hold.
+  const calls = new Map<string, Map<string, { duration: HistogramSeries; codes: Map<string, CounterSeries> }>>();
+  const cacheEvents = new Map<string, Map<string, CounterSeries>>();
   return {
     ...metrics,
     recordCall(endpoint, protocol, code, seconds) {
-      const callKey = `${endpoint}\0${protocol}\0${code}`;
-      let counter = counters.get(callKey);
-      if (counter === undefined) {
-        counter = metrics.requests.labels({ endpoint, protocol, code });
-        counters.set(callKey, counter);
+      let byProtocol = calls.get(endpoint);
+      if (byProtocol === undefined) calls.set(endpoint, (byProtocol = new Map()));
+      let call = byProtocol.get(protocol);
+      if (call === undefined) {
+        call = { duration: metrics.requestDuration.series({ endpoint, protocol }), codes: new Map() };
+        byProtocol.set(protocol, call);
       }
+      let counter = call.codes.get(code);
+      if (counter === undefined) call.codes.set(code, (counter = metrics.requests.series({ endpoint, protocol, code })));
       counter.inc();
-      const durationKey = `${endpoint}\0${protocol}`;
-      let histogram = histograms.get(durationKey);
-      if (histogram === undefined) {
-        histogram = metrics.requestDuration.labels({ endpoint, protocol });
-        histograms.set(durationKey, histogram);
-      }
-      histogram.observe(seconds);
+      call.duration.observe(seconds);
+    },
+    countCacheEvent(endpoint, event) {
+      let byEvent = cacheEvents.get(endpoint);
+      if (byEvent === undefined) cacheEvents.set(endpoint, (byEvent = new Map()));
+      let counter = byEvent.get(event);
+      if (counter === undefined) byEvent.set(event, (counter = metrics.cacheEvents.series({ endpoint, event })));
+      counter.inc();
     },
   };
 }

@@ -3,6 +3,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { fieldViolationsOf } from "../../errors/index.js";
 import { codeName, httpStatusFromCode } from "./http-status.js";
+import { corsHeaders, sendJson, type HttpRequest, type HttpResponse } from "./respond.js";
 
 export interface ErrorResponse {
   status: number;
@@ -26,4 +27,26 @@ export function errorResponse(error: unknown): ErrorResponse {
     headers,
     body: { error: { code: codeName(e.code), message: e.rawMessage, details: fieldViolationsOf(e) } },
   };
+}
+
+/**
+ * Answers with the error body of `error`, the request id, and the headers the
+ * error carries; `extra` headers and `status` override, for HTTP's own
+ * answers (405 with Allow, 414).
+ */
+export function sendError(
+  request: HttpRequest,
+  response: HttpResponse,
+  requestId: string,
+  error: unknown,
+  extra: Record<string, string> = {},
+  status?: number,
+): void {
+  const answer = errorResponse(error);
+  sendJson(request, response, status ?? answer.status, answer.body, {
+    ...corsHeaders,
+    "x-request-id": requestId,
+    ...answer.headers,
+    ...extra,
+  });
 }

@@ -2,14 +2,16 @@
 // GET API of CONTRACT.md section 4, the listing, the OpenAPI document,
 // health, readiness and metrics.
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { ApiKeyCheck } from "../../auth/index.js";
-import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
+import type { ApiKeyCheck, HeaderReader } from "../../auth/index.js";
+import type { EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
 import { requestIdFrom } from "../request-context.js";
 import { endpointListing } from "./endpoint-listing.js";
-import { errorResponse } from "./error-body.js";
+import { createEndpointCalls } from "./endpoint-call.js";
+import { sendError } from "./error-body.js";
 import { codeName } from "./http-status.js";
 import { openApiDocument } from "./openapi.js";
+import { createPreparedCalls } from "./prepared-calls.js";
 import { requestFromQueryString } from "./query-string.js";
 import {
   corsHeaders,
@@ -44,32 +46,46 @@ export function isHttpRoute(url: string): boolean {
 }
 
 export function createHttpRoutes(options: HttpRoutesOptions) {
-  const { registry, service, checkApiKey, ready, metrics, logger } = options;
+  const { registry, service, checkApiKey, ready, metrics } = options;
   const maxUrlLength = options.maxUrlLength ?? 8192;
   const openapi = Buffer.from(JSON.stringify(openApiDocument(registry)));
   const listing = Buffer.from(JSON.stringify(endpointListing(registry)));
+  const preparedCalls = createPreparedCalls();
+  const calls = createEndpointCalls(options);
 
-  return (request: HttpRequest, response: HttpResponse): void => {
-    const url = request.url ?? "/";
-    const queryAt = url.indexOf("?");
-    const path = queryAt < 0 ? url : url.slice(0, queryAt);
-    const search = queryAt < 0 ? "" : url.slice(queryAt + 1);
+  /** OPTIONS, methods other than GET and HEAD, and the API key: false when that already answered. */
+  function admitted(request: HttpRequest, response: HttpResponse, headers: HeaderReader, requestId: string): boolean {
     const method = request.method ?? "GET";
-    const headers = headersOf(request);
-    const requestId = requestIdFrom(headers);
-    const fail = (error: unknown, extra: Record<string, string> = {}, httpStatus?: number) => {
-      const { status, body, headers: errorHeaders } = errorResponse(error);
-      sendJson(request, response, httpStatus ?? status, body, {
-        ...corsHeaders,
-        "x-request-id": requestId,
-        ...errorHeaders,
-        ...extra,
-      });
-    };
+    if (method === "OPTIONS") {
+      sendEmpty(response, 204, { ...corsPreflightHeaders, allow });
+      return false;
+    }
+    if (method !== "GET" && method !== "HEAD") {
+      // 405 is HTTP's own answer, outside the Connect code mapping.
+      const error = new ConnectError(`method ${method} is not allowed; use GET`, Code.Unimplemented);
+      sendError(request, response, requestId, error, { allow }, 405);
+      return false;
+    }
+    try {
+      checkApiKey(headers);
+      return true;
+    } catch (error) {
+      metrics.requests.series({ endpoint: "", protocol: "http", code: codeName(ConnectError.from(error).code) }).inc();
+      sendError(request, response, requestId, error);
+      return false;
+    }
+  }
 
+  /** Any target not asked before: health, metrics, documents, the listing, and first calls of endpoints. */
+  function route(request: HttpRequest, response: HttpResponse, url: string, headers: HeaderReader, requestId: string): void {
+    const fail = (error: unknown, extra?: Record<string, string>, status?: number) =>
+      sendError(request, response, requestId, error, extra, status);
     if (url.length > maxUrlLength) {
       return fail(new ConnectError(`request URL longer than ${maxUrlLength} characters`, Code.InvalidArgument), {}, 414);
     }
+    const queryAt = url.indexOf("?");
+    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const search = queryAt < 0 ? "" : url.slice(queryAt + 1);
     if (path === "/healthz") return sendJson(request, response, 200, { status: "ok" });
     if (path === "/readyz") return void readiness(request, response, ready);
     if (path === "/metrics") return void prometheus(request, response, metrics);
@@ -77,68 +93,31 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     if (path !== "/api/endpoints" && !path.startsWith("/api/endpoints/")) {
       return fail(new ConnectError("no such route", Code.NotFound));
     }
-
-    if (method === "OPTIONS") return sendEmpty(response, 204, { ...corsPreflightHeaders, allow });
-    if (method !== "GET" && method !== "HEAD") {
-      // 405 is HTTP's own answer, outside the Connect code mapping.
-      return fail(new ConnectError(`method ${method} is not allowed; use GET`, Code.Unimplemented), { allow }, 405);
-    }
-
-    try {
-      checkApiKey(headers);
-    } catch (error) {
-      metrics.requests.inc({ endpoint: "", protocol: "http", code: codeName(Code.Unauthenticated) });
-      return fail(error);
-    }
+    if (!admitted(request, response, headers, requestId)) return;
     if (path === "/api/endpoints") return sendBytes(request, response, 200, listing, corsHeaders);
 
     const endpointKey = endpointKeyOf(path);
     if (endpointKey === undefined) return fail(new ConnectError("malformed endpoint name in path", Code.InvalidArgument));
     const endpoint = registry.find(endpointKey);
     if (endpoint === undefined) return fail(new ConnectError("no endpoint of that name or id", Code.NotFound));
+    let call: PreparedCall;
+    try {
+      call = service.prepare(endpoint, requestFromQueryString(endpoint, search));
+    } catch (error) {
+      return calls.reject(request, response, endpoint, requestId, error);
+    }
+    preparedCalls.remember(url, call);
+    calls.answer(request, response, call, requestId);
+  }
 
-    const started = performance.now();
-    // The abort signal is made only if the warehouse is asked: hits never need one.
-    let abort: AbortController | undefined;
-    const context = {
-      timeoutMs: options.defaultTimeoutMs,
-      requestId,
-      get signal() {
-        if (abort === undefined) {
-          abort = new AbortController();
-          // Only a client that leaves before the answer cancels the call.
-          response.once("close", () => {
-            if (!response.writableFinished) abort!.abort();
-          });
-        }
-        return abort.signal;
-      },
-    };
-    const record = (code: string) => {
-      const ms = performance.now() - started;
-      metrics.recordCall(endpoint.definition.name, "http", code, ms / 1000);
-      const level = code === "ok" ? "debug" : "info"; // LOG_LEVEL=debug logs every successful call
-      logger[level]("call", { requestId, endpoint: endpoint.definition.name, protocol: "http", code, durationMs: Math.round(ms) });
-    };
-
-    void (async () => {
-      try {
-        const message = requestFromQueryString(endpoint, search);
-        const result = await service.run(endpoint, message, context);
-        const responseHeaders: Record<string, string> = { ...corsHeaders, "x-request-id": requestId };
-        if (result.cache !== undefined) {
-          responseHeaders["x-cache"] = result.cache.status;
-          responseHeaders.age = String(result.cache.ageSeconds);
-        }
-        sendBytes(request, response, 200, result.json(), responseHeaders);
-        record("ok");
-      } catch (error) {
-        const connectError = ConnectError.from(error);
-        if (connectError.code === Code.Internal) logger.error("get failed", { requestId, cause: connectError.cause ?? error });
-        record(codeName(connectError.code));
-        if (!response.headersSent) fail(connectError);
-      }
-    })();
+  return (request: HttpRequest, response: HttpResponse): void => {
+    const url = request.url ?? "/";
+    const headers = headersOf(request);
+    const requestId = requestIdFrom(headers);
+    // A target asked before is a known endpoint call: no parsing on the way to the cache.
+    const known = preparedCalls.find(url);
+    if (known === undefined) return route(request, response, url, headers, requestId);
+    if (admitted(request, response, headers, requestId)) calls.answer(request, response, known, requestId);
   };
 }
 

@@ -25,16 +25,23 @@ export function sendBytes(
   bytes: Buffer,
   headers: Record<string, string> = {},
 ): void {
+  writeResponse(request, response, status, { "content-type": "application/json; charset=utf-8", "content-length": String(bytes.length), ...headers }, bytes);
+}
+
+/** Writes a whole response: `headers` as given (content-type and content-length included), no body to HEAD. */
+export function writeResponse(
+  request: HttpRequest,
+  response: HttpResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer,
+): void {
   const writable = response as unknown as {
     writeHead(status: number, headers: Record<string, string>): void;
     end(body?: Buffer): void;
   };
-  writable.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": String(bytes.length),
-    ...headers,
-  });
-  writable.end(request.method === "HEAD" ? undefined : bytes);
+  writable.writeHead(status, headers);
+  writable.end(request.method === "HEAD" ? undefined : body);
 }
 
 /** A response without a body, such as 204 to a CORS preflight. */

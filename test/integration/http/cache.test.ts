@@ -33,6 +33,18 @@ describe("result cache through the server", () => {
     expect(response.headers.get("x-cache")).toBeNull();
   });
 
+  it("checks method and key again for a target it has answered before", async () => {
+    const path = "/api/endpoints/usage.api-counts?project=rpc&interval=daily&";
+    expect((await get(path)).status).toBe(200);
+    const post = await fetch(`${server.url}${path}`, { method: "POST", headers: { "x-api-key": TEST_API_KEY } });
+    const preflight = await fetch(`${server.url}${path}`, { method: "OPTIONS" });
+    const wrongKey = await get(path, { "x-api-key": "not-the-key" });
+    expect([post.status, post.headers.get("allow")]).toEqual([405, "GET, HEAD, OPTIONS"]);
+    expect(preflight.status).toBe(204);
+    expect(wrongKey.status).toBe(401);
+    expect((await get(path)).headers.get("x-cache")).toBe("HIT");
+  });
+
   it.each([
     ["gRPC", () => createGrpcTransport({ baseUrl: server.url })],
     ["Connect", () => createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" })],

@@ -41,6 +41,10 @@ describe("per-key rate limit", () => {
     });
     server.clock.advance(1000);
     expect((await call()).status).toBe(200);
+    // Counted under its own code, not as a wrong key.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toContain('sqe_requests_total{endpoint="",protocol="http",code="resource_exhausted"} 1\n');
+    expect(metrics).not.toContain('code="unauthenticated"');
   });
 
   it("answers RESOURCE_EXHAUSTED over gRPC with retry-after metadata", async () => {
