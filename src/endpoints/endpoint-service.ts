@@ -3,7 +3,7 @@
 // lifetime), the executor, and row messages.
 import { create, type Message } from "@bufbuild/protobuf";
 import { cacheKey, type CachePolicy, type CacheLookup, type ResultCache } from "../cache/index.js";
-import type { QueryExecutor, QueryParamValue } from "../executor/index.js";
+import type { QueryExecutor, QueryParamValue, WarehouseRow } from "../executor/index.js";
 import type { Clock } from "../observability/index.js";
 import { bindParameters } from "./parameters.js";
 import type { Endpoint } from "./registry.js";
@@ -34,10 +34,15 @@ export interface PreparedCall {
   cacheEntry?: { key: string; policy: CachePolicy };
 }
 
-/** A computed response, as cached: the message, and its JSON body made at most once. */
+/**
+ * A computed response, as cached: the response message for Connect and gRPC
+ * callers and the JSON body for GET callers, each made from the warehouse
+ * rows on first use and kept. Either throws if the rows do not fit the row
+ * message (a mismatch of `sql/` and `proto/`).
+ */
 export interface ComputedResponse {
-  response: Message;
-  /** The GET body `{"result": [...]}`; computed on first use and kept. */
+  message(): Message;
+  /** The GET body `{"result": [...]}`. */
   json(): Buffer;
 }
 
@@ -84,16 +89,14 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   }
 
   async function compute(call: PreparedCall, context: CallContext): Promise<ComputedResponse> {
-    const { endpoint } = call;
-    const { rows } = await executor.execute(endpoint.savedQuery, call.queryParams, context);
-    const result = rows.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row));
-    return computedResponse(endpoint, create(endpoint.method.output, { result } as never));
+    const { rows } = await executor.execute(call.endpoint.savedQuery, call.queryParams, context);
+    return computedResponse(call.endpoint, rows);
   }
 
   function fromCache(lookup: CacheLookup<ComputedResponse>): EndpointResult {
     const ageSeconds = Math.max(0, Math.floor((clock() - lookup.computedAt) / 1000));
-    const { response, json } = lookup.value;
-    return { response, json, cache: { status: lookup.status, ageSeconds } };
+    const { message, json } = lookup.value;
+    return { message, json, cache: { status: lookup.status, ageSeconds } };
   }
 
   const service: EndpointService = {
@@ -133,10 +136,29 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   return service;
 }
 
-function computedResponse(endpoint: Endpoint, response: Message): ComputedResponse {
+function computedResponse(endpoint: Endpoint, warehouseRows: WarehouseRow[]): ComputedResponse {
+  let rows: WarehouseRow[] | undefined = warehouseRows;
+  let message: Message | undefined;
   let json: Buffer | undefined;
+  // The rows are let go once both forms are made.
+  const release = () => {
+    if (message !== undefined && json !== undefined) rows = undefined;
+  };
   return {
-    response,
-    json: () => (json ??= responseJsonBytes(response, endpoint.rowSchema)),
+    message() {
+      if (message === undefined) {
+        const result = rows!.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row));
+        message = create(endpoint.method.output, { result } as never);
+        release();
+      }
+      return message;
+    },
+    json() {
+      if (json === undefined) {
+        json = responseJsonBytes(rows!, endpoint.rowSchema);
+        release();
+      }
+      return json;
+    },
   };
 }

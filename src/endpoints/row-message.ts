@@ -27,11 +27,8 @@ function convert(field: DescField, value: unknown): unknown {
       if (field.message.typeName === TimestampSchema.typeName) return timestampFromIso(String(value));
       break;
     case "list":
-      if (field.listKind === "message" && field.message.typeName === StructSchema.typeName) {
-        // protobuf-es represents google.protobuf.Struct as a plain JSON object.
-        const items = typeof value === "string" ? (JSON.parse(value) as unknown) : value;
-        if (Array.isArray(items) && items.every(isJsonObject)) return items;
-      }
+      // protobuf-es represents google.protobuf.Struct as a plain JSON object.
+      if (field.listKind === "message" && field.message.typeName === StructSchema.typeName) return readJsonObjects(field, value);
       break;
   }
   throw new Error(`cannot read column ${field.name} into ${field.parent.typeName}`);
@@ -66,6 +63,13 @@ export function timestampFromIso(text: string): Timestamp {
   if (match === null || Number.isNaN(ms)) throw new Error(`not an ISO timestamp: ${text}`);
   const nanos = Number((match[2] ?? "").padEnd(9, "0"));
   return create(TimestampSchema, { seconds: BigInt(Math.floor(ms / 1000)), nanos });
+}
+
+/** A column holding a JSON array of objects (text or parsed), as the objects; throws on anything else. */
+export function readJsonObjects(field: DescField, value: unknown): unknown[] {
+  const items = typeof value === "string" ? (JSON.parse(value) as unknown) : value;
+  if (Array.isArray(items) && items.every(isJsonObject)) return items;
+  throw new Error(`cannot read column ${field.name} into ${field.parent.typeName}`);
 }
 
 function isJsonObject(value: unknown): boolean {

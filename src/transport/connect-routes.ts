@@ -29,7 +29,7 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
           context.responseHeader.set("x-cache", result.cache.status);
           context.responseHeader.set("age", String(result.cache.ageSeconds));
         }
-        return result.response;
+        return result.message();
       });
     }
   };

@@ -18,8 +18,8 @@ export function createQueryStack(warehouse: Warehouse, now: number) {
     const endpoint = registry.find(name);
     if (endpoint === undefined) throw new Error(`no endpoint ${name}`);
     const request = create(endpoint.method.input, fieldsByLocalName(endpoint.method.input.fields, params) as never);
-    const { response } = await service.run(endpoint, request);
-    return (response as unknown as { result: Row[] }).result;
+    const result = await service.run(endpoint, request);
+    return (result.message() as unknown as { result: Row[] }).result;
   }
   return { clock, registry, executor, service, run };
 }

@@ -53,7 +53,12 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       }
       service.execute(call, new GetCallContext(response, requestId, defaultTimeoutMs)).then(
         (result) => {
-          sendResult(request, response, requestId, result);
+          try {
+            sendResult(request, response, requestId, result);
+          } catch (error) {
+            // Rows that do not fit the row message: a bug, answered as INTERNAL.
+            return fail(request, response, call, requestId, started, error);
+          }
           finish(call, requestId, started, "ok");
         },
         (error: unknown) => fail(request, response, call, requestId, started, error),
