@@ -1,6 +1,6 @@
 // Runs one saved query for a request, whatever transport it came on:
 // parameters bound and checked, then the result cache (for endpoints with a
-// lifetime), the executor, and row messages.
+// lifetime), the executor, and the response in the form the caller reads.
 import { create, type Message } from "@bufbuild/protobuf";
 import { cacheKey, type CachePolicy, type CacheLookup, type ResultCache } from "../cache/index.js";
 import type { QueryExecutor, QueryParamValue, WarehouseRow } from "../executor/index.js";
