@@ -7,6 +7,7 @@ import { silentLogger, systemClock, type Clock, type Logger } from "../observabi
 import { toDateTime64Param } from "../warehouse/index.js";
 import { createAdmission, type AdmissionOptions } from "./admission.js";
 import { connectErrorFromClickHouse, unavailableError } from "./clickhouse-error.js";
+import { readResultRows } from "./result-rows.js";
 
 /** A saved query as the executor needs it. */
 export interface SavedQuery {
@@ -121,10 +122,10 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
     const timeoutMs = executeOptions.timeoutMs ?? defaultTimeoutMs;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    const signals = [deadline.signal, ...(executeOptions.signal ? [executeOptions.signal] : [])];
+    const signal = executeOptions.signal ? AbortSignal.any([deadline.signal, executeOptions.signal]) : deadline.signal;
     const started = performance.now();
     try {
-      const resultSet = await client.query({
+      const request = {
         query: withSettings(query.sql, {
           // The warehouse cuts the result at the cap; the slice below holds it regardless.
           limit: query.maxRows,
@@ -133,13 +134,26 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
           max_execution_time: Math.max(0.001, Math.round(timeoutMs) / 1000),
           date_time_output_format: "iso",
           output_format_json_quote_64bit_integers: 0,
+          // One JSON array: see result-rows.ts.
+          output_format_json_array_of_rows: 1,
         }),
-        query_id: queryId,
-        format: "JSONEachRow",
+        // A server sends the answer only once the query has finished, so a
+        // failure is an HTTP status, not a cut array. (The embedded engine
+        // always answers whole; its connection drops this setting.)
+        clickhouse_settings: { wait_end_of_query: 1 } as const,
+        format: "JSONEachRow" as const,
         query_params: { ...params, now: toDateTime64Param(clock()) },
-        abort_signal: AbortSignal.any(signals),
-      });
-      const rows = (await resultSet.json<WarehouseRow>()).slice(0, query.maxRows);
+        abort_signal: signal,
+      };
+      let rows = readResultRows(await (await client.query({ ...request, query_id: queryId })).text());
+      if (rows === undefined) {
+        // Output a failed query left behind came first (result-rows.ts); it
+        // went with this answer, so the next one is the query's own.
+        logger.warn("warehouse answer held more than this query's rows; asked again", { query: query.name, queryId });
+        rows = readResultRows(await (await client.query({ ...request, query_id: randomUUID() })).text());
+        if (rows === undefined) throw new Error("the warehouse answered twice with something other than one JSON array of rows");
+      }
+      rows = rows.slice(0, query.maxRows);
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs });
       return { rows, queryId, durationMs };

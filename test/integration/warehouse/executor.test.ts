@@ -67,6 +67,33 @@ describe("query executor", () => {
     expect(rows).toEqual([{ one: 1 }]);
   });
 
+  it("never hands a query the rows of one that failed midway before it", async () => {
+    // The executor's first query fails after 500 rows were written out (under
+    // its cap of 1000); the next one must get its own three rows, none of those.
+    const lines: string[] = [];
+    const executor = createQueryExecutor({ client: warehouse.client, logger: createLogger({ write: (line) => lines.push(line) }) });
+    const failing = query("SELECT number AS leaked FROM numbers(100000) WHERE throwIf(number = 500) = 0 SETTINGS max_block_size = 100");
+    const error = await executor.execute(failing, {}).catch((e: unknown) => e);
+    expect((error as ConnectError).code).toBe(Code.Internal);
+    const { rows } = await executor.execute(query("SELECT number AS own FROM numbers(3)"), {});
+    expect(rows).toEqual([{ own: 0 }, { own: 1 }, { own: 2 }]);
+    expect(lines.some((line) => line.includes("asked again"))).toBe(true);
+  });
+
+  it("guards against a chDB behaviour that is still there: a failed query's output goes to the next query", async () => {
+    // Why the guard above exists. If this starts failing, chDB stopped doing
+    // it and result-rows.ts can say so.
+    const failed = await warehouse.client
+      .query({ query: "SELECT number AS leaked FROM numbers(100000) WHERE throwIf(number = 2000) = 0 SETTINGS max_block_size = 100", format: "JSONEachRow" })
+      .then((result) => result.text())
+      .catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(Error);
+    const text = await (await warehouse.client.query({ query: "SELECT 'mine' AS own", format: "JSONEachRow" })).text();
+    const lines = text.trimEnd().split("\n");
+    expect(lines.at(-1)).toBe('{"own":"mine"}');
+    expect(lines[0]).toBe('{"leaked":0}');
+  });
+
   it("keeps warehouse text out of an INTERNAL error's message and in the log", async () => {
     const lines: string[] = [];
     const logger = createLogger({ write: (line) => lines.push(line) });
