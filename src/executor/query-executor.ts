@@ -120,9 +120,18 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
   ): Promise<QueryResult> {
     const queryId = randomUUID();
     const timeoutMs = executeOptions.timeoutMs ?? defaultTimeoutMs;
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    const signal = executeOptions.signal ? AbortSignal.any([deadline.signal, executeOptions.signal]) : deadline.signal;
+    // One signal for the warehouse, aborted by the deadline or by the caller's
+    // signal (forwarded by hand: AbortSignal.any costs 18 us a call here).
+    const abort = new AbortController();
+    let pastDeadline = false;
+    const timer = setTimeout(() => {
+      pastDeadline = true;
+      abort.abort();
+    }, timeoutMs);
+    const caller = executeOptions.signal;
+    const forwardCallerAbort = () => abort.abort(caller?.reason);
+    if (caller?.aborted) forwardCallerAbort();
+    else caller?.addEventListener("abort", forwardCallerAbort, { once: true });
     const started = performance.now();
     try {
       const request = {
@@ -143,7 +152,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         clickhouse_settings: { wait_end_of_query: 1 } as const,
         format: "JSONEachRow" as const,
         query_params: { ...params, now: toDateTime64Param(clock()) },
-        abort_signal: signal,
+        abort_signal: abort.signal,
       };
       let rows = readResultRows(await (await client.query({ ...request, query_id: queryId })).text());
       if (rows === undefined) {
@@ -159,9 +168,9 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       return { rows, queryId, durationMs };
     } catch (cause) {
       const aborted =
-        deadline.signal.aborted || isDeadline(executeOptions.signal?.reason)
+        pastDeadline || isDeadline(caller?.reason)
           ? "deadline"
-          : executeOptions.signal?.aborted
+          : caller?.aborted
             ? "caller"
             : undefined;
       const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
@@ -180,6 +189,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       throw error;
     } finally {
       clearTimeout(timer);
+      caller?.removeEventListener("abort", forwardCallerAbort);
     }
   }
 }
