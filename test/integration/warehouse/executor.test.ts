@@ -16,6 +16,8 @@ beforeAll(async () => {
 afterAll(async () => warehouse?.close());
 
 const query = (sql: string, maxRows = 1000): SavedQuery => ({ name: "test.query", sql, maxRows });
+/** Writes 500 rows out (blocks of 100), then fails. */
+const failsAfter500Rows = "SELECT number AS leaked FROM numbers(100000) WHERE throwIf(number = 500) = 0 SETTINGS max_block_size = 100";
 
 describe("query executor", () => {
   it("returns at most max rows however many the SQL yields", async () => {
@@ -72,8 +74,7 @@ describe("query executor", () => {
     // its cap of 1000); the next one must get its own three rows, none of those.
     const lines: string[] = [];
     const executor = createQueryExecutor({ client: warehouse.client, logger: createLogger({ write: (line) => lines.push(line) }) });
-    const failing = query("SELECT number AS leaked FROM numbers(100000) WHERE throwIf(number = 500) = 0 SETTINGS max_block_size = 100");
-    const error = await executor.execute(failing, {}).catch((e: unknown) => e);
+        const error = await executor.execute(query(failsAfter500Rows), {}).catch((e: unknown) => e);
     expect((error as ConnectError).code).toBe(Code.Internal);
     const { rows } = await executor.execute(query("SELECT number AS own FROM numbers(3)"), {});
     expect(rows).toEqual([{ own: 0 }, { own: 1 }, { own: 2 }]);
@@ -84,7 +85,7 @@ describe("query executor", () => {
     // Why the guard above exists. If this starts failing, chDB stopped doing
     // it and result-rows.ts can say so.
     const failed = await warehouse.client
-      .query({ query: "SELECT number AS leaked FROM numbers(100000) WHERE throwIf(number = 2000) = 0 SETTINGS max_block_size = 100", format: "JSONEachRow" })
+      .query({ query: failsAfter500Rows, format: "JSONEachRow" })
       .then((result) => result.text())
       .catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(Error);
