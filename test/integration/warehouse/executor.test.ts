@@ -74,7 +74,7 @@ describe("query executor", () => {
     // its cap of 1000); the next one must get its own three rows, none of those.
     const lines: string[] = [];
     const executor = createQueryExecutor({ client: warehouse.client, logger: createLogger({ write: (line) => lines.push(line) }) });
-        const error = await executor.execute(query(failsAfter500Rows), {}).catch((e: unknown) => e);
+    const error = await executor.execute(query(failsAfter500Rows), {}).catch((e: unknown) => e);
     expect((error as ConnectError).code).toBe(Code.Internal);
     const { rows } = await executor.execute(query("SELECT number AS own FROM numbers(3)"), {});
     expect(rows).toEqual([{ own: 0 }, { own: 1 }, { own: 2 }]);
