@@ -3,6 +3,7 @@
 // health, readiness and metrics.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ApiKeyCheck, HeaderReader } from "../../auth/index.js";
+import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../errors/index.js";
 import type { EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
 import { requestIdFrom } from "../request-context.js";
@@ -100,12 +101,14 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     if (endpointKey === undefined) return fail(new ConnectError("malformed endpoint name in path", Code.InvalidArgument));
     const endpoint = registry.find(endpointKey);
     if (endpoint === undefined) return fail(new ConnectError("no endpoint of that name or id", Code.NotFound));
+    const { request: message, violations } = requestFromQueryString(endpoint, search);
     let call: PreparedCall;
     try {
-      call = service.prepare(endpoint, requestFromQueryString(endpoint, search));
+      call = service.prepare(endpoint, message);
     } catch (error) {
-      return calls.reject(request, response, endpoint, requestId, error);
+      return calls.reject(request, response, endpoint, requestId, withViolations(violations, error));
     }
+    if (violations.length > 0) return calls.reject(request, response, endpoint, requestId, invalidArgument(violations));
     preparedCalls.remember(url, call);
     calls.answer(request, response, call, requestId);
   }
@@ -119,6 +122,17 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     if (known === undefined) return route(request, response, url, headers, requestId);
     if (admitted(request, response, headers, requestId)) calls.answer(request, response, known, requestId);
   };
+}
+
+/**
+ * One INVALID_ARGUMENT for the query string's problems and those `error`
+ * found in the values, each field named once (a repeated parameter left out
+ * of the request is not also reported missing).
+ */
+function withViolations(violations: FieldViolation[], error: unknown): unknown {
+  if (violations.length === 0 || !(error instanceof ConnectError) || error.code !== Code.InvalidArgument) return error;
+  const named = new Set(violations.map((v) => v.field));
+  return invalidArgument([...violations, ...fieldViolationsOf(error).filter((v) => !named.has(v.field))]);
 }
 
 /** `/api/endpoints/<name>` or `/api/endpoints/query/<id>` → the name or id; undefined when malformed. */

@@ -1,15 +1,25 @@
 // Maps a URL query string onto an endpoint's request message by its
 // descriptor: names as in the proto, each at most once, none undeclared.
 import { create, type Message } from "@bufbuild/protobuf";
-import { invalidArgument, type FieldViolation } from "../../errors/index.js";
+import type { FieldViolation } from "../../errors/index.js";
 import type { Endpoint } from "../../endpoints/index.js";
 
+export interface QueryStringRequest {
+  /** The request message, from the parameters that were read cleanly. */
+  request: Message;
+  /**
+   * Malformed encoding, repeated and undeclared parameters (including `sql`:
+   * sandboxing is disabled); a repeated parameter is left out of `request`.
+   */
+  violations: FieldViolation[];
+}
+
 /**
- * Builds the request message of `endpoint` from `search` (without the `?`).
- * Throws one INVALID_ARGUMENT listing malformed encoding, repeated and
- * undeclared parameters (including `sql`: sandboxing is disabled).
+ * Builds the request message of `endpoint` from `search` (without the `?`),
+ * with the problems of the query string itself, so that the caller can answer
+ * them together with those of the values.
  */
-export function requestFromQueryString(endpoint: Endpoint, search: string): Message {
+export function requestFromQueryString(endpoint: Endpoint, search: string): QueryStringRequest {
   const violations: FieldViolation[] = [];
   const seen = new Map<string, string>();
   for (const pair of search === "" ? [] : search.split("&")) {
@@ -35,13 +45,13 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Mess
       seen.set(name, value);
     }
   }
-  if (violations.length > 0) throw invalidArgument(violations);
   const init: Record<string, string> = {};
   for (const spec of endpoint.parameters) {
     const value = seen.get(spec.name);
-    if (value !== undefined) init[spec.field.localName] = value;
+    const named = violations.some((v) => v.field === spec.name);
+    if (value !== undefined && !named) init[spec.field.localName] = value;
   }
-  return create(endpoint.method.input, init as never);
+  return { request: create(endpoint.method.input, init as never), violations };
 }
 
 /** application/x-www-form-urlencoded decoding; undefined when malformed. */

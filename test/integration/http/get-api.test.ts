@@ -129,8 +129,20 @@ describe("GET API errors", () => {
     ["an undeclared parameter", (s: TestServer) => get(s, "/api/endpoints/logs.all?project=rpc&limit=5"), 400, error("invalid_argument", ["limit"])],
     ["sql, as sandboxing is disabled", (s: TestServer) => get(s, "/api/endpoints/logs.all?project=rpc&sql=select%201"), 400, error("invalid_argument", ["sql"])],
     ["a repeated parameter", (s: TestServer) => get(s, "/api/endpoints/logs.all?project=a&project=b"), 400, error("invalid_argument", ["project"])],
+    [
+      "an undeclared parameter beside an invalid value",
+      (s: TestServer) => get(s, "/api/endpoints/usage.api-counts?project=p&interval=weekly&sql=1"),
+      400,
+      error("invalid_argument", ["sql", "interval"]),
+    ],
+    [
+      "a repeated parameter beside a missing one, each named once",
+      (s: TestServer) => get(s, "/api/endpoints/usage.api-counts?interval=daily&interval=hourly"),
+      400,
+      error("invalid_argument", ["interval", "project"]),
+    ],
     ["an invalid regular expression", (s: TestServer) => get(s, "/api/endpoints/usage.api-counts?project=(&interval=daily"), 400, error("invalid_argument", ["project"])],
-  ] as const)("%s is %i", async (_label, call, status, body) => {
+  ] as const)("%s", async (_label, call, status, body) => {
     const response = await call(server);
     expect(response.status).toBe(status);
     expect(response.json).toEqual(body);
