@@ -11,6 +11,9 @@
 -- minutely (60 min, minute). Records before now - window are excluded. A
 -- path counts in every total whose substring it contains, so one request may
 -- count in several totals; countIf gives 0, never null, for an empty total.
+-- Which substrings a path contains is tested once at insert: the bits of
+-- request_api_areas (migration 0003) are '/rest', '/storage', '/auth' and
+-- '/realtime', in that order.
 WITH
     {now:DateTime64(6, 'UTC')} AS query_now,
     {interval:String} AS requested_interval,
@@ -27,7 +30,7 @@ WITH
     matching AS (
         SELECT
             toStartOfInterval(timestamp, toIntervalSecond(bucket_seconds)) AS bucket,
-            request_path
+            request_api_areas
         FROM edge_logs
         WHERE timestamp >= query_now - toIntervalSecond(window_seconds)
           AND match(request_url, url_pattern)
@@ -37,10 +40,10 @@ WITH
     )
 SELECT
     bucket AS timestamp,
-    countIf(position(request_path, '/rest') > 0) AS total_rest_requests,
-    countIf(position(request_path, '/storage') > 0) AS total_storage_requests,
-    countIf(position(request_path, '/auth') > 0) AS total_auth_requests,
-    countIf(position(request_path, '/realtime') > 0) AS total_realtime_requests
+    countIf(bitTest(request_api_areas, 0)) AS total_rest_requests,
+    countIf(bitTest(request_api_areas, 1)) AS total_storage_requests,
+    countIf(bitTest(request_api_areas, 2)) AS total_auth_requests,
+    countIf(bitTest(request_api_areas, 3)) AS total_realtime_requests
 FROM matching
 GROUP BY bucket
 ORDER BY bucket ASC

@@ -51,6 +51,38 @@ describe("derived columns", () => {
     });
   });
 
+  it.each([
+    ["/rest/v1/todos", 0b0001],
+    ["/storage/v1/object/realtime.png", 0b1010], // storage and realtime
+    ["/rest/v1/rpc/auth_refresh", 0b0101], // rest and auth
+    ["/graphql/v1", 0],
+  ])("marks the API areas %s contains in request_api_areas (bits rest, storage, auth, realtime)", async (path, bits) => {
+    const row = edgeRow({ project: "areas", path, timestamp: ts(Date.UTC(2026, 0, 1)) });
+    await insertRows(warehouse, "edge_logs", [row]);
+    const derived = await select("SELECT request_api_areas FROM edge_logs WHERE id = {id:String}", { id: row.id });
+    expect(derived).toEqual([{ request_api_areas: bits }]);
+  });
+
+  it("fills request_api_areas for rows shipped before the migration that added it", async () => {
+    const [before, after] = partitionMigrations("0003_edge_logs_api_areas.sql");
+    const row = edgeRow({ project: "older", path: "/auth/v1/realtime", timestamp: ts(Date.UTC(2026, 0, 1)) });
+    await warehouse.client.command({ query: "CREATE DATABASE older_rows" });
+    await warehouse.client.command({ query: "USE older_rows" });
+    try {
+      await migrate(warehouse.client, { migrations: before });
+      await insertRows(warehouse, "edge_logs", [row]);
+      expect((await migrate(warehouse.client, { migrations: [...before, ...after] })).applied[0]).toBe(
+        "0003_edge_logs_api_areas.sql",
+      );
+      // Once the mutation has run the part holds the column; before, ClickHouse computes it on read.
+      await warehouse.client.command({ query: "OPTIMIZE TABLE edge_logs FINAL" });
+      const derived = await select("SELECT request_api_areas FROM edge_logs WHERE id = {id:String}", { id: row.id });
+      expect(derived).toEqual([{ request_api_areas: 0b1100 }]); // auth and realtime
+    } finally {
+      await warehouse.client.command({ query: "USE default" });
+    }
+  });
+
   it("fills function_edge_logs project, function, execution time and status from metadata", async () => {
     const row = functionEdgeRow({
       project: "derivefn",
@@ -80,6 +112,14 @@ describe("derived columns", () => {
     expect(rows).toEqual([{ project }]);
   });
 });
+
+/** The migration files before `name`, and `name` with those after it. */
+function partitionMigrations(name: string) {
+  const files = readMigrationFiles();
+  const at = files.findIndex((f) => f.name === name);
+  expect(at).toBeGreaterThan(0);
+  return [files.slice(0, at), files.slice(at)] as const;
+}
 
 describe("sort keys", () => {
   it("reads only the asked project's granules of edge_logs", async () => {
