@@ -1,6 +1,6 @@
 // Checks the API key of a call: `X-API-KEY` (gRPC metadata `x-api-key`) or
 // `Authorization: Bearer <key>`, compared in constant time.
-import { hash, timingSafeEqual } from "node:crypto";
+import { hash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 
 /** Header lookup by lowercase name: a fetch Headers, or a cheaper view of a Node request's headers. */
@@ -20,23 +20,23 @@ export interface ApiKeyCheckOptions {
 }
 
 /**
- * Creates the check for `keys`. Keys are compared as SHA-256 digests with
- * timingSafeEqual, against every accepted key, so neither the length nor the
- * position of a match shows in the time taken. A missing and a wrong key get
- * the same answer.
+ * Creates the check for `keys`. The presented key is compared with every
+ * accepted key, each over its whole length with no early exit, so the time
+ * taken depends on the accepted keys' lengths alone: not on what was
+ * presented, how much of it matched, or which key it matched. A missing and a
+ * wrong key get the same answer.
  */
 export function createApiKeyCheck(keys: readonly string[], options: ApiKeyCheckOptions = {}): ApiKeyCheck {
   if (keys.length === 0) throw new Error("at least one API key is required");
-  const accepted = keys.map(digest);
-  const ids = accepted.map((d) => d.subarray(0, 6).toString("hex"));
+  const accepted = [...keys];
+  const ids = keys.map(keyId);
   const limit = options.limit ?? (() => {});
   return (headers) => {
     const presented = presentedKey(headers);
     let match = -1;
     if (presented !== undefined) {
-      const candidate = digest(presented);
       for (let i = 0; i < accepted.length; i++) {
-        if (timingSafeEqual(candidate, accepted[i]!)) match = i;
+        if (sameKey(presented, accepted[i]!)) match = i;
       }
     }
     if (match < 0) throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
@@ -52,6 +52,24 @@ function presentedKey(headers: HeaderReader): string | undefined {
   return bearer?.[1];
 }
 
-function digest(key: string): Buffer {
-  return hash("sha256", key, "buffer");
+/**
+ * Whether `presented` equals `accepted`, in a time set by accepted's length:
+ * every character of `accepted` is compared and the differences OR-ed
+ * together, with no branch on a character. (Hashing each presented key with
+ * SHA-256 for timingSafeEqual did the same in 0.83 us a check against 0.10 us,
+ * 4% of a cache-hit GET.) Past its end, `presented` wraps around; its length
+ * already differs then.
+ */
+function sameKey(presented: string, accepted: string): boolean {
+  const length = presented.length;
+  let difference = length ^ accepted.length;
+  for (let i = 0; i < accepted.length; i++) {
+    difference |= presented.charCodeAt(i % length) ^ accepted.charCodeAt(i);
+  }
+  return difference === 0;
+}
+
+/** A short id of a key for the rate limiter: the start of its SHA-256, never the key. */
+function keyId(key: string): string {
+  return hash("sha256", key, "hex").slice(0, 12);
 }
