@@ -2,7 +2,7 @@
 // executor -> warehouse into one request handler. Every dependency is passed
 // in, so tests build the same app with their own clock and warehouse.
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { authInterceptor, createApiKeyCheck, createRateLimiter } from "../auth/index.js";
+import { createAuthenticator } from "../auth/index.js";
 import { createResultCache, type ResultCache } from "../cache/index.js";
 import {
   createEndpointRegistry,
@@ -13,7 +13,15 @@ import {
 } from "../endpoints/index.js";
 import { createQueryExecutor } from "../executor/index.js";
 import { type Clock, type Logger, type Metrics, createMetrics, silentLogger, systemClock } from "../observability/index.js";
-import { codeName, connectRoutes, createHttpRoutes, isHttpRoute, loggingInterceptor, type RequestHandler } from "../transport/index.js";
+import {
+  codeName,
+  connectRoutes,
+  createHttpRoutes,
+  createRpcGate,
+  isHttpRoute,
+  loggingInterceptor,
+  type RequestHandler,
+} from "../transport/index.js";
 import type { Warehouse } from "../warehouse/index.js";
 
 export interface AppOptions {
@@ -26,6 +34,8 @@ export interface AppOptions {
   logger?: Logger;
   /** Deadline of a call whose client set none. Default 30 000 ms. */
   defaultTimeoutMs?: number;
+  /** The longest deadline of any call, whatever its client asks; the wait for a warehouse turn counts. Default 30 000 ms. */
+  maxQueryMs?: number;
   /** Default: a new registry with process metrics. */
   metrics?: Metrics;
   /** How often cache warming looks for due entries; 0 leaves it to the caller. Default 1000 ms. */
@@ -34,8 +44,17 @@ export interface AppOptions {
   cacheLimits?: { maxEntries?: number; maxBytes?: number };
   /** Calls per second and burst per API key; perSecond 0 disables. Default 100 and 200. */
   rateLimit?: { perSecond: number; burst: number };
-  /** Bounds on warehouse queries running and waiting. Default 8 and 64. */
-  admission?: { maxConcurrent?: number; maxQueued?: number };
+  /** Failed authentications a second and in a row per client address; perSecond 0 disables. Default 1 and 20. */
+  authFailures?: { perSecond: number; burst: number };
+  /**
+   * Bounds on warehouse queries running, waiting, and running and waiting
+   * for one key. Default 8, 64 and 16.
+   */
+  admission?: { maxConcurrent?: number; maxQueued?: number; maxPerKey?: number };
+  /** Largest Connect, gRPC or gRPC-Web request message, after decompression. Default 65,536 bytes. */
+  maxBodyBytes?: number;
+  /** Longest value of any parameter, in characters. Default 1,024. */
+  maxParameterLength?: number;
   /** Whether the service can answer queries, for /readyz. Default: the warehouse answers a ping. */
   ready?: () => Promise<boolean>;
   /** Loads a saved query's SQL by name. Default: `sql/<name>.sql`. */
@@ -55,14 +74,21 @@ export function createApp(options: AppOptions): App {
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
-  const registry = createEndpointRegistry({ services: savedQueryServices, readSql: options.readSql });
+  const maxQueryMs = options.maxQueryMs ?? 30_000;
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
+  const registry = createEndpointRegistry({
+    services: savedQueryServices,
+    readSql: options.readSql,
+    maxParameterLength: options.maxParameterLength,
+  });
   const metrics = options.metrics ?? createMetrics();
   const executor = createQueryExecutor({
     client: options.warehouse.client,
     clock,
     logger,
     defaultTimeoutMs,
-    admission: options.admission,
+    maxTimeoutMs: maxQueryMs,
+    admission: { maxPerKey: 16, ...options.admission },
     killAbortedQueries: options.warehouse.kind === "server",
     observe: ({ query, durationMs, error }) => {
       metrics.warehouseQueryDuration.observe({ endpoint: query }, durationMs / 1000);
@@ -80,22 +106,30 @@ export function createApp(options: AppOptions): App {
       metrics.cacheBytes.set(bytes);
     },
   });
-  const service = createEndpointService({ executor, cache, clock });
-  const checkApiKey = createApiKeyCheck(options.apiKeys, {
-    limit: createRateLimiter({ ...(options.rateLimit ?? {}), clock }),
+  const service = createEndpointService({ executor, cache, clock, refreshTimeoutMs: maxQueryMs });
+  const { authenticate, close: closeAuthenticator } = createAuthenticator({
+    apiKeys: options.apiKeys,
+    rateLimit: options.rateLimit,
+    authFailures: options.authFailures,
+    clock,
+    logger,
   });
 
   const httpRoutes = createHttpRoutes({
     registry,
     service,
-    checkApiKey,
+    authenticate,
     ready: options.ready ?? (() => options.warehouse.client.ping().then((r) => r.success, () => false)),
     metrics,
     logger,
     defaultTimeoutMs,
   });
+  let rpcGate: ReturnType<typeof createRpcGate> | undefined;
   const connectHandler = connectNodeAdapter({
     routes: connectRoutes({ registry, service, defaultTimeoutMs }),
+    // Bounds every message, compressed or not: decompression stops at it.
+    readMaxBytes: maxBodyBytes,
+    contextValues: (request) => rpcGate!.contextValues(request),
     interceptors: [
       loggingInterceptor(logger, ({ method, protocol, code, durationMs }) =>
         metrics.recordCall(
@@ -105,12 +139,27 @@ export function createApp(options: AppOptions): App {
           durationMs / 1000,
         ),
       ),
-      authInterceptor(checkApiKey),
     ],
     fallback: httpRoutes,
   });
+  rpcGate = createRpcGate(connectHandler, {
+    authenticate,
+    maxBodyBytes,
+    keyedPaths: new Set(registry.endpoints.map((endpoint) => `/${endpoint.grpcMethod}`)),
+    onRefused: (protocol, error) => metrics.requests.series({ endpoint: "", protocol, code: codeName(error.code) }).inc(),
+  });
+  const gated = rpcGate.handler;
   // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.
   const handler: RequestHandler = (request, response) =>
-    isHttpRoute(request.url ?? "/") ? httpRoutes(request, response) : connectHandler(request, response);
-  return { handler, registry, metrics, cache, close: () => cache.close() };
+    isHttpRoute(request.url ?? "/") ? httpRoutes(request, response) : gated(request, response);
+  return {
+    handler,
+    registry,
+    metrics,
+    cache,
+    close: () => {
+      cache.close();
+      closeAuthenticator();
+    },
+  };
 }

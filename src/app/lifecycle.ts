@@ -2,7 +2,7 @@
 // stop accepting, let calls in flight finish within a bound, close the
 // warehouse, exit 0.
 import { loadOrCreateApiKey } from "../auth/index.js";
-import type { Config } from "../config/index.js";
+import { apiKeyProblem, ConfigError, type Config } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer } from "../transport/index.js";
 import { keepSchema, openResilientWarehouse, seedDemoDataIfEmpty } from "../warehouse/index.js";
@@ -42,6 +42,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   let keyNote = `API keys: the ${apiKeys.length} configured in API_KEYS`;
   if (apiKeys.length === 0 && config.warehouse.kind === "embedded") {
     const stored = loadOrCreateApiKey(config.warehouse.path);
+    const problem = apiKeyProblem(stored.key);
+    if (problem !== undefined) throw new ConfigError([`the API key stored in ${stored.path} ${problem}; set API_KEYS or replace the file`]);
     apiKeys = [stored.key];
     keyNote = `API key: ${stored.key}  (${stored.created ? "generated, " : ""}stored in ${stored.path})`;
   }
@@ -51,9 +53,23 @@ export async function startService(options: StartOptions): Promise<RunningServic
     apiKeys,
     logger,
     rateLimit: config.rateLimit,
+    authFailures: config.limits.authFailures,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    maxParameterLength: config.limits.maxParameterLength,
+    maxQueryMs: config.limits.maxQueryMs,
+    admission: {
+      maxConcurrent: config.limits.warehouseConcurrency,
+      maxQueued: config.limits.warehouseQueue,
+      maxPerKey: config.limits.warehouseCallsPerKey,
+    },
     ready: async () => schema.migrated && (await warehouse.client.ping().then((r) => r.success, () => false)),
   });
-  const server = createSinglePortServer(app.handler);
+  const server = createSinglePortServer(app.handler, {
+    firstRequestTimeoutMs: config.limits.firstRequestTimeoutMs,
+    idleTimeoutMs: config.limits.idleTimeoutMs,
+    maxConnections: config.limits.maxConnections,
+    logger,
+  });
   const address = await server.listen(config.port, config.host);
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;

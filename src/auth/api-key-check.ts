@@ -8,16 +8,14 @@ export interface HeaderReader {
   get(name: string): string | null;
 }
 
-/**
- * Throws UNAUTHENTICATED unless `headers` carry an accepted key, and
- * RESOURCE_EXHAUSTED when that key is over its rate limit.
- */
-export type ApiKeyCheck = (headers: HeaderReader) => void;
-
-export interface ApiKeyCheckOptions {
-  /** Called with a short id of the accepted key (never the key): the rate limit. Default: none. */
-  limit?: (keyId: string) => void;
+/** Who is calling, as far as the service needs to know. */
+export interface Credential {
+  /** Names the caller in logs, metrics, rate limits and fair admission; never the key itself. */
+  id: string;
 }
+
+/** The credential of the key `headers` carry. Throws UNAUTHENTICATED unless it is an accepted key. */
+export type ApiKeyCheck = (headers: HeaderReader) => Credential;
 
 /**
  * Creates the check for `keys`. The presented key is compared with every
@@ -26,11 +24,10 @@ export interface ApiKeyCheckOptions {
  * presented, how much of it matched, or which key it matched. A missing and a
  * wrong key get the same answer.
  */
-export function createApiKeyCheck(keys: readonly string[], options: ApiKeyCheckOptions = {}): ApiKeyCheck {
+export function createApiKeyCheck(keys: readonly string[]): ApiKeyCheck {
   if (keys.length === 0) throw new Error("at least one API key is required");
   const accepted = [...keys];
-  const ids = keys.map(keyId);
-  const limit = options.limit ?? (() => {});
+  const credentials: Credential[] = keys.map((key) => ({ id: keyId(key) }));
   return (headers) => {
     const presented = presentedKey(headers);
     let match = -1;
@@ -40,7 +37,7 @@ export function createApiKeyCheck(keys: readonly string[], options: ApiKeyCheckO
       }
     }
     if (match < 0) throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
-    limit(ids[match]!);
+    return credentials[match]!;
   };
 }
 

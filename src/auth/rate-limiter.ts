@@ -2,7 +2,8 @@
 // of up to `burst`. Beyond it a call is RESOURCE_EXHAUSTED with Retry-After
 // and RateLimit headers (draft-ietf-httpapi-ratelimit-headers).
 import { Code, ConnectError } from "@connectrpc/connect";
-import { type Clock, systemClock } from "../observability/index.js";
+import type { Clock } from "../observability/index.js";
+import { createTokenBuckets } from "./token-buckets.js";
 
 export interface RateLimitOptions {
   /** Sustained calls per second per key; 0 disables the limit. Default 100. */
@@ -21,24 +22,12 @@ export type RateLimiter = (keyId: string) => void;
 export function createRateLimiter(options: RateLimitOptions = {}): RateLimiter {
   const perSecond = options.perSecond ?? 100;
   const burst = Math.max(1, options.burst ?? 200);
-  const clock = options.clock ?? systemClock;
-  const maxKeys = options.maxKeys ?? 10_000;
   if (perSecond <= 0) return () => {};
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  const buckets = createTokenBuckets({ perSecond, burst, clock: options.clock, maxKeys: options.maxKeys });
 
   return (keyId) => {
-    const now = clock();
-    const bucket = buckets.get(keyId) ?? { tokens: burst, at: now };
-    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
-    bucket.at = now;
-    buckets.delete(keyId); // re-inserted last: the Map's order is least recently used first
-    buckets.set(keyId, bucket);
-    if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return;
-    }
-    const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
+    const retryAfter = buckets.take(keyId);
+    if (retryAfter === 0) return;
     const error = new ConnectError("rate limit exceeded for this API key", Code.ResourceExhausted);
     error.metadata.set("retry-after", String(retryAfter));
     error.metadata.set("ratelimit", `limit=${burst}, remaining=0, reset=${retryAfter}`);

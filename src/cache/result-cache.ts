@@ -39,10 +39,18 @@ export interface ResultCacheOptions {
   clock?: Clock;
   /** Most entries held; the least recently used goes first. Default 10,000. */
   maxEntries?: number;
-  /** Most bytes held (as reported by each computation). Default 256 MiB. */
+  /** Most bytes held: each entry's reported bytes, its key and `entryOverheadBytes`. Default 256 MiB. */
   maxBytes?: number;
-  /** Most refreshes running at once. Default 4. */
+  /** What an entry costs besides its value and key (the entry, its map slots, its refresh closure). Default 512. */
+  entryOverheadBytes?: number;
+  /** Most refreshes running at once. Default 1. */
   warmConcurrency?: number;
+  /**
+   * The largest share of the time refreshes may keep a warehouse query
+   * running: after a refresh that took d ms the next waits d * (1 / share - 1)
+   * ms. Default 0.25.
+   */
+  warmShare?: number;
   /** A refresh is due up to this fraction of the warming period early, at random. Default 0.1. */
   jitter?: number;
   /** Default: Math.random. */
@@ -64,9 +72,11 @@ interface Entry<V> {
   bytes: number;
   computedAt: number;
   lastAskedAt: number;
+  /** Whether a caller was served this value after it was computed: only then is it refreshed. */
+  askedSinceComputed: boolean;
   refreshDueAt: number;
   policy: CachePolicy;
-  compute: Compute<V>;
+  refresh: Compute<V>;
   refreshing: boolean;
 }
 
@@ -82,9 +92,11 @@ export interface ResultCache<V> {
    * `policy.ttlMs`, else a MISS that runs `compute` once for all concurrent
    * callers of the key. Errors are thrown to the callers, never stored.
    * `signal` lets one caller stop waiting; the query is aborted only when no
-   * caller waits any more.
+   * caller waits any more. Warming recomputes the entry with `refresh`
+   * (default `compute`), which the entry keeps for its whole life: it must
+   * hold nothing of the caller (its deadline, request id or response).
    */
-  get(key: string, policy: CachePolicy, compute: Compute<V>, signal?: AbortSignal): Promise<CacheLookup<V>>;
+  get(key: string, policy: CachePolicy, compute: Compute<V>, signal?: AbortSignal, refresh?: Compute<V>): Promise<CacheLookup<V>>;
   /** The HIT that `get` would answer, without computing anything on a miss (and without counting it). */
   peek(key: string, policy: CachePolicy): CacheLookup<V> | undefined;
   /** Refreshes due entries and drops idle or expired ones; resolves when the refreshes end. */
@@ -98,7 +110,9 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   const clock = options.clock ?? systemClock;
   const maxEntries = options.maxEntries ?? 10_000;
   const maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
-  const warmConcurrency = options.warmConcurrency ?? 4;
+  const entryOverheadBytes = options.entryOverheadBytes ?? 512;
+  const warmConcurrency = options.warmConcurrency ?? 1;
+  const warmShare = options.warmShare ?? 0.25;
   const jitter = options.jitter ?? 0.1;
   const random = options.random ?? Math.random;
   const retryAfterFailureMs = options.retryAfterFailureMs ?? 30_000;
@@ -128,20 +142,22 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   const dueAfter = (now: number, policy: CachePolicy) =>
     policy.warmMs > 0 ? now + policy.warmMs * (1 - jitter * random()) : Number.POSITIVE_INFINITY;
 
-  function put(key: string, computed: Computed<V>, policy: CachePolicy, compute: Compute<V>, lastAskedAt: number) {
+  function put(key: string, computed: Computed<V>, policy: CachePolicy, refresh: Compute<V>, lastAskedAt: number) {
     remove(key);
     const now = clock();
+    const size = computed.bytes + key.length + entryOverheadBytes;
     store.set<Entry<V>>(key, {
       value: computed.value,
-      bytes: computed.bytes,
+      bytes: size,
       computedAt: now,
       lastAskedAt,
+      askedSinceComputed: false,
       refreshDueAt: dueAfter(now, policy),
       policy,
-      compute,
+      refresh,
       refreshing: false,
     });
-    bytes += computed.bytes;
+    bytes += size;
     touch(key);
     for (const oldest of recency.keys()) {
       if (recency.size <= maxEntries && bytes <= maxBytes) break;
@@ -153,7 +169,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     onSize(recency.size, bytes);
   }
 
-  function flight(key: string, policy: CachePolicy, compute: Compute<V>): Flight<V> {
+  function flight(key: string, policy: CachePolicy, compute: Compute<V>, refresh: Compute<V>): Flight<V> {
     const running = flights.get(key);
     if (running !== undefined) return running;
     const abort = new AbortController();
@@ -162,7 +178,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
       waiters: 0,
       promise: compute(abort.signal)
         .then((computed) => {
-          put(key, computed, policy, compute, clock());
+          put(key, computed, policy, refresh, clock());
           return computed;
         })
         .finally(() => flights.delete(key)),
@@ -192,8 +208,8 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     entry.refreshing = true;
     try {
       const controller = new AbortController();
-      const computed = await entry.compute(controller.signal);
-      if (entryOf(key) === entry) put(key, computed, entry.policy, entry.compute, entry.lastAskedAt);
+      const computed = await entry.refresh(controller.signal);
+      if (entryOf(key) === entry) put(key, computed, entry.policy, entry.refresh, entry.lastAskedAt);
       onEvent("refresh", entry.policy.label ?? "");
     } catch (error) {
       // The previous result stays until its own lifetime ends.
@@ -210,12 +226,15 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     const entry = entryOf(key);
     if (entry === undefined || now - entry.computedAt >= policy.ttlMs) return undefined;
     entry.lastAskedAt = now;
+    entry.askedSinceComputed = true;
     touch(key);
     onEvent("hit", policy.label ?? "");
     return { value: entry.value, status: "HIT", computedAt: entry.computedAt };
   }
 
   let sweeping: Promise<void> | undefined;
+  /** Clock time before which no refresh starts: keeps refreshes within their share. */
+  let nextRefreshAt = Number.NEGATIVE_INFINITY;
   async function sweep() {
     const now = clock();
     const due: [string, Entry<V>][] = [];
@@ -226,14 +245,23 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
       const expired = now - entry.computedAt >= entry.policy.ttlMs;
       if (idle || expired) {
         remove(key);
-      } else if (!entry.refreshing && entry.refreshDueAt <= now) {
+      } else if (!entry.refreshing && entry.refreshDueAt <= now && entry.askedSinceComputed) {
+        // Only a result asked for since it was computed is worth computing again;
+        // the rest are served until their lifetime ends.
         due.push([key, entry]);
       }
     }
     onSize(recency.size, bytes);
-    // A fixed number of workers share the due list: at most warmConcurrency queries at once.
+    // A fixed number of workers share the due list: at most warmConcurrency
+    // queries at once, each started only when the share allows; what is left
+    // stays due for the next sweep.
     const workers = Array.from({ length: Math.min(warmConcurrency, due.length) }, async () => {
-      for (let next = due.shift(); next !== undefined; next = due.shift()) await refresh(...next);
+      for (let next = due.shift(); next !== undefined && clock() >= nextRefreshAt; next = due.shift()) {
+        const started = clock();
+        await refresh(...next);
+        const ended = clock();
+        nextRefreshAt = Math.max(nextRefreshAt, ended + (ended - started) * (1 / warmShare - 1));
+      }
     });
     await Promise.all(workers);
   }
@@ -246,11 +274,11 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
 
   return {
     peek,
-    async get(key, policy, compute, signal) {
+    async get(key, policy, compute, signal, refresh = compute) {
       const hit = peek(key, policy);
       if (hit !== undefined) return hit;
       onEvent("miss", policy.label ?? "");
-      const computed = await waitFor(flight(key, policy, compute), signal);
+      const computed = await waitFor(flight(key, policy, compute, refresh), signal);
       return { value: computed.value, status: "MISS", computedAt: entryOf(key)?.computedAt ?? clock() };
     },
     async runWarming() {

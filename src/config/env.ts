@@ -36,6 +36,32 @@ export interface Config {
   logLevel: LogLevel;
   /** `RATE_LIMIT_PER_SECOND` (default 100; 0 disables) and `RATE_LIMIT_BURST` (default 200), per API key. */
   rateLimit: { perSecond: number; burst: number };
+  /** What one client, connection or key may take; see `Limits`. */
+  limits: Limits;
+}
+
+/** The bounds that keep hostile or greedy clients from exhausting the service (docs/reliability.md). */
+export interface Limits {
+  /** `MAX_BODY_BYTES`, default 65,536: largest Connect, gRPC or gRPC-Web request message, after decompression. */
+  maxBodyBytes: number;
+  /** `MAX_PARAMETER_LENGTH`, default 1,024: longest value of any parameter, in characters. */
+  maxParameterLength: number;
+  /** `MAX_CONNECTIONS`, default 4,096: open connections; more are refused while existing ones keep working. */
+  maxConnections: number;
+  /** `FIRST_REQUEST_TIMEOUT_SECONDS`, default 10: a new connection must send its first request's headers within this. */
+  firstRequestTimeoutMs: number;
+  /** `IDLE_TIMEOUT_SECONDS`, default 60: a connection with no request in flight for this long is closed. */
+  idleTimeoutMs: number;
+  /** `MAX_QUERY_SECONDS`, default 30: the longest deadline of a call, whatever the client asks; admission wait included. */
+  maxQueryMs: number;
+  /** `WAREHOUSE_CONCURRENCY`: warehouse queries running at once. Default 1 on the embedded engine (it runs one at a time), 8 on a server. */
+  warehouseConcurrency: number;
+  /** `WAREHOUSE_QUEUE`, default 64: warehouse queries waiting for a turn, all keys together. */
+  warehouseQueue: number;
+  /** `WAREHOUSE_CALLS_PER_KEY`, default 16: one key's warehouse queries running and waiting. */
+  warehouseCallsPerKey: number;
+  /** `AUTH_FAILURES_PER_SECOND` (default 1) and `AUTH_FAILURE_BURST` (default 20): failed authentications allowed per client address. */
+  authFailures: { perSecond: number; burst: number };
 }
 
 /** A configuration problem, one line naming the variable. */
@@ -60,6 +86,25 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return v === undefined || v.trim() === "" ? undefined : v.trim();
   };
 
+  /** A whole number from `min`, or the default when unset. */
+  const whole = (name: string, fallback: number, min = 1) => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min) {
+      problems.push(`${name} must be a whole number of at least ${min}, got "${raw}"`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const rate = (name: string, fallback: number) => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+(\.\d+)?$/.test(raw)) {
+      problems.push(`${name} must be a non-negative number, got "${raw}"`);
+      return fallback;
+    }
+    return Number(raw);
+  };
   let port = 8080;
   const rawPort = value("PORT");
   if (rawPort !== undefined) {
@@ -105,28 +150,43 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`LOG_LEVEL must be one of ${logLevels.join(", ")}, got "${logLevel}"`);
   }
 
-  const rateLimit = { perSecond: 100, burst: 200 };
-  for (const [name, field] of [
-    ["RATE_LIMIT_PER_SECOND", "perSecond"],
-    ["RATE_LIMIT_BURST", "burst"],
-  ] as const) {
-    const raw = value(name);
-    if (raw === undefined) continue;
-    if (!/^\d+(\.\d+)?$/.test(raw)) problems.push(`${name} must be a non-negative number, got "${raw}"`);
-    rateLimit[field] = Number(raw);
-  }
+  const rateLimit = { perSecond: rate("RATE_LIMIT_PER_SECOND", 100), burst: rate("RATE_LIMIT_BURST", 200) };
 
   const apiKeys = (value("API_KEYS") ?? "")
     .split(",")
     .map((k) => k.trim())
     .filter((k) => k !== "");
+  apiKeys.forEach((key, i) => {
+    const problem = apiKeyProblem(key);
+    if (problem !== undefined) problems.push(`API_KEYS key ${i + 1} ${problem}`);
+  });
+
+  const limits: Limits = {
+    maxBodyBytes: whole("MAX_BODY_BYTES", 64 * 1024),
+    maxParameterLength: whole("MAX_PARAMETER_LENGTH", 1024),
+    maxConnections: whole("MAX_CONNECTIONS", 4096),
+    firstRequestTimeoutMs: whole("FIRST_REQUEST_TIMEOUT_SECONDS", 10) * 1000,
+    idleTimeoutMs: whole("IDLE_TIMEOUT_SECONDS", 60) * 1000,
+    maxQueryMs: whole("MAX_QUERY_SECONDS", 30) * 1000,
+    warehouseConcurrency: whole("WAREHOUSE_CONCURRENCY", warehouse.kind === "embedded" ? 1 : 8),
+    warehouseQueue: whole("WAREHOUSE_QUEUE", 64, 0),
+    warehouseCallsPerKey: whole("WAREHOUSE_CALLS_PER_KEY", 16),
+    authFailures: { perSecond: rate("AUTH_FAILURES_PER_SECOND", 1), burst: whole("AUTH_FAILURE_BURST", 20) },
+  };
 
   if (warehouse.kind === "server" && apiKeys.length === 0) {
     problems.push("API_KEYS must be set when CLICKHOUSE_URL is set (only the embedded mode generates a key)");
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, warehouse, demoData, logLevel, rateLimit };
+  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, warehouse, demoData, logLevel, rateLimit, limits };
+}
+
+/** Why `key` may not be an API key (too short to resist guessing, or holding white space), or undefined. */
+export function apiKeyProblem(key: string): string | undefined {
+  if (key.length < 16) return `is ${key.length} characters long; keys need at least 16`;
+  if (/\s/.test(key)) return "contains white space";
+  return undefined;
 }
 
 function isHttpUrl(text: string): boolean {

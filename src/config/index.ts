@@ -1,3 +1,3 @@
 // Configuration: environment variables in, a validated Config out.
-export { readConfig, ConfigError } from "./env.js";
-export type { Config, WarehouseConfig } from "./env.js";
+export { readConfig, ConfigError, apiKeyProblem } from "./env.js";
+export type { Config, Limits, WarehouseConfig } from "./env.js";

@@ -1,7 +1,8 @@
 // Runs one saved query for a request, whatever transport it came on:
 // parameters bound and checked, then the result cache (for endpoints with a
 // lifetime), the executor, and the response in the form the caller reads.
-import { create, type Message } from "@bufbuild/protobuf";
+import { randomUUID } from "node:crypto";
+import { create, fromJsonString, type Message } from "@bufbuild/protobuf";
 import { cacheKey, type CachePolicy, type CacheLookup, type ResultCache } from "../cache/index.js";
 import type { QueryExecutor, QueryParamValue, WarehouseRow } from "../executor/index.js";
 import type { Clock } from "../observability/index.js";
@@ -19,6 +20,8 @@ export interface CallContext {
   /** Remaining time the caller allows, in milliseconds. */
   timeoutMs?: number;
   requestId?: string;
+  /** Whose call this is (a credential id): the warehouse is shared fairly between them. */
+  tenant?: string;
 }
 
 /**
@@ -68,11 +71,17 @@ export interface EndpointServiceOptions {
   cache?: ResultCache<ComputedResponse>;
   /** For the Age of cached results. Default Date.now. */
   clock?: Clock;
+  /** Deadline of a cache refresh, which has no caller. Default 30 000 ms. */
+  refreshTimeoutMs?: number;
 }
+
+/** The tenant cache refreshes run as: they take their turns at the warehouse beside the callers. */
+export const warmingTenant = "cache-warming";
 
 export function createEndpointService(options: EndpointServiceOptions): EndpointService {
   const { executor, cache } = options;
   const clock = options.clock ?? Date.now;
+  const refreshTimeoutMs = options.refreshTimeoutMs ?? 30_000;
   const policies = new Map<Endpoint, CachePolicy>();
 
   function policyOf(endpoint: Endpoint): CachePolicy {
@@ -116,15 +125,20 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
     async execute(call, context = {}) {
       const entry = call.cacheEntry;
       if (cache === undefined || entry === undefined) return compute(call, context);
+      const cached = async (callContext: CallContext) => {
+        const value = await compute(call, callContext);
+        // Kept as its JSON bytes alone (see cachedResponse), which with the
+        // message a Connect caller may add later are what the entry holds.
+        const bytes = value.json().length;
+        return { value: cachedResponse(call.endpoint, value.json()), bytes: 2 * bytes };
+      };
       const lookup = await cache.get(
         entry.key,
         entry.policy,
-        async (signal) => {
-          const value = await compute(call, { timeoutMs: context.timeoutMs, requestId: context.requestId, signal });
-          // Serialised once per computed result: hits reuse the bytes, which also size the entry.
-          return { value, bytes: value.json().length };
-        },
+        (signal) => cached({ timeoutMs: context.timeoutMs, requestId: context.requestId, tenant: context.tenant, signal }),
         context.signal,
+        // Refreshes hold the prepared call only, never this caller's context.
+        (signal) => cached({ timeoutMs: refreshTimeoutMs, requestId: `refresh-${randomUUID()}`, tenant: warmingTenant, signal }),
       );
       return fromCache(lookup);
     },
@@ -134,6 +148,18 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
     },
   };
   return service;
+}
+
+/**
+ * A cached response: the JSON body only, the message made from it (proto3
+ * JSON, which the body is) the first time a Connect or gRPC caller asks.
+ */
+function cachedResponse(endpoint: Endpoint, json: Buffer): ComputedResponse {
+  let message: Message | undefined;
+  return {
+    message: () => (message ??= fromJsonString(endpoint.method.output, json.toString())),
+    json: () => json,
+  };
 }
 
 function computedResponse(endpoint: Endpoint, warehouseRows: WarehouseRow[]): ComputedResponse {

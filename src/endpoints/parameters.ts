@@ -7,6 +7,7 @@ import { invalidArgument, type FieldViolation } from "../errors/index.js";
 import type { QueryParamValue } from "../executor/index.js";
 import type { Endpoint } from "./registry.js";
 import { parseIsoTimestamp } from "./iso-timestamp.js";
+import { re2PatternProblem } from "./re2-pattern.js";
 
 export interface BoundParameters {
   /** Effective value of every parameter, defaults applied: the cache key's substance. */
@@ -28,6 +29,10 @@ export function bindParameters(endpoint: Endpoint, request: Message): BoundParam
   for (const spec of endpoint.parameters) {
     const raw = values[spec.field.localName];
     let value = typeof raw === "string" ? raw : "";
+    if (value.length > spec.maxLength) {
+      violations.push({ field: spec.name, description: `${spec.name} is longer than ${spec.maxLength} characters` });
+      continue;
+    }
     if (value === "") {
       if (spec.required) {
         violations.push({ field: spec.name, description: `${spec.name} is required` });
@@ -45,6 +50,11 @@ export function bindParameters(endpoint: Endpoint, request: Message): BoundParam
       value = spec.defaultValue;
     }
 
+    const patternProblem = spec.format === ParameterFormat.RE2 ? re2PatternProblem(value) : undefined;
+    if (patternProblem !== undefined) {
+      violations.push({ field: spec.name, description: `${spec.name} ${patternProblem}` });
+      continue;
+    }
     if (spec.format === ParameterFormat.ISO8601 && value !== "") {
       const instant = parseIsoTimestamp(value);
       if (instant === undefined) {

@@ -22,6 +22,8 @@ export interface ParameterSpec {
   defaultValue: string;
   unknownIsDefault: boolean;
   format: ParameterFormat;
+  /** The longest value accepted, in characters. */
+  maxLength: number;
 }
 
 /** A saved query with everything the transports need to serve it. */
@@ -50,6 +52,8 @@ export interface EndpointRegistryOptions {
   services: readonly DescService[];
   /** Loads the SQL of a saved query by name. Default: `sql/<name>.sql`. */
   readSql?: (name: string) => string;
+  /** The longest value of any parameter, in characters. Default 1,024. */
+  maxParameterLength?: number;
 }
 
 /**
@@ -59,6 +63,7 @@ export interface EndpointRegistryOptions {
  */
 export function createEndpointRegistry(options: EndpointRegistryOptions): EndpointRegistry {
   const readSql = options.readSql ?? readSavedQuerySql;
+  const maxLength = options.maxParameterLength ?? 1024;
   const endpoints: Endpoint[] = [];
   const byKey = new Map<string, Endpoint>();
   const byMethod = new Map<DescMethod, Endpoint>();
@@ -75,7 +80,7 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
         service,
         method,
         grpcMethod: `${service.typeName}/${method.name}`,
-        parameters: method.input.fields.map(parameterSpec),
+        parameters: method.input.fields.map((field) => parameterSpec(field, maxLength)),
         rowSchema: rowSchemaOf(method.output),
         savedQuery: {
           name: definition.name,
@@ -106,7 +111,7 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
   };
 }
 
-function parameterSpec(field: DescField): ParameterSpec {
+function parameterSpec(field: DescField, maxLength: number): ParameterSpec {
   if (field.fieldKind !== "scalar" || field.scalar !== ScalarType.STRING) {
     throw new Error(`${field.parent.typeName}.${field.name}: request parameters are strings`);
   }
@@ -119,6 +124,7 @@ function parameterSpec(field: DescField): ParameterSpec {
     defaultValue: rule.defaultValue,
     unknownIsDefault: rule.unknownIsDefault,
     format: rule.format,
+    maxLength,
   };
 }
 

@@ -1,18 +1,27 @@
-// Bounds the warehouse queries of the process: at most `maxConcurrent` run,
-// at most `maxQueued` wait; past that a query is refused at once with
+// Fair, bounded admission of warehouse queries: at most `maxConcurrent` run
+// and `maxQueued` wait in the whole process, at most `maxPerKey` of one API
+// key run and wait together, and a freed slot goes to the waiting keys in
+// turn (round robin), so one busy key cannot keep another waiting behind its
+// whole queue. Past a bound a query is refused at once with
 // RESOURCE_EXHAUSTED instead of piling up.
 import { Code, ConnectError } from "@connectrpc/connect";
 
 export interface AdmissionOptions {
   /** Queries running at once. Default 8. */
   maxConcurrent?: number;
-  /** Queries waiting for a turn. Default 64. */
+  /** Queries waiting for a turn, all keys together. Default 64. */
   maxQueued?: number;
+  /** Queries of one key running and waiting together. Default: no bound of its own. */
+  maxPerKey?: number;
 }
 
 export interface Admission {
-  /** Runs `task` when its turn comes; a caller that aborts while waiting leaves the queue. */
-  run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /**
+   * Runs `task` when its turn comes, as a query of `key`. A caller whose
+   * `signal` aborts while waiting leaves the queue with the signal's reason
+   * (when a ConnectError) or CANCELED.
+   */
+  run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
   readonly running: number;
   readonly queued: number;
 }
@@ -20,52 +29,85 @@ export interface Admission {
 export function createAdmission(options: AdmissionOptions = {}): Admission {
   const maxConcurrent = options.maxConcurrent ?? 8;
   const maxQueued = options.maxQueued ?? 64;
+  const maxPerKey = options.maxPerKey ?? Number.POSITIVE_INFINITY;
   let running = 0;
-  const queue: (() => void)[] = [];
+  let queued = 0;
+  /** Each key's waiting turns, oldest first; the Map's order is the round robin's. */
+  const waiting = new Map<string, (() => void)[]>();
+  /** Each key's queries running or waiting. */
+  const held = new Map<string, number>();
 
-  // A finished query hands its slot straight to the next in the queue, so a
-  // newcomer cannot slip in between and push `running` past the bound.
+  // A finished query hands its slot straight to the next key's oldest turn,
+  // so a newcomer cannot slip in between and push `running` past the bound.
   const release = () => {
-    const next = queue.shift();
-    if (next !== undefined) next();
-    else running -= 1;
+    const next = waiting.entries().next();
+    if (next.done === true) {
+      running -= 1;
+      return;
+    }
+    const [key, turns] = next.value;
+    const turn = turns.shift()!;
+    waiting.delete(key);
+    if (turns.length > 0) waiting.set(key, turns); // to the back of the round
+    queued -= 1;
+    turn();
   };
 
+  const refuse = (message: string) => {
+    const error = new ConnectError(message, Code.ResourceExhausted);
+    error.metadata.set("retry-after", "1");
+    return error;
+  };
+
+  function wait(key: string, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const turn = () => {
+        signal?.removeEventListener("abort", leave);
+        resolve();
+      };
+      const leave = () => {
+        const turns = waiting.get(key);
+        const at = turns?.indexOf(turn) ?? -1;
+        if (at < 0) return;
+        turns!.splice(at, 1);
+        if (turns!.length === 0) waiting.delete(key);
+        queued -= 1;
+        reject(signal?.reason instanceof ConnectError ? signal.reason : new ConnectError("the caller went away", Code.Canceled));
+      };
+      const turns = waiting.get(key);
+      if (turns === undefined) waiting.set(key, [turn]);
+      else turns.push(turn);
+      queued += 1;
+      signal?.addEventListener("abort", leave, { once: true });
+    });
+  }
+
   return {
-    async run(task, signal) {
-      if (running < maxConcurrent) {
-        running += 1;
-      } else {
-        if (queue.length >= maxQueued) {
-          const error = new ConnectError("too many warehouse queries in flight, try again shortly", Code.ResourceExhausted);
-          error.metadata.set("retry-after", "1");
-          throw error;
-        }
-        await new Promise<void>((resolve, reject) => {
-          const turn = () => {
-            signal?.removeEventListener("abort", leave);
-            resolve();
-          };
-          const leave = () => {
-            const at = queue.indexOf(turn);
-            if (at >= 0) queue.splice(at, 1);
-            reject(signal?.reason instanceof ConnectError ? signal.reason : new ConnectError("the caller went away", Code.Canceled));
-          };
-          queue.push(turn);
-          signal?.addEventListener("abort", leave, { once: true });
-        });
-      }
+    async run(key, task, signal) {
+      if (signal?.aborted) throw signal.reason instanceof ConnectError ? signal.reason : new ConnectError("the caller went away", Code.Canceled);
+      const mine = held.get(key) ?? 0;
+      if (mine >= maxPerKey) throw refuse("too many warehouse queries of this API key in flight, try again shortly");
+      if (running >= maxConcurrent && queued >= maxQueued) throw refuse("too many warehouse queries in flight, try again shortly");
+      held.set(key, mine + 1);
       try {
-        return await task();
+        if (running < maxConcurrent) running += 1;
+        else await wait(key, signal);
+        try {
+          return await task();
+        } finally {
+          release();
+        }
       } finally {
-        release();
+        const left = held.get(key)! - 1;
+        if (left === 0) held.delete(key);
+        else held.set(key, left);
       }
     },
     get running() {
       return running;
     },
     get queued() {
-      return queue.length;
+      return queued;
     },
   };
 }

@@ -33,10 +33,16 @@ export type WarehouseRow = Record<string, unknown>;
 export interface ExecuteOptions {
   /** Cancels the query, e.g. when the caller goes away. */
   signal?: AbortSignal;
-  /** The query's deadline in milliseconds. Default: the executor's `defaultTimeoutMs`. */
+  /**
+   * The call's deadline in milliseconds from now, capped at the executor's
+   * `maxTimeoutMs`; the wait for a turn counts in it. Default: the
+   * executor's `defaultTimeoutMs`.
+   */
   timeoutMs?: number;
   /** Ties the warehouse query to the request in logs. */
   requestId?: string;
+  /** Whose query this is (an API key id): admission is fair between them. Default "". */
+  tenant?: string;
 }
 
 export interface QueryResult {
@@ -58,9 +64,11 @@ export interface QueryExecutorOptions {
   logger?: Logger;
   /** Deadline of a query whose caller set none. Default 30 000 ms. */
   defaultTimeoutMs?: number;
+  /** The longest deadline a caller may ask for; longer ones are cut to it. Default 30 000 ms. */
+  maxTimeoutMs?: number;
   /** Default: none. */
   observe?: QueryObserver;
-  /** Bounds on queries running and waiting. Default 8 and 64. */
+  /** Bounds on queries running and waiting, in all and per tenant. Default 8 and 64, no per-tenant bound. */
   admission?: AdmissionOptions;
   /**
    * On a ClickHouse server an aborted HTTP request does not stop its query;
@@ -88,7 +96,8 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
   const { client } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+  const maxTimeoutMs = options.maxTimeoutMs ?? 30_000;
+  const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? 30_000, maxTimeoutMs);
   const observe = options.observe ?? (() => {});
   const admission = createAdmission(options.admission);
   const cooldownMs = options.unreachableCooldownMs ?? 1000;
@@ -102,7 +111,36 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         observe({ query: query.name, durationMs: 0, error });
         throw error;
       }
-      return admission.run(() => run(query, params, executeOptions), executeOptions.signal);
+      const timeoutMs = Math.min(executeOptions.timeoutMs ?? defaultTimeoutMs, maxTimeoutMs);
+      const deadline = performance.now() + timeoutMs;
+      // One signal for the wait and the query, aborted by the deadline or by
+      // the caller's signal (forwarded by hand: AbortSignal.any is slow).
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(deadlineError()), timeoutMs);
+      const caller = executeOptions.signal;
+      const forwardCallerAbort = () => abort.abort(caller?.reason);
+      if (caller?.aborted) forwardCallerAbort();
+      else caller?.addEventListener("abort", forwardCallerAbort, { once: true });
+      let reached = false;
+      try {
+        return await admission.run(
+          executeOptions.tenant ?? "",
+          () => {
+            reached = true;
+            return run(query, params, executeOptions, abort.signal, deadline - performance.now());
+          },
+          abort.signal,
+        );
+      } catch (error) {
+        if (reached) throw error; // observed and logged by run
+        // Refused, or the deadline or the caller ended the wait: the warehouse never saw it.
+        const refused = ConnectError.from(error);
+        observe({ query: query.name, durationMs: 0, error: refused });
+        throw refused;
+      } finally {
+        clearTimeout(timer);
+        caller?.removeEventListener("abort", forwardCallerAbort);
+      }
     },
   };
 
@@ -117,21 +155,10 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
     query: SavedQuery,
     params: Record<string, QueryParamValue>,
     executeOptions: ExecuteOptions,
+    signal: AbortSignal,
+    remainingMs: number,
   ): Promise<QueryResult> {
     const queryId = randomUUID();
-    const timeoutMs = executeOptions.timeoutMs ?? defaultTimeoutMs;
-    // One signal for the warehouse, aborted by the deadline or by the caller's
-    // signal (forwarded by hand: AbortSignal.any costs 18 us a call here).
-    const abort = new AbortController();
-    let pastDeadline = false;
-    const timer = setTimeout(() => {
-      pastDeadline = true;
-      abort.abort();
-    }, timeoutMs);
-    const caller = executeOptions.signal;
-    const forwardCallerAbort = () => abort.abort(caller?.reason);
-    if (caller?.aborted) forwardCallerAbort();
-    else caller?.addEventListener("abort", forwardCallerAbort, { once: true });
     const started = performance.now();
     try {
       const request = {
@@ -140,7 +167,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
           limit: query.maxRows,
           // Fractional seconds: the warehouse itself stops the query at the deadline,
           // which is all the embedded engine can do (it cannot be interrupted).
-          max_execution_time: Math.max(0.001, Math.round(timeoutMs) / 1000),
+          max_execution_time: Math.max(0.001, Math.round(remainingMs) / 1000),
           date_time_output_format: "iso",
           output_format_json_quote_64bit_integers: 0,
           // One JSON array: see result-rows.ts.
@@ -152,7 +179,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         clickhouse_settings: { wait_end_of_query: 1 } as const,
         format: "JSONEachRow" as const,
         query_params: { ...params, now: toDateTime64Param(clock()) },
-        abort_signal: abort.signal,
+        abort_signal: signal,
       };
       let rows = readResultRows(await (await client.query({ ...request, query_id: queryId })).text());
       if (rows === undefined) {
@@ -167,12 +194,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       observe({ query: query.name, durationMs });
       return { rows, queryId, durationMs };
     } catch (cause) {
-      const aborted =
-        pastDeadline || isDeadline(caller?.reason)
-          ? "deadline"
-          : caller?.aborted
-            ? "caller"
-            : undefined;
+      const aborted = !signal.aborted ? undefined : isDeadline(signal.reason) ? "deadline" : "caller";
       const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
       if (error.code === Code.Unavailable && cooldownMs > 0) unreachableUntil = Date.now() + cooldownMs;
       if (aborted !== undefined && options.killAbortedQueries) killQuery(queryId);
@@ -187,11 +209,12 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         cause,
       });
       throw error;
-    } finally {
-      clearTimeout(timer);
-      caller?.removeEventListener("abort", forwardCallerAbort);
     }
   }
+}
+
+function deadlineError(): ConnectError {
+  return new ConnectError("query ran past its deadline", Code.DeadlineExceeded);
 }
 
 /** A caller's signal aborted because the caller's own deadline passed (Connect sets this reason). */

@@ -4,6 +4,7 @@ import type { DescMessage, DescMethodUnary } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointService } from "../endpoints/index.js";
 import { requestIdKey } from "./request-context.js";
+import { credentialKey } from "./rpc-gate.js";
 
 export interface ConnectRoutesOptions {
   registry: EndpointRegistry;
@@ -24,6 +25,7 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
           signal: context.signal,
           timeoutMs: context.timeoutMs() ?? defaultTimeoutMs,
           requestId: context.values.get(requestIdKey),
+          tenant: context.values.get(credentialKey)?.id,
         });
         if (result.cache !== undefined) {
           context.responseHeader.set("x-cache", result.cache.status);

@@ -7,4 +7,8 @@ export type { ConnectRoutesOptions } from "./connect-routes.js";
 export { loggingInterceptor } from "./logging-interceptor.js";
 export type { CallObserver } from "./logging-interceptor.js";
 export { requestIdKey, requestIdFrom } from "./request-context.js";
+export { createRpcGate, credentialKey } from "./rpc-gate.js";
+export type { RpcGate, RpcGateOptions } from "./rpc-gate.js";
+export { sendRpcError, rpcProtocolOf, bodyTooLarge } from "./rpc-error-response.js";
+export type { RpcProtocol } from "./rpc-error-response.js";
 export * from "./http/index.js";

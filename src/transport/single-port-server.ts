@@ -2,9 +2,10 @@
 // bytes of a connection decide which server takes it. gRPC needs HTTP/2;
 // Connect, gRPC-Web and plain GET work on both.
 import { createServer as createHttp1Server } from "node:http";
-import { createServer as createHttp2Server, type Http2Session } from "node:http2";
+import { constants as http2Constants, createServer as createHttp2Server, type Http2Session, type ServerHttp2Stream } from "node:http2";
 import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
+import { type Logger, silentLogger } from "../observability/index.js";
 
 const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -12,8 +13,19 @@ const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 export type RequestHandler = ReturnType<typeof connectNodeAdapter>;
 
 export interface SinglePortServerOptions {
-  /** Longest time to wait for a client's request headers. Default 10 000 ms. */
+  /** Longest time to wait for the headers of a request once it has begun. Default 10 000 ms. */
   headersTimeoutMs?: number;
+  /** A new connection must send its first request's headers within this. Default 10 000 ms. */
+  firstRequestTimeoutMs?: number;
+  /**
+   * A connection with no request in flight for this long is closed (HTTP/2
+   * with GOAWAY). Default 60 000 ms.
+   */
+  idleTimeoutMs?: number;
+  /** Open connections; more are refused at once while the open ones keep working. Default 4,096. */
+  maxConnections?: number;
+  /** Where refused connections are summed up, one line a second at most. Default: silent. */
+  logger?: Logger;
   /** Concurrent HTTP/2 streams per connection. Default 100. */
   maxConcurrentStreams?: number;
   /** Largest request header block in bytes. Default 16 384. */
@@ -33,18 +45,22 @@ export interface SinglePortServer {
 
 export function createSinglePortServer(handler: RequestHandler, options: SinglePortServerOptions = {}): SinglePortServer {
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const firstRequestTimeout = options.firstRequestTimeoutMs ?? 10_000;
+  const idleTimeout = options.idleTimeoutMs ?? 60_000;
+  const requestTimeout = options.requestTimeoutMs ?? 120_000;
   const maxHeaderSize = options.maxHeaderSize ?? 16_384;
+  const logger = options.logger ?? silentLogger;
   const http1 = createHttp1Server(
     {
       maxHeaderSize,
       headersTimeout,
-      requestTimeout: options.requestTimeoutMs ?? 120_000,
+      requestTimeout,
       // How often Node looks for connections past those timeouts (its default is 30 s).
       connectionsCheckingInterval: Math.min(1_000, headersTimeout),
     },
     guarded(handler) as never,
   );
-  http1.keepAliveTimeout = 5_000;
+  http1.keepAliveTimeout = idleTimeout;
   // Node enforces headersTimeout and requestTimeout from a timer it starts on
   // "listening"; this server never listens itself (the TCP server hands it
   // connections), so start that timer here. server.close() stops it.
@@ -57,13 +73,22 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
   http2.on("session", (session) => {
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
+    watchSession(session, { firstRequestTimeout, idleTimeout });
+  });
+  // An HTTP/2 stream must have sent its whole request by the request timeout, as on HTTP/1.1.
+  http2.on("stream", (stream: ServerHttp2Stream) => {
+    const timer = setTimeout(() => {
+      if (!stream.destroyed && stream.state.remoteClose !== 1) stream.close(http2Constants.NGHTTP2_CANCEL);
+    }, requestTimeout);
+    timer.unref();
+    stream.once("close", () => clearTimeout(timer));
   });
   const sockets = new Set<Socket>();
 
   const tcp = createNetServer((socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
-    socket.setTimeout(headersTimeout, () => socket.destroy());
+    socket.setTimeout(firstRequestTimeout, () => socket.destroy());
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
@@ -85,6 +110,16 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
     };
     socket.on("data", onData);
     socket.on("error", () => socket.destroy());
+  });
+  tcp.maxConnections = options.maxConnections ?? 4096;
+  let refused = 0;
+  tcp.on("drop", () => {
+    if (refused++ === 0) {
+      setTimeout(() => {
+        logger.warn("connections refused: the open-connection bound is reached", { refused, maxConnections: tcp.maxConnections });
+        refused = 0;
+      }, 1000).unref();
+    }
   });
 
   return {
@@ -115,6 +150,36 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
       }
     },
   };
+}
+
+/**
+ * Closes an HTTP/2 session that sends no request within `firstRequestTimeout`
+ * of its start, or has no stream open for `idleTimeout`: GOAWAY first, so a
+ * well-behaved client opens a new connection, then the socket shortly after.
+ */
+function watchSession(session: Http2Session, bounds: { firstRequestTimeout: number; idleTimeout: number }) {
+  let open = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const closeSession = () => {
+    if (session.destroyed) return;
+    session.close(); // GOAWAY
+    setTimeout(() => session.destroy(), 1_000).unref();
+  };
+  const wait = (ms: number) => {
+    clearTimeout(timer);
+    timer = setTimeout(closeSession, ms);
+    timer.unref();
+  };
+  wait(bounds.firstRequestTimeout);
+  session.on("stream", (stream) => {
+    open += 1;
+    clearTimeout(timer);
+    stream.once("close", () => {
+      open -= 1;
+      if (open === 0) wait(bounds.idleTimeout);
+    });
+  });
+  session.once("close", () => clearTimeout(timer));
 }
 
 /**

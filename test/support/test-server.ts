@@ -27,13 +27,15 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const clock = fixedClock(now);
   // Warming runs when a test calls app.cache.runWarming(), after moving the clock.
-  // The rate limit is off unless a test sets one: the pinned clock never refills a bucket.
+  // The rate limit and the failed-authentication throttle are off unless a
+  // test sets them: the pinned clock never refills a bucket.
   const app = createApp({
     warehouse,
     clock,
     apiKeys: [TEST_API_KEY],
     cacheSweepIntervalMs: 0,
     rateLimit: { perSecond: 0, burst: 0 },
+    authFailures: { perSecond: 0, burst: 0 },
     ...options,
   });
   const server = createSinglePortServer(app.handler, serverOptions);

@@ -1,5 +1,5 @@
 // The API key check: where the key is read from, exact comparison against
-// every accepted key, and the key id handed to the rate limiter.
+// every accepted key, and the key id of the credential (never the key).
 import { createHash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
@@ -8,13 +8,11 @@ import { createApiKeyCheck } from "../../src/auth/index.js";
 const first = "sk_first_0123456789abcdef";
 const second = "another-key-of-other-length";
 
-/** Runs the check on `headers`; the key id the limiter saw, or the error code. */
+/** Runs the check on `headers`; the credential's id, or the error code. */
 function check(headers: Record<string, string>): string | Code {
-  let seen = "";
-  const run = createApiKeyCheck([first, second], { limit: (id) => void (seen = id) });
+  const run = createApiKeyCheck([first, second]);
   try {
-    run({ get: (name) => headers[name] ?? null });
-    return seen;
+    return run({ get: (name) => headers[name] ?? null }).id;
   } catch (error) {
     return ConnectError.from(error).code;
   }
@@ -30,7 +28,7 @@ describe("createApiKeyCheck", () => {
     ["a lower-case bearer with spaces around", { authorization: `bearer   ${first}  ` }, idOf(first)],
     ["x-api-key before authorization", { "x-api-key": first, authorization: "Bearer wrong" }, idOf(first)],
     ["an empty x-api-key, then authorization", { "x-api-key": "", authorization: `Bearer ${first}` }, idOf(first)],
-  ])("accepts %s and names that key to the limiter", (_label, headers, id) => {
+  ])("accepts %s and names that key in the credential", (_label, headers, id) => {
     expect(check(headers)).toBe(id);
   });
 

@@ -12,7 +12,65 @@ describe("readConfig", () => {
       demoData: true,
       logLevel: "info",
       rateLimit: { perSecond: 100, burst: 200 },
+      limits: {
+        maxBodyBytes: 65_536,
+        maxParameterLength: 1024,
+        maxConnections: 4096,
+        firstRequestTimeoutMs: 10_000,
+        idleTimeoutMs: 60_000,
+        maxQueryMs: 30_000,
+        warehouseConcurrency: 1,
+        warehouseQueue: 64,
+        warehouseCallsPerKey: 16,
+        authFailures: { perSecond: 1, burst: 20 },
+      },
     });
+  });
+
+  it("reads every bound from its variable, and lets a server run eight queries at once by default", () => {
+    const config = readConfig({
+      CLICKHOUSE_URL: "http://ch:8123",
+      API_KEYS: "0123456789abcdef",
+      MAX_BODY_BYTES: "1000",
+      MAX_PARAMETER_LENGTH: "64",
+      MAX_CONNECTIONS: "10",
+      FIRST_REQUEST_TIMEOUT_SECONDS: "2",
+      IDLE_TIMEOUT_SECONDS: "3",
+      MAX_QUERY_SECONDS: "4",
+      WAREHOUSE_QUEUE: "0",
+      WAREHOUSE_CALLS_PER_KEY: "2",
+      AUTH_FAILURES_PER_SECOND: "0.5",
+      AUTH_FAILURE_BURST: "5",
+    });
+    expect(config.limits).toEqual({
+      maxBodyBytes: 1000,
+      maxParameterLength: 64,
+      maxConnections: 10,
+      firstRequestTimeoutMs: 2000,
+      idleTimeoutMs: 3000,
+      maxQueryMs: 4000,
+      warehouseConcurrency: 8,
+      warehouseQueue: 0,
+      warehouseCallsPerKey: 2,
+      authFailures: { perSecond: 0.5, burst: 5 },
+    });
+  });
+
+  it.each([
+    ["MAX_BODY_BYTES", "0"],
+    ["MAX_CONNECTIONS", "-5"],
+    ["MAX_QUERY_SECONDS", "1.5"],
+    ["WAREHOUSE_CONCURRENCY", "many"],
+    ["AUTH_FAILURES_PER_SECOND", "-1"],
+  ])("refuses %s=%s naming the variable", (name, value) => {
+    expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be`));
+  });
+
+  it.each([
+    ["short-key", "API_KEYS key 1 is 9 characters long; keys need at least 16"],
+    ["0123456789abcdef,with space 0123456789", "API_KEYS key 2 contains white space"],
+  ])("stops start-up for the API key in API_KEYS=%s", (keys, line) => {
+    expect(() => readConfig({ API_KEYS: keys })).toThrow(line);
   });
 
   it("uses a server when CLICKHOUSE_URL is set", () => {
@@ -21,11 +79,11 @@ describe("readConfig", () => {
       CLICKHOUSE_USER: "reader",
       CLICKHOUSE_PASSWORD: "pw",
       CLICKHOUSE_DATABASE: "logs",
-      API_KEYS: " a, b ,,c",
+      API_KEYS: " key-a-0123456789, key-b-0123456789 ,,key-c-0123456789",
       DEMO_DATA: "0",
     });
     expect(config.warehouse).toEqual({ kind: "server", url: "http://ch:8123", username: "reader", password: "pw", database: "logs" });
-    expect(config.apiKeys).toEqual(["a", "b", "c"]);
+    expect(config.apiKeys).toEqual(["key-a-0123456789", "key-b-0123456789", "key-c-0123456789"]);
     expect(config.demoData).toBe(false);
   });
 

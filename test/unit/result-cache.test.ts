@@ -15,6 +15,7 @@ function setup(options: Parameters<typeof createResultCache>[0] = {}) {
     clock,
     sweepIntervalMs: 0,
     jitter: 0,
+    entryOverheadBytes: 0,
     onEvent: (event) => events.push(event),
     ...options,
   });
@@ -39,8 +40,10 @@ describe("result cache lifetime", () => {
     expect(await cache.get("k", policy, compute)).toEqual({ value: "v2", status: "MISS", computedAt: 900 * SECOND });
   });
 
-  it("recomputes a wanted key at the warming period", async () => {
+  it("recomputes a key asked for again at the warming period", async () => {
     const { clock, cache, compute, calls } = setup();
+    await cache.get("k", policy, compute);
+    clock.set(1 * SECOND);
     await cache.get("k", policy, compute);
     clock.set(300 * SECOND - 1);
     await cache.runWarming();
@@ -65,13 +68,52 @@ describe("result cache lifetime", () => {
   it("drops a key nobody asked for during a whole lifetime and stops warming it", async () => {
     const { clock, cache, compute, calls } = setup();
     await cache.get("k", policy, compute);
+    clock.set(10 * SECOND);
+    await cache.get("k", policy, compute);
     for (const t of [300, 600, 900, 1200, 1500]) {
       clock.set(t * SECOND);
       await cache.runWarming();
     }
-    // Refreshed at 300 s and 600 s (asked 0 s ago < 900 s), dropped at 900 s.
-    expect(calls).toEqual([0, 300 * SECOND, 600 * SECOND]);
+    // Refreshed at 300 s (asked at 10 s); not at 600 s (nobody asked since 300 s); dropped at 910 s.
+    expect(calls).toEqual([0, 300 * SECOND]);
     expect(cache.size).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it("never refreshes a key that nobody asked for again after it was computed", async () => {
+    const { clock, cache, compute, calls } = setup();
+    // One-off keys: each asked once.
+    for (let i = 0; i < 100; i++) await cache.get(`once-${i}`, policy, compute);
+    for (let t = 10; t <= 900; t += 10) {
+      clock.set(t * SECOND);
+      await cache.runWarming();
+    }
+    expect(calls).toHaveLength(100); // the 100 misses, no refresh
+    expect(cache.size.entries).toBe(0);
+  });
+
+  it("keeps refreshes to their share of the time, leaving the rest due for later sweeps", async () => {
+    const { clock, cache } = setup({ warmShare: 0.25 });
+    const refreshedAt: number[] = [];
+    // Each computation takes 100 ms of the (pinned) clock.
+    const slow: Compute<string> = async () => {
+      refreshedAt.push(clock());
+      clock.advance(100);
+      return { value: "x", bytes: 1 };
+    };
+    for (const key of ["a", "b", "c"]) await cache.get(key, policy, slow);
+    for (const key of ["a", "b", "c"]) await cache.get(key, policy, slow);
+    refreshedAt.length = 0;
+    const due = 301 * SECOND; // all three computed within the first second
+    clock.set(due);
+    await cache.runWarming();
+    // One refresh of 100 ms, then 300 ms without: a quarter of the time at most.
+    expect(refreshedAt).toEqual([due]);
+    clock.set(due + 399);
+    await cache.runWarming();
+    expect(refreshedAt).toHaveLength(1);
+    clock.set(due + 400);
+    await cache.runWarming();
+    expect(refreshedAt).toEqual([due, due + 400]);
   });
 });
 
@@ -116,6 +158,8 @@ describe("result cache failures and concurrency", () => {
       return { value: `v${version}`, bytes: 1 };
     };
     await cache.get("k", policy, compute);
+    clock.set(1 * SECOND);
+    await cache.get("k", policy, compute);
     fail = true;
     clock.set(300 * SECOND);
     await cache.runWarming();
@@ -157,10 +201,17 @@ describe("result cache bounds", () => {
     expect((await cache.get("b", policy, compute)).status).toBe("MISS");
   });
 
-  it("evicts past the byte bound", async () => {
-    const { cache, compute } = setup({ maxBytes: 25 }); // each result is 10 bytes
+  it("evicts past the byte bound, counting each entry's value and key", async () => {
+    const { cache, compute } = setup({ maxBytes: 25 }); // each entry: a 10-byte result and a 1-character key
     for (const key of ["a", "b", "c", "d"]) await cache.get(key, policy, compute);
-    expect(cache.size).toEqual({ entries: 2, bytes: 20 });
+    expect(cache.size).toEqual({ entries: 2, bytes: 22 });
+  });
+
+  it("counts each entry's overhead towards the byte bound", async () => {
+    const { cache, compute } = setup({ maxBytes: 300, entryOverheadBytes: 100 });
+    for (const key of ["key-1", "key-2", "key-3"]) await cache.get(key, policy, compute);
+    // 10 + 5 + 100 = 115 bytes an entry: two fit in 300.
+    expect(cache.size).toEqual({ entries: 2, bytes: 230 });
   });
 
   it("refreshes at most warmConcurrency keys at once", async () => {
@@ -175,6 +226,7 @@ describe("result cache bounds", () => {
       return { value: "x", bytes: 1 };
     };
     for (let i = 0; i < 20; i++) await cache.get(`k${i}`, policy, compute);
+    for (let i = 0; i < 20; i++) await cache.get(`k${i}`, policy, compute);
     most = 0;
     clock.set(300 * SECOND);
     await cache.runWarming();
@@ -184,6 +236,7 @@ describe("result cache bounds", () => {
   it("spreads refreshes over the last tenth of the warming period", async () => {
     const randoms = [0, 0.5, 1];
     const { clock, cache, compute, calls } = setup({ jitter: 0.1, random: () => randoms.shift() ?? 0 });
+    for (const key of ["a", "b", "c"]) await cache.get(key, policy, compute);
     for (const key of ["a", "b", "c"]) await cache.get(key, policy, compute);
     // Due at 300 s, 285 s and 270 s.
     clock.set(270 * SECOND);

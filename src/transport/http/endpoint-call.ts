@@ -3,6 +3,7 @@
 // then the metrics and, for failures (or every call at LOG_LEVEL=debug), a
 // log line. Nothing here is made per call that a cache hit does not need.
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { Credential } from "../../auth/index.js";
 import type { CallContext, Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
 import { sendError } from "./error-body.js";
@@ -19,7 +20,7 @@ export interface EndpointCallOptions {
 
 export interface EndpointCalls {
   /** Answers `call`; failures become the JSON error body. */
-  answer(request: HttpRequest, response: HttpResponse, call: PreparedCall, requestId: string): void;
+  answer(request: HttpRequest, response: HttpResponse, call: PreparedCall, requestId: string, credential: Credential): void;
   /** Answers a call of `endpoint` whose parameters were refused, counted and logged as calls are. */
   reject(request: HttpRequest, response: HttpResponse, endpoint: Endpoint, requestId: string, error: unknown): void;
 }
@@ -44,14 +45,14 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   }
 
   return {
-    answer(request, response, call, requestId) {
+    answer(request, response, call, requestId, credential) {
       const started = performance.now();
       const hit = service.peek(call);
       if (hit !== undefined) {
         sendResult(request, response, requestId, hit);
         return finish(call, requestId, started, "ok");
       }
-      service.execute(call, new GetCallContext(response, requestId, defaultTimeoutMs)).then(
+      service.execute(call, new GetCallContext(response, requestId, defaultTimeoutMs, credential.id)).then(
         (result) => {
           try {
             sendResult(request, response, requestId, result);
@@ -77,6 +78,7 @@ class GetCallContext implements CallContext {
     private readonly response: HttpResponse,
     readonly requestId: string,
     readonly timeoutMs: number,
+    readonly tenant: string,
   ) {}
   get signal(): AbortSignal {
     if (this.abort === undefined) {

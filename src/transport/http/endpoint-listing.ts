@@ -11,7 +11,7 @@ export interface EndpointListing {
   sandboxed: boolean;
   grpc_method: string;
   paths: string[];
-  parameters: { name: string; required: boolean; allowed_values: string[]; default: string | null }[];
+  parameters: { name: string; required: boolean; allowed_values: string[]; default: string | null; max_length: number }[];
 }
 
 export function endpointListing(registry: EndpointRegistry): { result: EndpointListing[] } {
@@ -30,6 +30,7 @@ export function endpointListing(registry: EndpointRegistry): { result: EndpointL
         required: p.required,
         allowed_values: [...p.allowedValues],
         default: p.defaultValue === "" ? null : p.defaultValue,
+        max_length: p.maxLength,
       })),
     })),
   };

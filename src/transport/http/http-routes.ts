@@ -2,7 +2,7 @@
 // GET API of CONTRACT.md section 4, the listing, the OpenAPI document,
 // health, readiness and metrics.
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { ApiKeyCheck, HeaderReader } from "../../auth/index.js";
+import type { Authenticator, Credential, HeaderReader } from "../../auth/index.js";
 import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../errors/index.js";
 import type { EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
@@ -28,7 +28,7 @@ import {
 export interface HttpRoutesOptions {
   registry: EndpointRegistry;
   service: EndpointService;
-  checkApiKey: ApiKeyCheck;
+  authenticate: Authenticator;
   /** Whether the service can answer queries now, for /readyz. */
   ready: () => Promise<boolean>;
   metrics: Metrics;
@@ -47,33 +47,32 @@ export function isHttpRoute(url: string): boolean {
 }
 
 export function createHttpRoutes(options: HttpRoutesOptions) {
-  const { registry, service, checkApiKey, ready, metrics } = options;
+  const { registry, service, authenticate, ready, metrics } = options;
   const maxUrlLength = options.maxUrlLength ?? 8192;
   const openapi = Buffer.from(JSON.stringify(openApiDocument(registry)));
   const listing = Buffer.from(JSON.stringify(endpointListing(registry)));
   const preparedCalls = createPreparedCalls();
   const calls = createEndpointCalls(options);
 
-  /** OPTIONS, methods other than GET and HEAD, and the API key: false when that already answered. */
-  function admitted(request: HttpRequest, response: HttpResponse, headers: HeaderReader, requestId: string): boolean {
+  /** OPTIONS, methods other than GET and HEAD, and the credential: undefined when that already answered. */
+  function admitted(request: HttpRequest, response: HttpResponse, headers: HeaderReader, requestId: string): Credential | undefined {
     const method = request.method ?? "GET";
     if (method === "OPTIONS") {
       sendEmpty(response, 204, { ...corsPreflightHeaders, allow });
-      return false;
+      return undefined;
     }
     if (method !== "GET" && method !== "HEAD") {
       // 405 is HTTP's own answer, outside the Connect code mapping.
       const error = new ConnectError(`method ${method} is not allowed; use GET`, Code.Unimplemented);
       sendError(request, response, requestId, error, { allow }, 405);
-      return false;
+      return undefined;
     }
     try {
-      checkApiKey(headers);
-      return true;
+      return authenticate(headers, request.socket?.remoteAddress ?? "");
     } catch (error) {
       metrics.requests.series({ endpoint: "", protocol: "http", code: codeName(ConnectError.from(error).code) }).inc();
       sendError(request, response, requestId, error);
-      return false;
+      return undefined;
     }
   }
 
@@ -94,7 +93,8 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     if (path !== "/api/endpoints" && !path.startsWith("/api/endpoints/")) {
       return fail(new ConnectError("no such route", Code.NotFound));
     }
-    if (!admitted(request, response, headers, requestId)) return;
+    const credential = admitted(request, response, headers, requestId);
+    if (credential === undefined) return;
     if (path === "/api/endpoints") return sendBytes(request, response, 200, listing, corsHeaders);
 
     const endpointKey = endpointKeyOf(path);
@@ -110,7 +110,7 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     }
     if (violations.length > 0) return calls.reject(request, response, endpoint, requestId, invalidArgument(violations));
     preparedCalls.remember(url, call);
-    calls.answer(request, response, call, requestId);
+    calls.answer(request, response, call, requestId, credential);
   }
 
   return (request: HttpRequest, response: HttpResponse): void => {
@@ -120,7 +120,8 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     // A target asked before is a known endpoint call: no parsing on the way to the cache.
     const known = preparedCalls.find(url);
     if (known === undefined) return route(request, response, url, headers, requestId);
-    if (admitted(request, response, headers, requestId)) calls.answer(request, response, known, requestId);
+    const credential = admitted(request, response, headers, requestId);
+    if (credential !== undefined) calls.answer(request, response, known, requestId, credential);
   };
 }
 

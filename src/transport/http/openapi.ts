@@ -95,6 +95,7 @@ function operation(endpoint: Endpoint, suffix: string): Schema {
       required: p.required,
       schema: {
         type: "string",
+        maxLength: p.maxLength,
         ...(p.allowedValues.length > 0 && !p.unknownIsDefault ? { enum: [...p.allowedValues] } : {}),
         ...(p.allowedValues.length > 0 && p.unknownIsDefault ? { examples: [...p.allowedValues] } : {}),
         ...(p.defaultValue !== "" ? { default: p.defaultValue } : {}),

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const main = join(import.meta.dirname, "../../../src/main.ts");
+const LONG_KEY = "lifecycle-test-key-0123";
 
 function startProcess(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ["--import", "tsx", main], {
@@ -53,12 +54,12 @@ describe("service process", () => {
   });
 
   it("starts with its server warehouse down, answers 503, and still exits 0 on SIGTERM", async () => {
-    const proc = startProcess({ PORT: "0", CLICKHOUSE_URL: "http://127.0.0.1:9", API_KEYS: "k", LOG_LEVEL: "warn" });
+    const proc = startProcess({ PORT: "0", CLICKHOUSE_URL: "http://127.0.0.1:9", API_KEYS: LONG_KEY, LOG_LEVEL: "warn" });
     await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
-    const response = await fetch(`${url}/api/endpoints/logs.all?project=p`, { headers: { "x-api-key": "k" } });
+    const response = await fetch(`${url}/api/endpoints/logs.all?project=p`, { headers: { "x-api-key": LONG_KEY } });
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).not.toBeNull();
     proc.child.kill("SIGTERM");
@@ -71,10 +72,10 @@ describe("service process", () => {
       stdio: ["ignore", "pipe", "ignore"],
     });
     await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
-    const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: "k", DEMO_DATA: "0", LOG_LEVEL: "warn" });
+    const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: LONG_KEY, DEMO_DATA: "0", LOG_LEVEL: "warn" });
     await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
-    const query = () => fetch(`${url}/api/endpoints/logs.all?project=p`, { headers: { "x-api-key": "k" } });
+    const query = () => fetch(`${url}/api/endpoints/logs.all?project=p`, { headers: { "x-api-key": LONG_KEY } });
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     const refused = await query();
     expect([refused.status, refused.headers.get("retry-after")]).toEqual([503, "2"]);
@@ -94,12 +95,12 @@ describe("service process", () => {
 
   it("finishes every call in flight when SIGTERM arrives under load", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "sqe-proc-"));
-    const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: "k", DEMO_DATA: "1", LOG_LEVEL: "warn" });
+    const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: LONG_KEY, DEMO_DATA: "1", LOG_LEVEL: "warn", WAREHOUSE_CALLS_PER_KEY: "64" });
     await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
     // 60 uncached queries at once (under the 8 running + 64 queued bound): most of a second of work.
     const calls = Array.from({ length: 60 }, (_, i) =>
-      fetch(`${url}/api/endpoints/logs.all?project=p${i}&project_tier=PRO`, { headers: { "x-api-key": "k" } }).then(
+      fetch(`${url}/api/endpoints/logs.all?project=p${i}&project_tier=PRO`, { headers: { "x-api-key": LONG_KEY } }).then(
         (r) => r.status,
         (e: unknown) => String(e),
       ),
@@ -111,12 +112,13 @@ describe("service process", () => {
     expect(await proc.exited).toBe(0);
   });
 
-  it("refuses to start with one line per bad variable", async () => {
-    const proc = startProcess({ PORT: "99999", CLICKHOUSE_URL: "nope", API_KEYS: "k" });
+  it("refuses to start with one line per bad variable, a guessable key among them", async () => {
+    const proc = startProcess({ PORT: "99999", CLICKHOUSE_URL: "nope", API_KEYS: `${LONG_KEY},short` });
     expect(await proc.exited).toBe(1);
     expect(proc.output().trim().split("\n")).toEqual([
       'configuration error: PORT must be an integer from 0 to 65535, got "99999"',
       'configuration error: CLICKHOUSE_URL must be an http:// or https:// URL, got "nope"',
+      "configuration error: API_KEYS key 2 is 5 characters long; keys need at least 16",
     ]);
   });
 });

@@ -1,0 +1,55 @@
+// Token buckets by key (an API key id, a client address): `perSecond` tokens
+// a second up to `burst`, the least recently used keys forgotten past
+// `maxKeys` so that many keys cannot grow the map without bound.
+import { type Clock, systemClock } from "../observability/index.js";
+
+export interface TokenBucketsOptions {
+  /** Tokens added a second. */
+  perSecond: number;
+  /** Most tokens a bucket holds; a new or long-idle key starts full. */
+  burst: number;
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** Most keys tracked; the longest idle are forgotten first. Default 10,000. */
+  maxKeys?: number;
+}
+
+export interface TokenBuckets {
+  /** Takes a token from `key`'s bucket: 0 when one was there, else the whole seconds until one is. */
+  take(key: string): number;
+  /** Like `take`, without taking anything. */
+  peek(key: string): number;
+}
+
+export function createTokenBuckets(options: TokenBucketsOptions): TokenBuckets {
+  const { perSecond } = options;
+  const burst = Math.max(1, options.burst);
+  const clock = options.clock ?? systemClock;
+  const maxKeys = options.maxKeys ?? 10_000;
+  const buckets = new Map<string, { tokens: number; at: number }>();
+
+  function refill(key: string) {
+    const now = clock();
+    const bucket = buckets.get(key) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
+    bucket.at = now;
+    buckets.delete(key); // re-inserted last: the Map's order is least recently used first
+    buckets.set(key, bucket);
+    if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
+    return bucket;
+  }
+  const wait = (tokens: number) => Math.max(1, Math.ceil((1 - tokens) / perSecond));
+
+  return {
+    take(key) {
+      const bucket = refill(key);
+      if (bucket.tokens < 1) return wait(bucket.tokens);
+      bucket.tokens -= 1;
+      return 0;
+    },
+    peek(key) {
+      const bucket = refill(key);
+      return bucket.tokens < 1 ? wait(bucket.tokens) : 0;
+    },
+  };
+}
