@@ -13,7 +13,19 @@ import {
 } from "../endpoints/index.js";
 import { createQueryExecutor } from "../executor/index.js";
 import { type Clock, type Logger, type Metrics, createMetrics, silentLogger, systemClock } from "../observability/index.js";
-import { codeName, connectRoutes, createHttpRoutes, isHttpRoute, loggingInterceptor, type RequestHandler } from "../transport/index.js";
+import { Health } from "../gen/grpc/health/v1/health_pb.js";
+import {
+  codeName,
+  connectRoutes,
+  createHealthService,
+  createHttpRoutes,
+  createServerReflection,
+  createUnimplementedFallback,
+  isHttpRoute,
+  loggingInterceptor,
+  serverReflectionServices,
+  type RequestHandler,
+} from "../transport/index.js";
 import type { Warehouse } from "../warehouse/index.js";
 
 export interface AppOptions {
@@ -40,6 +52,8 @@ export interface AppOptions {
   ready?: () => Promise<boolean>;
   /** Loads a saved query's SQL by name. Default: `sql/<name>.sql`. */
   readSql?: (name: string) => string;
+  /** How often a gRPC health Watch asks `ready` while someone watches. Default 1000 ms. */
+  healthPollMs?: number;
 }
 
 export interface App {
@@ -47,7 +61,9 @@ export interface App {
   registry: EndpointRegistry;
   metrics: Metrics;
   cache: ResultCache<ComputedResponse>;
-  /** Stops background work (cache warming). */
+  /** Ends long-lived calls (gRPC health Watch) so that a shutdown need not wait for them. */
+  endStreams(): void;
+  /** Stops background work (cache warming) and ends long-lived calls. */
   close(): void;
 }
 
@@ -85,32 +101,51 @@ export function createApp(options: AppOptions): App {
     limit: createRateLimiter({ ...(options.rateLimit ?? {}), clock }),
   });
 
+  const ready = options.ready ?? (() => options.warehouse.client.ping().then((r) => r.success, () => false));
   const httpRoutes = createHttpRoutes({
     registry,
     service,
     checkApiKey,
-    ready: options.ready ?? (() => options.warehouse.client.ping().then((r) => r.success, () => false)),
+    ready,
     metrics,
     logger,
     defaultTimeoutMs,
   });
+  // Beside the saved queries: gRPC health and server reflection, which need no key.
+  const health = createHealthService({ ready, services: savedQueryServices.map((s) => s.typeName), pollMs: options.healthPollMs });
+  const grpcServices = [...savedQueryServices, Health, ...serverReflectionServices];
+  const savedQuery = connectRoutes({ registry, service, defaultTimeoutMs });
+  const reflection = createServerReflection({ services: grpcServices });
+  // Call metrics are per saved query; health and reflection calls are only logged.
+  const endpointNames = new Map(registry.endpoints.map((e) => [e.method, e.definition.name]));
   const connectHandler = connectNodeAdapter({
-    routes: connectRoutes({ registry, service, defaultTimeoutMs }),
+    routes: (router) => {
+      savedQuery(router);
+      health.routes(router);
+      reflection(router);
+    },
     interceptors: [
-      loggingInterceptor(logger, ({ method, protocol, code, durationMs }) =>
-        metrics.recordCall(
-          registry.forMethod(method).definition.name,
-          protocol,
-          code === "ok" ? "ok" : codeName(code),
-          durationMs / 1000,
-        ),
-      ),
+      loggingInterceptor(logger, ({ method, protocol, code, durationMs }) => {
+        const endpoint = endpointNames.get(method);
+        if (endpoint !== undefined) metrics.recordCall(endpoint, protocol, code === "ok" ? "ok" : codeName(code), durationMs / 1000);
+      }),
       authInterceptor(checkApiKey),
     ],
-    fallback: httpRoutes,
+    // An RPC call of anything not served gets UNIMPLEMENTED in its protocol; the rest is plain HTTP.
+    fallback: createUnimplementedFallback({ services: grpcServices.map((s) => s.typeName), fallback: httpRoutes }),
   });
   // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.
   const handler: RequestHandler = (request, response) =>
     isHttpRoute(request.url ?? "/") ? httpRoutes(request, response) : connectHandler(request, response);
-  return { handler, registry, metrics, cache, close: () => cache.close() };
+  return {
+    handler,
+    registry,
+    metrics,
+    cache,
+    endStreams: () => health.close(),
+    close: () => {
+      health.close();
+      cache.close();
+    },
+  };
 }

@@ -5,3 +5,4 @@ export { createRateLimiter } from "./rate-limiter.js";
 export type { RateLimiter, RateLimitOptions } from "./rate-limiter.js";
 export { loadOrCreateApiKey, apiKeyFileName } from "./api-key-file.js";
 export { authInterceptor } from "./auth-interceptor.js";
+export { keylessServices, isKeylessPath } from "./keyless.js";

@@ -8,3 +8,4 @@ export { loggingInterceptor } from "./logging-interceptor.js";
 export type { CallObserver } from "./logging-interceptor.js";
 export { requestIdKey, requestIdFrom } from "./request-context.js";
 export * from "./http/index.js";
+export * from "./grpc/index.js";
