@@ -49,6 +49,13 @@ export function createUnimplementedFallback(options: UnimplementedOptions): Requ
     const message = unimplementedMessage(queryAt < 0 ? url : url.slice(0, queryAt), services);
     const { status, headers, body } = answer(protocol, contentType, message);
     request.resume(); // the request body is not needed
+    if (body === undefined && "stream" in response) {
+      // Trailers-only on HTTP/2: one HEADERS frame that also ends the stream,
+      // which gRPC clients read as the status (Node's compatibility API
+      // would send the headers and then an empty DATA frame).
+      response.stream.respond({ ":status": status, ...headers }, { endStream: true });
+      return;
+    }
     response.writeHead(status, headers);
     if (body === undefined) response.end();
     else response.end(body);
