@@ -127,6 +127,19 @@ describe.each(["v1", "v1alpha"] as const)("reflection %s", (version) => {
   });
 });
 
+describe("the GET API's documents", () => {
+  it("leave reflection and health out of the listing and the OpenAPI document", async () => {
+    const listing = (await (await fetch(`${server().url}/api/endpoints`, { headers: { "x-api-key": TEST_API_KEY } })).json()) as {
+      result: { grpc_method: string }[];
+    };
+    expect(listing.result.map((e) => e.grpc_method).sort()).toEqual(
+      ["functions.v1.FunctionsService/GetInvocationStats", "logs.v1.LogsService/GetAllLogs", "usage.v1.UsageService/GetApiCounts"],
+    );
+    const openapi = await (await fetch(`${server().url}/openapi.json`)).text();
+    expect(openapi).not.toMatch(/grpc\.(health|reflection)|ServerReflection/);
+  });
+});
+
 describe("reflection over @grpc/grpc-js", () => {
   it("lists the services on a bidirectional stream", async () => {
     const client = new grpc.Client(server().address, grpc.credentials.createInsecure());
