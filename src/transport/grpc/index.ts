@@ -1,7 +1,7 @@
 // gRPC infrastructure beside the saved queries: server reflection, the health
 // protocol, and UNIMPLEMENTED for calls of anything not served.
-export { createServerReflection, createReflectionAnswer, serverReflectionServices } from "./server-reflection.js";
-export type { ServerReflectionOptions, ReflectionAnswer } from "./server-reflection.js";
+export { createServerReflection, serverReflectionServices } from "./server-reflection.js";
+export type { ServerReflectionOptions } from "./server-reflection.js";
 export { createHealthService } from "./health-service.js";
 export type { HealthService, HealthServiceOptions } from "./health-service.js";
 export { createReadinessPoller } from "./readiness-poller.js";

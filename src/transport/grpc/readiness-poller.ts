@@ -23,8 +23,8 @@ export function createReadinessPoller(options: ReadinessPollerOptions): Readines
   const tick = () => {
     if (asking) return; // a slow answer does not pile up questions
     asking = true;
-    options
-      .ready()
+    Promise.resolve()
+      .then(options.ready)
       .catch(() => false)
       .then((ready) => {
         asking = false;

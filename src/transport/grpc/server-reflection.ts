@@ -39,7 +39,7 @@ export interface ServerReflectionOptions {
 }
 
 /** Answers one reflection request; `sent` holds the files already sent on this stream. */
-export type ReflectionAnswer = (request: ServerReflectionRequest, sent: Set<string>) => ServerReflectionResponse;
+type ReflectionAnswer = (request: ServerReflectionRequest, sent: Set<string>) => ServerReflectionResponse;
 
 /** Registers both reflection versions on a Connect router (bidirectional streams, so gRPC over HTTP/2). */
 export function createServerReflection(options: ServerReflectionOptions): (router: ConnectRouter) => void {
@@ -66,7 +66,7 @@ export function createServerReflection(options: ServerReflectionOptions): (route
 }
 
 /** The request-to-response logic of reflection, without the stream. */
-export function createReflectionAnswer(options: ServerReflectionOptions): ReflectionAnswer {
+function createReflectionAnswer(options: ServerReflectionOptions): ReflectionAnswer {
   const services = [...options.services];
   for (const service of serverReflectionServices) if (!services.includes(service)) services.push(service);
   const files = new Map<string, DescFile>();
