@@ -13,13 +13,18 @@ import {
 } from "../endpoints/index.js";
 import { createQueryExecutor } from "../executor/index.js";
 import { type Clock, type Logger, type Metrics, createMetrics, silentLogger, systemClock } from "../observability/index.js";
+import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import {
   codeName,
   connectRoutes,
+  createHealthService,
   createHttpRoutes,
   createRpcGate,
+  createServerReflection,
+  createUnimplementedFallback,
   isHttpRoute,
   loggingInterceptor,
+  serverReflectionServices,
   type RequestHandler,
 } from "../transport/index.js";
 import type { Warehouse } from "../warehouse/index.js";
@@ -59,6 +64,8 @@ export interface AppOptions {
   ready?: () => Promise<boolean>;
   /** Loads a saved query's SQL by name. Default: `sql/<name>.sql`. */
   readSql?: (name: string) => string;
+  /** How often a gRPC health Watch asks `ready` while someone watches. Default 1000 ms. */
+  healthPollMs?: number;
 }
 
 export interface App {
@@ -66,7 +73,9 @@ export interface App {
   registry: EndpointRegistry;
   metrics: Metrics;
   cache: ResultCache<ComputedResponse>;
-  /** Stops background work (cache warming). */
+  /** Ends long-lived calls (gRPC health Watch) so that a shutdown need not wait for them. */
+  endStreams(): void;
+  /** Stops background work (cache warming) and ends long-lived calls. */
   close(): void;
 }
 
@@ -115,33 +124,43 @@ export function createApp(options: AppOptions): App {
     logger,
   });
 
+  const ready = options.ready ?? (() => options.warehouse.client.ping().then((r) => r.success, () => false));
   const httpRoutes = createHttpRoutes({
     registry,
     service,
     authenticate,
-    ready: options.ready ?? (() => options.warehouse.client.ping().then((r) => r.success, () => false)),
+    ready,
     metrics,
     logger,
     defaultTimeoutMs,
   });
+  // Beside the saved queries: gRPC health and server reflection, which need no key.
+  const health = createHealthService({ ready, services: savedQueryServices.map((s) => s.typeName), pollMs: options.healthPollMs });
+  const grpcServices = [...savedQueryServices, Health, ...serverReflectionServices];
+  const savedQuery = connectRoutes({ registry, service, defaultTimeoutMs });
+  const reflection = createServerReflection({ services: grpcServices });
+  // Call metrics are per saved query; health and reflection calls are only logged.
+  const endpointNames = new Map(registry.endpoints.map((e) => [e.method, e.definition.name]));
   let rpcGate: ReturnType<typeof createRpcGate> | undefined;
   const connectHandler = connectNodeAdapter({
-    routes: connectRoutes({ registry, service, defaultTimeoutMs }),
+    routes: (router) => {
+      savedQuery(router);
+      health.routes(router);
+      reflection(router);
+    },
     // Bounds every message, compressed or not: decompression stops at it.
     readMaxBytes: maxBodyBytes,
     contextValues: (request) => rpcGate!.contextValues(request),
     interceptors: [
-      loggingInterceptor(logger, ({ method, protocol, code, durationMs }) =>
-        metrics.recordCall(
-          registry.forMethod(method).definition.name,
-          protocol,
-          code === "ok" ? "ok" : codeName(code),
-          durationMs / 1000,
-        ),
-      ),
+      loggingInterceptor(logger, ({ method, protocol, code, durationMs }) => {
+        const endpoint = endpointNames.get(method);
+        if (endpoint !== undefined) metrics.recordCall(endpoint, protocol, code === "ok" ? "ok" : codeName(code), durationMs / 1000);
+      }),
     ],
-    fallback: httpRoutes,
+    // An RPC call of anything not served gets UNIMPLEMENTED in its protocol; the rest is plain HTTP.
+    fallback: createUnimplementedFallback({ services: grpcServices.map((s) => s.typeName), fallback: httpRoutes }),
   });
+  // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
   rpcGate = createRpcGate(connectHandler, {
     authenticate,
     maxBodyBytes,
@@ -157,7 +176,9 @@ export function createApp(options: AppOptions): App {
     registry,
     metrics,
     cache,
+    endStreams: () => health.close(),
     close: () => {
+      health.close();
       cache.close();
       closeAuthenticator();
     },

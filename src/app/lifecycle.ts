@@ -81,6 +81,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const stop = () =>
     (stopping ??= (async () => {
       logger.info("shutting down: no new connections, finishing calls in flight");
+      app.endStreams();
       await server.close(options.shutdownGraceMs ?? 10_000);
       app.close();
       schema.stop();

@@ -9,6 +9,7 @@ export type { CallObserver } from "./logging-interceptor.js";
 export { requestIdKey, requestIdFrom } from "./request-context.js";
 export { createRpcGate, credentialKey } from "./rpc-gate.js";
 export type { RpcGate, RpcGateOptions } from "./rpc-gate.js";
-export { sendRpcError, rpcProtocolOf, bodyTooLarge } from "./rpc-error-response.js";
+export { sendRpcError, rpcProtocolOf, bodyTooLarge, percentEncoded } from "./rpc-error-response.js";
 export type { RpcProtocol } from "./rpc-error-response.js";
 export * from "./http/index.js";
+export * from "./grpc/index.js";

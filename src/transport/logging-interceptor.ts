@@ -9,7 +9,11 @@ export interface CallObserver {
   (event: { method: DescMethod; protocol: string; code: Code | "ok"; durationMs: number }): void;
 }
 
-/** Logs each call and hands it to `observe` (for metrics); sets `x-request-id` on the response. */
+/**
+ * Logs each call and hands it to `observe` (for metrics); sets `x-request-id`
+ * on the response. A streaming call (health Watch, reflection) is logged when
+ * its response stream starts.
+ */
 export function loggingInterceptor(logger: Logger, observe: CallObserver = () => {}): Interceptor {
   return (next) => async (request) => {
     const requestId = requestIdFrom(request.header);
@@ -28,7 +32,8 @@ export function loggingInterceptor(logger: Logger, observe: CallObserver = () =>
       };
       if (error === undefined) {
         logger.debug("call", fields); // LOG_LEVEL=debug logs every successful call
-      } else if (code === Code.InvalidArgument || code === Code.Unauthenticated) {
+      } else if (code === Code.InvalidArgument || code === Code.Unauthenticated || code === Code.NotFound) {
+        // The caller's mistake (a health check of an unknown service, say): no warning.
         logger.info("call", fields);
       } else {
         logger.warn("call failed", { ...fields, error: error.rawMessage, cause: error.cause });

@@ -1,50 +1,96 @@
 // Answers a Connect, gRPC or gRPC-Web request with an error in its own
 // protocol, without the Connect router: for calls refused from their headers
-// alone (no key, a body too large), before any of the body is read.
+// alone (no key, a body too large) before any of the body is read, and for
+// calls of procedures that are not served.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { codeName, httpStatusFromCode } from "./http/http-status.js";
 import type { HttpRequest, HttpResponse } from "./http/respond.js";
 
-export type RpcProtocol = "grpc" | "grpc-web" | "connect";
+export type RpcProtocol = "grpc" | "grpc-web" | "connect" | "connect-stream";
 
-/** The RPC protocol of a request, by its content type (Connect when it is neither gRPC form). */
-export function rpcProtocolOf(contentType: string | undefined): RpcProtocol {
-  if (contentType === undefined) return "connect";
-  if (contentType.startsWith("application/grpc-web")) return "grpc-web";
-  if (contentType.startsWith("application/grpc")) return "grpc";
-  return "connect";
+const grpcWeb = /^application\/grpc-web(-text)?(\+|;|$)/i;
+const grpc = /^application\/grpc(\+|;|$)/i;
+const connectUnary = /^application\/(json|proto)(;|$)/i;
+const connectStream = /^application\/connect\+(json|proto)(;|$)/i;
+
+/** The RPC protocol a request speaks, judged from its method, content type and query; undefined for plain HTTP. */
+export function rpcProtocolOf(method: string | undefined, contentType: string | undefined, url: string): RpcProtocol | undefined {
+  const type = contentType ?? "";
+  if (grpcWeb.test(type)) return "grpc-web";
+  if (grpc.test(type)) return "grpc";
+  if (method === "POST" && connectUnary.test(type)) return "connect";
+  if (method === "POST" && connectStream.test(type)) return "connect-stream";
+  if (method === "GET" && /[?&]connect=v1(&|$)/.test(url)) return "connect";
+  return undefined;
 }
 
 const forwardedMetadata = ["retry-after", "ratelimit", "ratelimit-policy", "x-request-id"];
 
 /**
- * Writes `error` as the protocol of `request` wants it: gRPC and gRPC-Web as
- * a trailers-only response (HTTP 200, `grpc-status`, `grpc-message`), Connect
- * as its JSON error body with the code's HTTP status, or `httpStatus` where
- * plain HTTP has a better word for it (413 for a body too large). An HTTP/1.1
- * connection whose request body is left unread is closed rather than drained.
+ * Writes `error` in `protocol`: gRPC and gRPC-Web as a trailers-only
+ * response (HTTP 200, `grpc-status`, `grpc-message`), Connect unary as its
+ * JSON error body with the code's HTTP status, or `httpStatus` where plain
+ * HTTP has a better word for it (413 for a body too large), Connect streaming
+ * as an end-of-stream frame. An HTTP/1.1 connection whose request body is
+ * left unread is closed rather than drained.
  */
-export function sendRpcError(request: HttpRequest, response: HttpResponse, error: ConnectError, httpStatus?: number): void {
+export function sendRpcError(
+  request: HttpRequest,
+  response: HttpResponse,
+  protocol: RpcProtocol,
+  error: ConnectError,
+  httpStatus?: number,
+): void {
   const headers: Record<string, string> = {};
   for (const name of forwardedMetadata) {
     const value = error.metadata.get(name);
     if (value !== null) headers[name] = value;
   }
   if (request.httpVersionMajor === 1 && hasBody(request)) headers.connection = "close";
-  const writable = response as unknown as { writeHead(status: number, headers: object): void; end(body?: string): void };
-  const protocol = rpcProtocolOf(request.headers["content-type"]);
-  if (protocol === "connect") {
-    writable.writeHead(httpStatus ?? httpStatusFromCode(error.code), { ...headers, "content-type": "application/json" });
-    writable.end(JSON.stringify({ code: codeName(error.code), message: error.rawMessage }));
-    return;
+  const contentType = request.headers["content-type"];
+  const writable = response as unknown as { writeHead(status: number, headers: object): void; end(body?: Buffer): void };
+  switch (protocol) {
+    case "grpc":
+    case "grpc-web": {
+      const trailers = {
+        ...headers,
+        "content-type": contentType ?? `application/${protocol}+proto`,
+        "grpc-status": String(error.code),
+        "grpc-message": percentEncoded(error.rawMessage),
+      };
+      if ("stream" in response) {
+        // Trailers-only on HTTP/2: one HEADERS frame that also ends the stream,
+        // which gRPC clients read as the status (Node's compatibility API
+        // would send the headers and then an empty DATA frame).
+        response.stream.respond({ ":status": 200, ...trailers }, { endStream: true });
+      } else {
+        writable.writeHead(200, trailers);
+        writable.end();
+      }
+      return;
+    }
+    case "connect": {
+      const json = Buffer.from(JSON.stringify({ code: codeName(error.code), message: error.rawMessage }));
+      writable.writeHead(httpStatus ?? httpStatusFromCode(error.code), {
+        ...headers,
+        "content-type": "application/json",
+        "content-length": String(json.length),
+      });
+      writable.end(json);
+      return;
+    }
+    case "connect-stream": {
+      // The end-of-stream message: flags 0b10, a big-endian length, then JSON.
+      const json = Buffer.from(JSON.stringify({ error: { code: codeName(error.code), message: error.rawMessage } }));
+      const frame = Buffer.alloc(5 + json.length);
+      frame.writeUInt8(0b10, 0);
+      frame.writeUInt32BE(json.length, 1);
+      json.copy(frame, 5);
+      writable.writeHead(200, { ...headers, "content-type": contentType!, "content-length": String(frame.length) });
+      writable.end(frame);
+      return;
+    }
   }
-  writable.writeHead(200, {
-    ...headers,
-    "content-type": protocol === "grpc" ? "application/grpc" : "application/grpc-web+proto",
-    "grpc-status": String(error.code),
-    "grpc-message": encodeURIComponent(error.rawMessage),
-  });
-  writable.end();
 }
 
 function hasBody(request: HttpRequest): boolean {
@@ -55,4 +101,11 @@ function hasBody(request: HttpRequest): boolean {
 /** RESOURCE_EXHAUSTED for a request body over `maxBytes`. */
 export function bodyTooLarge(maxBytes: number): ConnectError {
   return new ConnectError(`request body is larger than ${maxBytes} bytes`, Code.ResourceExhausted);
+}
+
+/** grpc-message encoding: printable ASCII but `%` as is, everything else as UTF-8 percent escapes. */
+export function percentEncoded(message: string): string {
+  return message.replace(/[^\x20-\x24\x26-\x7e]+/g, (run) =>
+    [...Buffer.from(run, "utf8")].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
+  );
 }

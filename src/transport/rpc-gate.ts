@@ -39,8 +39,9 @@ export function createRpcGate(next: RequestHandler, options: RpcGateOptions): Rp
 
   const refuse = (request: HttpRequest, response: Parameters<RequestHandler>[1], error: ConnectError, status?: number) => {
     error.metadata.set("x-request-id", requestIdFrom(headersOf(request)));
-    onRefused(rpcProtocolOf(request.headers["content-type"]), error);
-    sendRpcError(request, response, error, status);
+    const protocol = rpcProtocolOf(request.method, request.headers["content-type"], request.url ?? "/") ?? "connect";
+    onRefused(protocol, error);
+    sendRpcError(request, response, protocol, error, status);
   };
 
   return {

@@ -1,0 +1,102 @@
+// The gRPC health checking protocol (grpc.health.v1.Health): the server as a
+// whole ("") and each saved-query service are SERVING exactly when the
+// readiness function of /readyz says ready, NOT_SERVING otherwise.
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
+import { createReadinessPoller } from "./readiness-poller.js";
+
+export interface HealthServiceOptions {
+  /** Whether the service can answer queries: the function /readyz asks. */
+  ready: () => Promise<boolean>;
+  /** Full names of the services health answers for, besides "" (the whole server). */
+  services: readonly string[];
+  /** How often Watch asks `ready` while someone watches; one poller serves all watchers. Default 1000 ms. */
+  pollMs?: number;
+}
+
+export interface HealthService {
+  /** Registers grpc.health.v1.Health on a Connect router. */
+  routes(router: ConnectRouter): void;
+  /** Sends NOT_SERVING to every Watch and ends it, for shutdown. */
+  close(): void;
+}
+
+export function createHealthService(options: HealthServiceOptions): HealthService {
+  const known = new Set(["", ...options.services]);
+  const poller = createReadinessPoller({ ready: options.ready, intervalMs: options.pollMs });
+  const watchers = new Set<() => void>();
+  let closed = false;
+  const readyNow = () => options.ready().catch(() => false);
+  const statusOf = (ready: boolean) => (ready ? Status.SERVING : Status.NOT_SERVING);
+
+  /** Resolves when the caller goes away or the service closes. */
+  function untilEnded(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (closed || signal.aborted) return resolve();
+      const end = () => {
+        watchers.delete(end);
+        signal.removeEventListener("abort", end);
+        resolve();
+      };
+      watchers.add(end);
+      signal.addEventListener("abort", end, { once: true });
+    });
+  }
+
+  async function* watch(service: string, context: HandlerContext) {
+    if (!known.has(service)) {
+      // The protocol: an unknown service is SERVICE_UNKNOWN, and the call stays open.
+      yield { status: Status.SERVICE_UNKNOWN };
+      await untilEnded(context.signal);
+      return;
+    }
+    const answers: boolean[] = [];
+    let wake: (() => void) | undefined;
+    const wakeUp = () => wake?.();
+    const unsubscribe = poller.subscribe((ready) => {
+      answers.push(ready);
+      wakeUp();
+    });
+    watchers.add(wakeUp);
+    context.signal.addEventListener("abort", wakeUp, { once: true });
+    try {
+      let last = await readyNow();
+      yield { status: statusOf(last) };
+      while (!closed && !context.signal.aborted) {
+        if (answers.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        for (const ready of answers.splice(0)) {
+          if (ready === last || closed) continue; // only changes are sent
+          last = ready;
+          yield { status: statusOf(ready) };
+        }
+      }
+      if (closed && last) yield { status: Status.NOT_SERVING };
+    } finally {
+      unsubscribe();
+      watchers.delete(wakeUp);
+      context.signal.removeEventListener("abort", wakeUp);
+    }
+  }
+
+  return {
+    routes(router) {
+      router.service(Health, {
+        async check(request) {
+          if (!known.has(request.service)) throw new ConnectError(`service ${request.service} is not known to health`, Code.NotFound);
+          return { status: statusOf(await readyNow()) };
+        },
+        async list() {
+          const status = statusOf(await readyNow());
+          return { statuses: Object.fromEntries([...known].map((name) => [name, { status }])) };
+        },
+        watch: (request, context) => watch(request.service, context),
+      });
+    },
+    close() {
+      closed = true;
+      for (const wakeUp of [...watchers]) wakeUp();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+// Calls of a service or method the port does not serve, answered in the
+// caller's protocol: gRPC and gRPC-Web get UNIMPLEMENTED as a trailers-only
+// response (HTTP 200, grpc-status 12), Connect gets its `unimplemented` error.
+// Anything else (plain HTTP) goes on to the fallback handler.
+import { Code, ConnectError } from "@connectrpc/connect";
+import { rpcProtocolOf, sendRpcError } from "../rpc-error-response.js";
+import type { RequestHandler } from "../single-port-server.js";
+
+export interface UnimplementedOptions {
+  /** Full names of the services served on the port, to say "unknown method" rather than "unknown service". */
+  services: readonly string[];
+  /** Handles requests that are not RPC calls (the plain HTTP routes). */
+  fallback: RequestHandler;
+}
+
+/** The message of UNIMPLEMENTED for a request path, naming the unknown service or method. */
+export function unimplementedMessage(path: string, services: ReadonlySet<string>): string {
+  const match = /^\/([^/]+)\/([^/]+)$/.exec(path);
+  if (match === null) return `no procedure at ${path}`;
+  const [, service, method] = match;
+  return services.has(service!) ? `unknown method ${method} of service ${service}` : `unknown service ${service}`;
+}
+
+/** The handler for connectNodeAdapter's `fallback`. */
+export function createUnimplementedFallback(options: UnimplementedOptions): RequestHandler {
+  const services = new Set(options.services);
+  return (request, response) => {
+    const url = request.url ?? "/";
+    const protocol = rpcProtocolOf(request.method, request.headers["content-type"], url);
+    if (protocol === undefined) return options.fallback(request, response);
+    const queryAt = url.indexOf("?");
+    const message = unimplementedMessage(queryAt < 0 ? url : url.slice(0, queryAt), services);
+    request.resume(); // the request body is not needed
+    sendRpcError(request, response, protocol, new ConnectError(message, Code.Unimplemented));
+  };
+}
