@@ -1,9 +1,9 @@
 // Fair, bounded admission of warehouse queries: at most `maxConcurrent` run
 // and `maxQueued` wait in the whole process, at most `maxPerKey` of one API
-// key run and wait together, and a freed slot goes to the waiting keys in
-// turn (round robin), so one busy key cannot keep another waiting behind its
-// whole queue. Past a bound a query is refused at once with
-// RESOURCE_EXHAUSTED instead of piling up.
+// key run and wait together, and a freed slot goes to the waiting key whose
+// last query started longest ago (a key new to the queue first), so one busy
+// key cannot keep another waiting behind its whole queue. Past a bound a
+// query is refused at once with RESOURCE_EXHAUSTED instead of piling up.
 import { Code, ConnectError } from "@connectrpc/connect";
 
 export interface AdmissionOptions {
@@ -32,23 +32,36 @@ export function createAdmission(options: AdmissionOptions = {}): Admission {
   const maxPerKey = options.maxPerKey ?? Number.POSITIVE_INFINITY;
   let running = 0;
   let queued = 0;
-  /** Each key's waiting turns, oldest first; the Map's order is the round robin's. */
+  /** Each key's waiting turns, oldest first. */
   const waiting = new Map<string, (() => void)[]>();
   /** Each key's queries running or waiting. */
   const held = new Map<string, number>();
+  /** When each key with queries in flight last started one, as a count of starts. */
+  const lastStart = new Map<string, number>();
+  let starts = 0;
+
+  /** The waiting key whose last query started longest ago. */
+  const nextKey = () => {
+    let chosen: string | undefined;
+    let chosenStart = Number.POSITIVE_INFINITY;
+    for (const key of waiting.keys()) {
+      const start = lastStart.get(key) ?? Number.NEGATIVE_INFINITY;
+      if (start < chosenStart) [chosen, chosenStart] = [key, start];
+    }
+    return chosen;
+  };
 
   // A finished query hands its slot straight to the next key's oldest turn,
   // so a newcomer cannot slip in between and push `running` past the bound.
   const release = () => {
-    const next = waiting.entries().next();
-    if (next.done === true) {
+    const key = nextKey();
+    if (key === undefined) {
       running -= 1;
       return;
     }
-    const [key, turns] = next.value;
+    const turns = waiting.get(key)!;
     const turn = turns.shift()!;
-    waiting.delete(key);
-    if (turns.length > 0) waiting.set(key, turns); // to the back of the round
+    if (turns.length === 0) waiting.delete(key);
     queued -= 1;
     turn();
   };
@@ -92,6 +105,7 @@ export function createAdmission(options: AdmissionOptions = {}): Admission {
       try {
         if (running < maxConcurrent) running += 1;
         else await wait(key, signal);
+        lastStart.set(key, ++starts);
         try {
           return await task();
         } finally {
@@ -99,8 +113,11 @@ export function createAdmission(options: AdmissionOptions = {}): Admission {
         }
       } finally {
         const left = held.get(key)! - 1;
-        if (left === 0) held.delete(key);
-        else held.set(key, left);
+        if (left > 0) held.set(key, left);
+        else {
+          held.delete(key);
+          lastStart.delete(key);
+        }
       }
     },
     get running() {

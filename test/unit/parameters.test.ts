@@ -75,3 +75,35 @@ describe("bindParameters", () => {
     expect(violations(name, fields).map((v) => [v.field, v.description])).toEqual(expected);
   });
 });
+
+describe("parameter length bound", () => {
+  const short = createEndpointRegistry({ services: savedQueryServices, readSql: () => "SELECT 1", maxParameterLength: 8 });
+  const bindShort = (name: string, fields: Record<string, string>) => {
+    const endpoint = short.find(name)!;
+    return bindParameters(endpoint, create(endpoint.method.input, fields as never));
+  };
+
+  it("accepts a value of exactly the bound and refuses one character more, naming each field", () => {
+    expect(bindShort("logs.all", { project: "12345678" }).normalized.project).toBe("12345678");
+    let error: ConnectError | undefined;
+    try {
+      bindShort("logs.all", { project: "123456789", projectTier: "ENTERPRISE" });
+    } catch (e) {
+      error = e as ConnectError;
+    }
+    expect(fieldViolationsOf(error!)).toEqual([
+      { field: "project", description: "project is longer than 8 characters" },
+      { field: "project_tier", description: "project_tier is longer than 8 characters" },
+    ]);
+  });
+
+  it("is 1,024 characters by default", () => {
+    expect(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.maxLength))).toEqual(Array(9).fill(1024));
+  });
+
+  it("refuses a usage pattern with a Unicode class before it reaches the warehouse", () => {
+    expect(violations("usage.api-counts", { project: "\\pL{30}", interval: "daily" })).toEqual([
+      { field: "project", description: "project must not use Unicode classes (\\p, \\P): request URLs are ASCII" },
+    ]);
+  });
+});

@@ -107,6 +107,12 @@ describe("GET /api/endpoints/<name> and /api/endpoints/query/<id>", () => {
     });
   });
 
+  it("accepts a value of exactly 1,024 characters", async () => {
+    const { status, json } = await get(server, `/api/endpoints/logs.all?project=${"p".repeat(1024)}`);
+    expect(status).toBe(200);
+    expect(json.result).toEqual([]);
+  });
+
   it("answers HEAD with the headers of GET and no body", async () => {
     const response = await fetch(`${server.url}/api/endpoints/logs.all?project=rpc`, { method: "HEAD", headers: withKey });
     expect(response.status).toBe(200);
@@ -142,6 +148,18 @@ describe("GET API errors", () => {
       error("invalid_argument", ["interval", "project"]),
     ],
     ["an invalid regular expression", (s: TestServer) => get(s, "/api/endpoints/usage.api-counts?project=(&interval=daily"), 400, error("invalid_argument", ["project"])],
+    [
+      "a value longer than 1,024 characters",
+      (s: TestServer) => get(s, `/api/endpoints/logs.all?project=${"p".repeat(1025)}&project_tier=${"T".repeat(2000)}`),
+      400,
+      error("invalid_argument", ["project", "project_tier"]),
+    ],
+    [
+      "a pattern with a Unicode class, which RE2 runs slowly",
+      (s: TestServer) => get(s, `/api/endpoints/usage.api-counts?project=${encodeURIComponent("\\pL{30}")}&interval=daily`),
+      400,
+      error("invalid_argument", ["project"]),
+    ],
   ] as const)("%s", async (_label, call, status, body) => {
     const response = await call(server);
     expect(response.status).toBe(status);
@@ -230,9 +248,9 @@ describe("listing, OpenAPI, health and metrics", () => {
         sandboxed: false,
         grpc_method: "functions.v1.FunctionsService/GetInvocationStats",
         parameters: [
-          { name: "project", required: true, allowed_values: [], default: null },
-          { name: "function_id", required: false, allowed_values: [], default: null },
-          { name: "interval", required: false, allowed_values: ["5min", "15min", "1hr", "1day", "7day"], default: "1day" },
+          { name: "project", required: true, allowed_values: [], default: null, max_length: 1024 },
+          { name: "function_id", required: false, allowed_values: [], default: null, max_length: 1024 },
+          { name: "interval", required: false, allowed_values: ["5min", "15min", "1hr", "1day", "7day"], default: "1day", max_length: 1024 },
         ],
       }),
       expect.objectContaining({
@@ -241,8 +259,8 @@ describe("listing, OpenAPI, health and metrics", () => {
         cache_ttl_seconds: 900,
         grpc_method: "usage.v1.UsageService/GetApiCounts",
         parameters: [
-          { name: "project", required: true, allowed_values: [], default: null },
-          { name: "interval", required: true, allowed_values: ["hourly", "daily", "minutely"], default: null },
+          { name: "project", required: true, allowed_values: [], default: null, max_length: 1024 },
+          { name: "interval", required: true, allowed_values: ["hourly", "daily", "minutely"], default: null, max_length: 1024 },
         ],
       }),
       expect.objectContaining({ name: "logs.all", id: LOGS_ID, max_rows: 1000, cache_ttl_seconds: 0, cache_warming_seconds: 0 }),
@@ -271,6 +289,7 @@ describe("listing, OpenAPI, health and metrics", () => {
         .join("&");
       const response = await get(server, `${path}?${query}`);
       expect(response.status, path).toBe(200);
+      for (const parameter of item.get.parameters ?? []) expect((parameter.schema as { maxLength?: number }).maxLength).toBe(1024);
       if (path !== "/api/endpoints") {
         expect(Object.keys(item.get.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "404", "500", "503", "504"]));
         const rowRef = (item.get.responses["200"] as { content: { "application/json": { schema: { properties: { result: { items: { $ref: string } } } } } } }).content["application/json"].schema.properties.result.items.$ref;

@@ -1,15 +1,18 @@
 // Overload and an unreachable warehouse through the real server: the per-key
-// rate limit, the bound on warehouse queries, and fast UNAVAILABLE answers.
+// rate limit, the bounds on warehouse queries, capped deadlines that count
+// the wait for a turn, a noisy key beside a quiet one, and fast UNAVAILABLE
+// answers.
 import { createServer, type Server, type Socket } from "node:net";
 import { create } from "@bufbuild/protobuf";
 import { ClickHouseLogLevel, createClient as createClickHouseClient } from "@clickhouse/client";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogsService } from "../../../src/gen/logs/v1/logs_pb.js";
 import type { Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
 import { withSlowQuery } from "../../support/slow-sql.js";
+import { readSavedQuerySql } from "../../../src/warehouse/index.js";
 import { insertScenario, NOW } from "../../support/scenario.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
 
@@ -71,18 +74,84 @@ describe("bounded warehouse queries", () => {
   });
   afterAll(() => server?.close());
 
-  it("refuses a query past the running and queued bounds at once with 429", async () => {
+  it("refuses a query past the running and queued bounds at once with 429, and counts the wait in the deadline", async () => {
     const started = Date.now();
     const responses = await Promise.all(
       ["a", "b", "c"].map((project) => fetch(`${server.url}/api/endpoints/logs.all?project=${project}`, { headers })),
     );
+    const elapsed = Date.now() - started;
     const statuses = responses.map((r) => r.status).sort();
-    // One runs to its deadline, one waits its turn and then does the same, one is refused.
+    // One runs to its deadline; one waits its turn until its own deadline, which the wait counts in; one is refused.
     expect(statuses).toEqual([429, 504, 504]);
     const refused = responses.find((r) => r.status === 429)!;
     expect(refused.headers.get("retry-after")).toBe("1");
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("resource_exhausted");
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1400); // the queued one waited for the first
+    // Both 504s come at the 700 ms deadline; had the wait not counted, the queued one would end at 1,400 ms.
+    expect(elapsed).toBeGreaterThanOrEqual(700);
+    expect(elapsed).toBeLessThan(1400);
+  });
+});
+
+describe("capped deadlines", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(warehouse, NOW, { maxQueryMs: 500, readSql: withSlowQuery("logs.all") });
+  });
+  afterAll(() => server?.close());
+
+  it.each(["grpc", "connect"] as const)("cuts a %s client's ten-minute deadline to MAX_QUERY_SECONDS", async (protocol) => {
+    const transport =
+      protocol === "grpc" ? createGrpcTransport({ baseUrl: server.url }) : createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" });
+    const client = createClient(LogsService, transport);
+    const started = Date.now();
+    const error = (await client
+      .getAllLogs(create(LogsService.method.getAllLogs.input, { project: "rpc" }), { headers, timeoutMs: 600_000 })
+      .catch((e: unknown) => e)) as ConnectError;
+    expect(error.code).toBe(Code.DeadlineExceeded);
+    // The 500 ms cap, not ten minutes (nor the 30 s default).
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe("a noisy key beside a quiet one", () => {
+  let server: TestServer;
+  const noisy = "noisy-key-0123456789";
+  const quiet = "quiet-key-0123456789";
+  // functions.invocation-stats made to take 300 ms (three rows, 100 ms each); logs.all stays fast.
+  const sleepySql = `SELECT count() AS count FROM numbers(3) WHERE sleepEachRow(0.1) = 0
+    AND {project:String} != '' AND {function_id:String} = '' AND {interval:String} != '' AND {now:DateTime64(6, 'UTC')} IS NOT NULL`;
+  beforeAll(async () => {
+    // One warehouse query at a time, as on the embedded engine, and at most four per key.
+    server = await startTestServer(warehouse, NOW, {
+      apiKeys: [noisy, quiet],
+      admission: { maxConcurrent: 1, maxQueued: 64, maxPerKey: 4 },
+      readSql: (name) => (name === "functions.invocation-stats" ? sleepySql : readSavedQuerySql(name)),
+    });
+  });
+  afterAll(() => server?.close());
+
+  it("refuses the noisy key past its own bound and serves the quiet key after at most one of its queries", async () => {
+    const finished: string[] = [];
+    const call = (key: string, path: string, name: string) =>
+      fetch(`${server.url}${path}`, { headers: { "x-api-key": key } }).then(async (response) => {
+        finished.push(name);
+        await response.arrayBuffer();
+        return response.status;
+      });
+    const noisyCalls = Array.from({ length: 6 }, (_, i) =>
+      call(noisy, `/api/endpoints/functions.invocation-stats?project=p${i}`, `noisy-${i}`),
+    );
+    await new Promise((r) => setTimeout(r, 100)); // the noisy queue is full when the quiet call comes
+    const quietStatus = await call(quiet, "/api/endpoints/logs.all?project=rpc", "quiet");
+    const noisyStatuses = await Promise.all(noisyCalls);
+    expect(quietStatus).toBe(200);
+    // Four admitted (one running, three waiting) and answered; two refused at once.
+    expect(noisyStatuses.filter((s) => s === 429)).toHaveLength(2);
+    expect(noisyStatuses.filter((s) => s === 200)).toHaveLength(4);
+    // In arrival order the quiet call would come after all four; it came right after the one running.
+    const answeredBefore = finished.slice(0, finished.indexOf("quiet"));
+    expect(answeredBefore).toHaveLength(3); // the two refusals and the query that was running
+    expect(finished.slice(finished.indexOf("quiet") + 1)).toHaveLength(3); // the three that were waiting
   });
 });
 

@@ -77,8 +77,9 @@ describe("HTTP/2 limits", () => {
       ),
     );
     session.close();
-    // Every stream is answered: 200, or 429 past the bound on warehouse queries (8 running, 64 waiting).
+    // Every stream is answered: 200, or 429 past the bound on one key's warehouse queries (16 running
+    // and waiting); at least those 16 are answered 200.
     expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
-    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(72);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(16);
   });
 });

@@ -109,6 +109,14 @@ describe.each(["connect", "connect over h2c", "grpc", "grpc-web", "@grpc/grpc-js
     if (clientName !== "@grpc/grpc-js") expect((outcome as { fields: string[] }).fields).toEqual(["project", "interval"]);
   });
 
+  it("refuses a value longer than 1,024 characters and a Unicode class in a pattern, naming the field", async () => {
+    const long = await call(client(), apiCounts({ project: "x".repeat(1025), interval: "daily" }), { headers: key });
+    expect(long).toMatchObject({ ok: false, code: Code.InvalidArgument, message: "project is longer than 1024 characters" });
+    const unicode = await call(client(), apiCounts({ project: "\\P{Nd}{100}", interval: "daily" }), { headers: key });
+    expect(unicode).toMatchObject({ ok: false, code: Code.InvalidArgument });
+    expect((unicode as { message: string }).message).toMatch(/^project must not use Unicode classes/);
+  });
+
   it("answers DEADLINE_EXCEEDED when the client's deadline is shorter than the query", async () => {
     const slowClients = allClients(slowServer.url, slowServer.address);
     const slow = slowClients.find((c) => c.name === clientName)!;
