@@ -4,12 +4,8 @@
 // cluster"); otherwise reported as skipped. It creates and drops a database
 // of its own ON CLUSTER.
 import { randomUUID } from "node:crypto";
-import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createQueryExecutor, createQueryTuning } from "../../../src/executor/index.js";
-import type { InvocationStatsRow } from "../../../src/gen/functions/v1/functions_pb.js";
-import type { LogRecord } from "../../../src/gen/logs/v1/logs_pb.js";
-import type { ApiCountsRow } from "../../../src/gen/usage/v1/usage_pb.js";
 import {
   logTables,
   migrate,
@@ -21,11 +17,11 @@ import {
 } from "../../../src/warehouse/index.js";
 import { edgeRow, functionEdgeRow, ts } from "../../support/embedded-warehouse.js";
 import { createQueryStack } from "../../support/query-stack.js";
+import { expectThreeSavedQueries } from "../../support/three-saved-queries.js";
 
 const url = process.env.CLICKHOUSE_URL;
 const cluster = process.env.CLICKHOUSE_CLUSTER;
 const NOW = Date.UTC(2026, 10, 20, 12, 34, 56, 789);
-const HOUR = 3_600_000;
 
 describe.skipIf(url === undefined || cluster === undefined)(
   "on a ClickHouse cluster (skipped: CLICKHOUSE_URL and CLICKHOUSE_CLUSTER are not both set)",
@@ -130,22 +126,8 @@ describe.skipIf(url === undefined || cluster === undefined)(
     });
 
     it("answers the three saved queries through the Distributed tables", async () => {
-      const stack = createQueryStack(warehouse, NOW, createQueryTuning({ distributed: true }));
-      await insert("function_edge_logs", [
-        functionEdgeRow({ project: "srv", functionId: "f", timestamp: ts(NOW - HOUR), executionTimeMs: 4, status: 500 }),
-        functionEdgeRow({ project: "srv", functionId: "f", timestamp: ts(NOW - HOUR), executionTimeMs: 8 }),
-      ]);
-      await insert("edge_logs", [edgeRow({ project: "srv", path: "/rest/v1/rpc/auth", timestamp: ts(NOW - 60_000) })]);
-
-      const stats = await stack.run<InvocationStatsRow>("functions.invocation-stats", { project: "srv" });
-      expect(stats.map((r) => [timestampMs(r.timestamp!), r.count, r.errorCount, r.avgExecutionTime])).toEqual([
-        [Math.floor((NOW - HOUR) / HOUR) * HOUR, 2n, 1n, 6],
-      ]);
-      // request_api_areas, added by a later migration, is read through the Distributed table.
-      const usage = await stack.run<ApiCountsRow>("usage.api-counts", { project: "srv\\.supabase", interval: "hourly" });
-      expect(usage.map((r) => [r.totalRestRequests, r.totalAuthRequests, r.totalStorageRequests])).toEqual([[1n, 1n, 0n]]);
-      const logs = await stack.run<LogRecord>("logs.all", { project: "srv" });
-      expect(logs).toHaveLength(1);
+      // usage.api-counts reads request_api_areas, added by a later migration, through the Distributed table.
+      await expectThreeSavedQueries(createQueryStack(warehouse, NOW, createQueryTuning({ distributed: true })), NOW, insert);
     });
   },
 );
