@@ -48,7 +48,7 @@ export function migrationStatements(migration: { name: string; sql: string }, la
   });
 }
 
-const createTable = /^CREATE TABLE IF NOT EXISTS (\w+)\s*\(([\s\S]*)\)\s*ENGINE = MergeTree\s*\n([\s\S]+)$/;
+const createTable = /^CREATE TABLE IF NOT EXISTS (\w+)\s*\(([\s\S]*)\)\s*ENGINE = MergeTree\s+([\s\S]+)$/;
 const alterTable = /^ALTER TABLE (\w+)\s+([\s\S]+)$/;
 
 /**

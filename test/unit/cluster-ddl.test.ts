@@ -158,6 +158,16 @@ describe("cluster DDL", () => {
     );
   });
 
+  it("reads a table whose sort key follows the engine on the same line", () => {
+    const sql = "CREATE TABLE IF NOT EXISTS notes (project String, note String) ENGINE = MergeTree ORDER BY project;\n";
+    expect(migrationStatements({ name: "9999_x.sql", sql }, layout)).toEqual([
+      "CREATE TABLE IF NOT EXISTS analytics.notes_local ON CLUSTER logs\n(project String, note String)\n" +
+        "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/notes_local', '{replica}')\nORDER BY project",
+      "CREATE TABLE IF NOT EXISTS analytics.notes ON CLUSTER logs\n(project String, note String)\n" +
+        "ENGINE = Distributed(logs, analytics, notes_local, cityHash64(project))",
+    ]);
+  });
+
   it("keeps commas inside parentheses and quotes in one command", () => {
     const sql = "ALTER TABLE t ADD COLUMN IF NOT EXISTS a String DEFAULT concat('x,', tuple(1, 2).1);\n";
     expect(migrationStatements({ name: "9999_x.sql", sql }, layout)).toHaveLength(2);

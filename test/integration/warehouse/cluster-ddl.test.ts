@@ -37,7 +37,8 @@ describe("cluster DDL on ClickHouse's parser", () => {
       query_params: { statement },
       format: "JSONEachRow",
     });
-    const [{ formatted }] = await result.json<{ formatted: string }>();
+    const [row] = await result.json<{ formatted: string }>();
+    const formatted = row!.formatted;
     // Parsed as written: the cluster clause and the engine survive formatting.
     expect(formatted).toContain("ON CLUSTER logs");
     if (statement.includes("ENGINE = ")) expect(formatted).toContain(statement.slice(statement.indexOf("ENGINE = ")).split("\n")[0]);
