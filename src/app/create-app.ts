@@ -11,7 +11,7 @@ import {
   type ComputedResponse,
   type EndpointRegistry,
 } from "../endpoints/index.js";
-import { createQueryExecutor } from "../executor/index.js";
+import { createQueryExecutor, createQueryTuning } from "../executor/index.js";
 import { type Clock, type Logger, type Metrics, createMetrics, silentLogger, systemClock } from "../observability/index.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import {
@@ -30,7 +30,8 @@ import {
 import type { Warehouse } from "../warehouse/index.js";
 
 export interface AppOptions {
-  warehouse: Pick<Warehouse, "client" | "kind">;
+  /** `cluster` and `queryCacheSeconds`, when set, tune every saved query (executor/query-tuning.ts). */
+  warehouse: Pick<Warehouse, "client" | "kind" | "cluster" | "queryCacheSeconds">;
   /** Accepted API keys; at least one. */
   apiKeys: readonly string[];
   /** Default: the system clock. */
@@ -99,6 +100,13 @@ export function createApp(options: AppOptions): App {
     maxTimeoutMs: maxQueryMs,
     admission: { maxPerKey: 16, ...options.admission },
     killAbortedQueries: options.warehouse.kind === "server",
+    tuning: createQueryTuning({
+      distributed: options.warehouse.cluster !== undefined,
+      queryCacheSeconds: options.warehouse.queryCacheSeconds,
+      cachedQueries: new Set(
+        registry.endpoints.filter((e) => e.definition.cacheTtlSeconds > 0).map((e) => e.definition.name),
+      ),
+    }),
     observe: ({ query, durationMs, error }) => {
       metrics.warehouseQueryDuration.observe({ endpoint: query }, durationMs / 1000);
       if (error !== undefined) metrics.warehouseQueryErrors.inc({ endpoint: query, code: codeName(error.code) });

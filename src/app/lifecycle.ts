@@ -33,6 +33,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const seedDemo = warehouse.kind === "embedded" && config.demoData;
   const schema = keepSchema(warehouse.client, {
     logger,
+    cluster: warehouse.cluster,
     afterMigrate: seedDemo ? (client) => seedDemoDataIfEmpty(client, logger, Date.now()) : undefined,
   });
   await schema.firstAttempt;

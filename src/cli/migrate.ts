@@ -9,7 +9,7 @@ await runCli(async () => {
   const logger = createLogger();
   const warehouse = await openWarehouse(config.warehouse);
   try {
-    const result = await migrate(warehouse.client, { logger });
+    const result = await migrate(warehouse.client, { logger, cluster: warehouse.cluster });
     logger.info("migrate done", { location: warehouse.location, ...result });
   } finally {
     await warehouse.close();

@@ -13,6 +13,18 @@ export type WarehouseConfig =
       password: string;
       /** `CLICKHOUSE_DATABASE`, default `default`. */
       database: string;
+      /**
+       * `CLICKHOUSE_CLUSTER`, unset by default: the cluster (a name in the
+       * server's `remote_servers`) the migrations create replicated, sharded
+       * tables on, and whose Distributed tables the queries read.
+       */
+      cluster?: string;
+      /**
+       * `CLICKHOUSE_QUERY_CACHE_SECONDS`, default 0 (off): cached endpoints use
+       * the server's query cache, with `now` rounded down to this many seconds
+       * so that service replicas send the same query (docs/deployment.md).
+       */
+      queryCacheSeconds?: number;
     }
   | {
       kind: "embedded";
@@ -132,8 +144,26 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       password: env.CLICKHOUSE_PASSWORD ?? "",
       database,
     };
+    const cluster = value("CLICKHOUSE_CLUSTER");
+    if (cluster !== undefined) {
+      if (!identifier.test(cluster)) problems.push(`CLICKHOUSE_CLUSTER must be a plain identifier, got "${cluster}"`);
+      warehouse.cluster = cluster;
+    }
+    const rawQueryCache = value("CLICKHOUSE_QUERY_CACHE_SECONDS");
+    if (rawQueryCache !== undefined) {
+      if (!/^\d+$/.test(rawQueryCache) || Number(rawQueryCache) > 86_400) {
+        problems.push(`CLICKHOUSE_QUERY_CACHE_SECONDS must be an integer from 0 to 86400, got "${rawQueryCache}"`);
+      }
+      warehouse.queryCacheSeconds = Number(rawQueryCache);
+    }
   } else {
     warehouse = { kind: "embedded", path: value("CHDB_PATH") ?? "./data", database };
+    if (value("CLICKHOUSE_CLUSTER") !== undefined) {
+      problems.push("CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL: the embedded engine is a single node");
+    }
+    if (value("CLICKHOUSE_QUERY_CACHE_SECONDS") !== undefined) {
+      problems.push("CLICKHOUSE_QUERY_CACHE_SECONDS needs CLICKHOUSE_URL: the embedded engine has no server query cache");
+    }
   }
 
   let demoData = true;

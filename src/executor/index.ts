@@ -12,5 +12,7 @@ export type {
 } from "./query-executor.js";
 export { connectErrorFromClickHouse, unavailableRetryAfterSeconds } from "./clickhouse-error.js";
 export type { ClickHouseErrorContext } from "./clickhouse-error.js";
+export { createQueryTuning, tunedNow } from "./query-tuning.js";
+export type { QueryTuning, QueryTuningOptions } from "./query-tuning.js";
 export { createAdmission } from "./admission.js";
 export type { Admission, AdmissionOptions } from "./admission.js";

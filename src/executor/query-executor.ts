@@ -8,6 +8,7 @@ import { toDateTime64Param } from "../warehouse/index.js";
 import { createAdmission, type AdmissionOptions } from "./admission.js";
 import { connectErrorFromClickHouse, unavailableError } from "./clickhouse-error.js";
 import { readResultRows } from "./result-rows.js";
+import { tunedNow, type QueryTuning } from "./query-tuning.js";
 
 /** A saved query as the executor needs it. */
 export interface SavedQuery {
@@ -82,6 +83,11 @@ export interface QueryExecutorOptions {
    * this long before trying it again. Default 1000 ms; 0 always tries.
    */
   unreachableCooldownMs?: number;
+  /**
+   * What the deployment adds to a query (settings, a rounded `now`; see
+   * query-tuning.ts). Default: nothing.
+   */
+  tuning?: (query: SavedQuery) => QueryTuning | undefined;
 }
 
 export interface QueryExecutor {
@@ -160,25 +166,28 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
   ): Promise<QueryResult> {
     const queryId = randomUUID();
     const started = performance.now();
+    const tuning = options.tuning?.(query);
+    // Fractional seconds: the warehouse itself stops the query at the deadline,
+    // which is all the embedded engine can do (it cannot be interrupted).
+    const deadline = { max_execution_time: Math.max(0.001, Math.round(remainingMs) / 1000) };
     try {
       const request = {
         query: withSettings(query.sql, {
           // The warehouse cuts the result at the cap; the slice below holds it regardless.
           limit: query.maxRows,
-          // Fractional seconds: the warehouse itself stops the query at the deadline,
-          // which is all the embedded engine can do (it cannot be interrupted).
-          max_execution_time: Math.max(0.001, Math.round(remainingMs) / 1000),
+          ...(tuning?.stableText ? {} : deadline),
           date_time_output_format: "iso",
           output_format_json_quote_64bit_integers: 0,
           // One JSON array: see result-rows.ts.
           output_format_json_array_of_rows: 1,
+          ...tuning?.settings,
         }),
         // A server sends the answer only once the query has finished, so a
         // failure is an HTTP status, not a cut array. (The embedded engine
         // always answers whole; its connection drops this setting.)
-        clickhouse_settings: { wait_end_of_query: 1 } as const,
+        clickhouse_settings: { wait_end_of_query: 1, ...(tuning?.stableText ? deadline : {}) } as const,
         format: "JSONEachRow" as const,
-        query_params: { ...params, now: toDateTime64Param(clock()) },
+        query_params: { ...params, now: toDateTime64Param(tunedNow(clock(), tuning)) },
         abort_signal: signal,
       };
       let rows = readResultRows(await (await client.query({ ...request, query_id: queryId })).text());

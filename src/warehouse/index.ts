@@ -5,6 +5,10 @@ export { createReopeningClient, WarehouseClosedError } from "./reopening-client.
 export type { WarehouseClient, ReopeningClient, ReopeningClientOptions } from "./reopening-client.js";
 export type { Warehouse } from "./warehouse-client.js";
 export { migrate } from "./migrations.js";
+export { clusterStatements, migrationStatements, localTableSuffix, shardingKey } from "./cluster-ddl.js";
+export type { ClusterLayout } from "./cluster-ddl.js";
+export { clusterLedgerStatements, createClusterLedger } from "./cluster-ledger.js";
+export type { ClusterLedger, ClusterLedgerOptions } from "./cluster-ledger.js";
 export type { MigrateOptions, MigrateResult } from "./migrations.js";
 export { sqlDirectory, readSavedQuerySql, readMigrationFiles, splitStatements } from "./sql-files.js";
 export type { MigrationFile } from "./sql-files.js";

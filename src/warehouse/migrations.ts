@@ -1,10 +1,14 @@
 // Applies `sql/migrations` to the warehouse, each file exactly once, recorded
-// in a `schema_migrations` table (the same on a server and on the embedded engine).
+// in a `schema_migrations` table (the same on a server and on the embedded
+// engine). On a cluster the same files are applied ON CLUSTER (cluster-ddl.ts)
+// and recorded cluster-wide (cluster-ledger.ts).
 import { createHash } from "node:crypto";
 import type { WarehouseClient } from "./reopening-client.js";
 import { silentLogger, type Clock, type Logger, systemClock } from "../observability/index.js";
-import { readMigrationFiles, splitStatements, type MigrationFile } from "./sql-files.js";
+import { readMigrationFiles, type MigrationFile } from "./sql-files.js";
 import { toDateTime64Param } from "./datetime-param.js";
+import { migrationStatements } from "./cluster-ddl.js";
+import { clusterLedgerStatements, createClusterLedger, type ClusterLedgerOptions } from "./cluster-ledger.js";
 
 export interface MigrateOptions {
   /** Migrations to apply. Default: the files of `sql/migrations`. */
@@ -13,6 +17,11 @@ export interface MigrateOptions {
   logger?: Logger;
   /** Default: the system clock; only the `applied_at` record uses it. */
   clock?: Clock;
+  /**
+   * Apply on this cluster: ON CLUSTER, replicated local tables behind
+   * Distributed ones, one process applying each migration. Default: a single node.
+   */
+  cluster?: ClusterLedgerOptions;
 }
 
 export interface MigrateResult {
@@ -41,15 +50,21 @@ export async function migrate(client: WarehouseClient, options: MigrateOptions =
   const clock = options.clock ?? systemClock;
   const migrations = options.migrations ?? readMigrationFiles();
 
-  await client.command({ query: createLedger });
+  const cluster = options.cluster === undefined ? undefined : createClusterLedger(client, { ...options.cluster, clock, logger });
+
+  for (const statement of options.cluster === undefined ? [createLedger] : clusterLedgerStatements(options.cluster)) {
+    await client.command({ query: statement });
+  }
   const done = await client.query({
     query: "SELECT name, any(checksum) AS checksum FROM schema_migrations GROUP BY name",
     format: "JSONEachRow",
   });
   const recorded = new Map((await done.json<{ name: string; checksum: string }>()).map((r) => [r.name, r.checksum]));
 
+  // Every migration transformed up front: one the cluster mode cannot run fails before anything ran.
+  const planned = migrations.map((migration) => ({ ...migration, statements: migrationStatements(migration, options.cluster) }));
   const result: MigrateResult = { applied: [], skipped: [] };
-  for (const migration of migrations) {
+  for (const migration of planned) {
     const checksum = createHash("sha256").update(migration.sql).digest("hex");
     const previous = recorded.get(migration.name);
     if (previous !== undefined) {
@@ -61,14 +76,23 @@ export async function migrate(client: WarehouseClient, options: MigrateOptions =
       result.skipped.push(migration.name);
       continue;
     }
-    for (const statement of splitStatements(migration.sql)) {
+    if (cluster !== undefined && !(await cluster.claim(migration.name))) {
+      logger.info("migration applied by another process", { migration: migration.name });
+      result.skipped.push(migration.name);
+      continue;
+    }
+    for (const statement of migration.statements) {
       await client.command({ query: statement });
     }
-    await client.insert({
-      table: "schema_migrations",
-      values: [{ name: migration.name, checksum, applied_at: toDateTime64Param(clock()) }],
-      format: "JSONEachRow",
-    });
+    if (cluster !== undefined) {
+      await cluster.record(migration.name, checksum);
+    } else {
+      await client.insert({
+        table: "schema_migrations",
+        values: [{ name: migration.name, checksum, applied_at: toDateTime64Param(clock()) }],
+        format: "JSONEachRow",
+      });
+    }
     logger.info("migration applied", { migration: migration.name });
     result.applied.push(migration.name);
   }

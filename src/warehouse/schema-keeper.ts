@@ -3,7 +3,7 @@
 // become ready by itself when the warehouse answers.
 import type { WarehouseClient } from "./reopening-client.js";
 import type { Logger } from "../observability/index.js";
-import { migrate } from "./migrations.js";
+import { migrate, type MigrateOptions } from "./migrations.js";
 
 export interface SchemaKeeper {
   /** True once the migrations have been applied (or were already). */
@@ -21,6 +21,8 @@ export interface SchemaKeeperOptions {
   retryMs?: number;
   /** Default 5,000 ms. */
   maxRetryMs?: number;
+  /** Apply on a cluster (see MigrateOptions). Default: a single node. */
+  cluster?: MigrateOptions["cluster"];
   /** Runs once after the migrations are applied (demo data, say); a failure is logged. */
   afterMigrate?: (client: WarehouseClient) => Promise<void>;
 }
@@ -39,7 +41,7 @@ export function keepSchema(client: WarehouseClient, options: SchemaKeeperOptions
     const attempt = async () => {
       if (stopped) return;
       try {
-        await migrate(client, { logger });
+        await migrate(client, { logger, cluster: options.cluster });
         logger.info("warehouse reachable, schema up to date");
         await options.afterMigrate?.(client).catch((error: unknown) => logger.error("after-migration step failed", { error }));
         migrated = true;

@@ -7,6 +7,7 @@ import { createChdbConnection } from "chdb/connection";
 import type { WarehouseConfig } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
 import { createReopeningClient, type WarehouseClient } from "./reopening-client.js";
+import type { ClusterLayout } from "./cluster-ddl.js";
 
 type EmbeddedConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>["connection"]>;
 
@@ -17,6 +18,10 @@ export interface Warehouse {
   kind: WarehouseConfig["kind"];
   /** A human-readable location: the server URL or the data directory. */
   location: string;
+  /** Set when the server is a cluster: the tables are replicated and Distributed (cluster-ddl.ts). */
+  cluster?: ClusterLayout;
+  /** Seconds `now` is rounded to for the server's query cache; 0 or unset: not used. */
+  queryCacheSeconds?: number;
   close(): Promise<void>;
 }
 
@@ -57,7 +62,15 @@ function openServer(config: Extract<WarehouseConfig, { kind: "server" }>): Wareh
     // Failures reach the service's own JSON log through the executor.
     log: { level: ClickHouseLogLevel.OFF },
   });
-  return { client, kind: "server", location: config.url, close: () => client.close() };
+  const cluster = config.cluster === undefined ? undefined : { cluster: config.cluster, database: config.database };
+  return {
+    client,
+    kind: "server",
+    location: config.url,
+    cluster,
+    queryCacheSeconds: config.queryCacheSeconds,
+    close: () => client.close(),
+  };
 }
 
 /** Opens chDB on the configured directory (created if missing); throws when it cannot. */

@@ -2,16 +2,16 @@
 // binding, executor and row messages over a real embedded warehouse.
 import { create, type Message } from "@bufbuild/protobuf";
 import { createEndpointRegistry, createEndpointService, savedQueryServices } from "../../src/endpoints/index.js";
-import { createQueryExecutor } from "../../src/executor/index.js";
+import { createQueryExecutor, type QueryExecutorOptions } from "../../src/executor/index.js";
 import { fixedClock } from "../../src/observability/index.js";
 import type { Warehouse } from "../../src/warehouse/index.js";
 import { afterAll, beforeAll } from "vitest";
 import { openTestWarehouse } from "./embedded-warehouse.js";
 
-export function createQueryStack(warehouse: Warehouse, now: number) {
+export function createQueryStack(warehouse: Warehouse, now: number, tuning?: QueryExecutorOptions["tuning"]) {
   const clock = fixedClock(now);
   const registry = createEndpointRegistry({ services: savedQueryServices });
-  const executor = createQueryExecutor({ client: warehouse.client, clock });
+  const executor = createQueryExecutor({ client: warehouse.client, clock, tuning });
   const service = createEndpointService({ executor });
   /** Runs the endpoint `name` with `params` as its request fields; returns the rows. */
   async function run<Row extends Message = Message>(name: string, params: Record<string, string>): Promise<Row[]> {

@@ -103,3 +103,42 @@ describe("readConfig", () => {
     expect(() => readConfig({ PORT: port })).toThrow(/^PORT must be/);
   });
 });
+
+describe("readConfig, cluster and server query cache", () => {
+  const server = { CLICKHOUSE_URL: "http://ch:8123", API_KEYS: "0123456789abcdef" };
+
+  it("leaves both unset by default", () => {
+    const { warehouse } = readConfig(server);
+    expect(warehouse).toEqual({ kind: "server", url: "http://ch:8123", username: "default", password: "", database: "default" });
+  });
+
+  it("reads CLICKHOUSE_CLUSTER and CLICKHOUSE_QUERY_CACHE_SECONDS with a server", () => {
+    const { warehouse } = readConfig({ ...server, CLICKHOUSE_CLUSTER: "logs_cluster", CLICKHOUSE_QUERY_CACHE_SECONDS: "60" });
+    expect(warehouse).toMatchObject({ kind: "server", cluster: "logs_cluster", queryCacheSeconds: 60 });
+  });
+
+  it.each(["logs-cluster", "a b", "1x", "c;DROP"])("refuses CLICKHOUSE_CLUSTER=%s, which is not an identifier", (cluster) => {
+    expect(() => readConfig({ ...server, CLICKHOUSE_CLUSTER: cluster })).toThrow(
+      `CLICKHOUSE_CLUSTER must be a plain identifier, got "${cluster}"`,
+    );
+  });
+
+  it.each(["-1", "1.5", "x", "86401"])("refuses CLICKHOUSE_QUERY_CACHE_SECONDS=%s", (seconds) => {
+    expect(() => readConfig({ ...server, CLICKHOUSE_QUERY_CACHE_SECONDS: seconds })).toThrow(
+      /^CLICKHOUSE_QUERY_CACHE_SECONDS must be an integer from 0 to 86400/,
+    );
+  });
+
+  it("refuses both with the embedded engine, one line each", () => {
+    let error: unknown;
+    try {
+      readConfig({ CLICKHOUSE_CLUSTER: "logs_cluster", CLICKHOUSE_QUERY_CACHE_SECONDS: "60" });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      "CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL: the embedded engine is a single node",
+      "CLICKHOUSE_QUERY_CACHE_SECONDS needs CLICKHOUSE_URL: the embedded engine has no server query cache",
+    ]);
+  });
+});

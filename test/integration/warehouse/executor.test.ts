@@ -51,6 +51,17 @@ describe("query executor", () => {
     expect(queryId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("adds the tuning's settings to the query and rounds now down to its step", async () => {
+    const clock = fixedClock(Date.UTC(2030, 0, 2, 3, 4, 5, 678));
+    const tuning = { settings: { optimize_skip_unused_shards: 1 }, nowStepMs: 60_000, stableText: false };
+    const executor = createQueryExecutor({ client: warehouse.client, clock, tuning: () => tuning });
+    const { rows } = await executor.execute(
+      query("SELECT {now:DateTime64(6, 'UTC')} AS now, getSetting('optimize_skip_unused_shards') AS skip"),
+      {},
+    );
+    expect(rows).toEqual([{ now: "2030-01-02T03:04:00.000000Z", skip: true }]);
+  });
+
   it("turns a query past its deadline into DEADLINE_EXCEEDED", async () => {
     const executor = createQueryExecutor({ client: warehouse.client });
     const slow = query("SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1");

@@ -2,20 +2,16 @@
 // when CLICKHOUSE_URL is set (see README, "Testing against a ClickHouse
 // server"); otherwise reported as skipped.
 import { randomUUID } from "node:crypto";
-import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createQueryExecutor } from "../../../src/executor/index.js";
-import type { InvocationStatsRow } from "../../../src/gen/functions/v1/functions_pb.js";
-import type { LogRecord } from "../../../src/gen/logs/v1/logs_pb.js";
-import type { ApiCountsRow } from "../../../src/gen/usage/v1/usage_pb.js";
 import { migrate, openWarehouse, type Warehouse } from "../../../src/warehouse/index.js";
-import { edgeRow, functionEdgeRow, insertRows, ts } from "../../support/embedded-warehouse.js";
+import { insertRows } from "../../support/embedded-warehouse.js";
 import { createQueryStack } from "../../support/query-stack.js";
+import { expectThreeSavedQueries } from "../../support/three-saved-queries.js";
 
 const url = process.env.CLICKHOUSE_URL;
 const NOW = Date.UTC(2026, 10, 20, 12, 34, 56, 789);
-const HOUR = 3_600_000;
 
 describe.skipIf(url === undefined)("on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)", () => {
   const database = `sqe_test_${randomUUID().replaceAll("-", "")}`;
@@ -47,22 +43,7 @@ describe.skipIf(url === undefined)("on a ClickHouse server (skipped: CLICKHOUSE_
   });
 
   it("runs the three saved queries", async () => {
-    await insertRows(warehouse, "function_edge_logs", [
-      functionEdgeRow({ project: "srv", functionId: "f", timestamp: ts(NOW - HOUR), executionTimeMs: 4, status: 500 }),
-      functionEdgeRow({ project: "srv", functionId: "f", timestamp: ts(NOW - HOUR), executionTimeMs: 8 }),
-    ]);
-    await insertRows(warehouse, "edge_logs", [
-      edgeRow({ project: "srv", path: "/rest/v1/rpc/auth", timestamp: ts(NOW - 60_000) }),
-    ]);
-
-    const stats = await stack.run<InvocationStatsRow>("functions.invocation-stats", { project: "srv" });
-    expect(stats.map((r) => [timestampMs(r.timestamp!), r.count, r.errorCount, r.avgExecutionTime])).toEqual([
-      [Math.floor((NOW - HOUR) / HOUR) * HOUR, 2n, 1n, 6],
-    ]);
-    const usage = await stack.run<ApiCountsRow>("usage.api-counts", { project: "srv\\.supabase", interval: "hourly" });
-    expect(usage.map((r) => [r.totalRestRequests, r.totalAuthRequests, r.totalStorageRequests])).toEqual([[1n, 1n, 0n]]);
-    const logs = await stack.run<LogRecord>("logs.all", { project: "srv" });
-    expect(logs).toHaveLength(1);
+    await expectThreeSavedQueries(stack, NOW, (table, rows) => insertRows(warehouse, table, rows));
   });
 });
 
