@@ -14,6 +14,7 @@ import autocannon from "autocannon";
 import { createChdbConnection } from "chdb/connection";
 import { GetApiCountsResponseSchema, UsageService } from "../src/gen/usage/v1/usage_pb.js";
 import { demoProjects, readSavedQuerySql, toDateTime64Param } from "../src/warehouse/index.js";
+import { noisyLoad, quietLoad } from "./fairness.js";
 import { unaryLoad } from "./unary-load.js";
 
 const smoke = process.argv.includes("--smoke");
@@ -24,7 +25,9 @@ const getRounds = smoke ? 1 : 5;
 const warmSeconds = smoke ? 1 : 2;
 const memoryRequests = smoke ? 2_000 : 100_000;
 const memoryKeys = smoke ? 200 : 10_000;
-const key = "bench-key";
+const key = "bench-key-0123456789";
+const quietKey = "bench-quiet-key-0123456789";
+const fairnessSeconds = smoke ? 2 : 10;
 const root = join(import.meta.dirname, "..");
 const children: ChildProcess[] = [];
 
@@ -301,7 +304,9 @@ async function main() {
   const rssAfter = await metric("process_resident_memory_bytes");
   const entries = await metric("sqe_cache_entries");
   const cacheBytes = await metric("sqe_cache_bytes");
-  results.memory = { requests: memoryRequests, keys: memoryKeys, rssBefore, rssAfter, cacheEntries: entries, cacheBytes };
+  const rssPerEntry = (rssAfter - rssBefore) / entries;
+  const countedPerEntry = cacheBytes / entries;
+  results.memory = { requests: memoryRequests, keys: memoryKeys, rssBefore, rssAfter, cacheEntries: entries, cacheBytes, rssPerEntry, countedPerEntry };
   rows.push({
     measure: `RSS after ${memoryRequests} requests / ${memoryKeys} keys`,
     service: `${(rssAfter / 2 ** 20).toFixed(0)} MiB`,
@@ -310,8 +315,46 @@ async function main() {
     goal: "entries <= 10000, bytes <= 256 MiB",
     met: entries <= 10_000 && cacheBytes <= 256 * 2 ** 20 ? "yes" : "no",
   });
+  rows.push({
+    measure: "cache entry: RSS growth per entry, bytes",
+    service: rssPerEntry.toFixed(0),
+    baseline: `${countedPerEntry.toFixed(0)} counted by the byte bound`,
+    ratio: (rssPerEntry / countedPerEntry).toFixed(2),
+    goal: "(context: RSS includes the heap's slack)",
+    met: "",
+  });
 
-  // 6. Scale on the embedded engine, in a process of its own (one chDB directory per process).
+  // 6. A noisy key beside a quiet one, on a service of their own.
+  progress(`fairness: a quiet key's uncached logs.all, ${fairnessSeconds} s alone and ${fairnessSeconds} s beside 8 costly usage.api-counts calls`);
+  const fairData = join(dataDir, "fairness");
+  cpSync(seedCopy, fairData, { recursive: true });
+  const fair = await startServer(
+    ["dist/main.js"],
+    { ...serviceEnv, API_KEYS: `${key},${quietKey}`, RATE_LIMIT_PER_SECOND: "100", CHDB_PATH: fairData },
+    /listening on (http:\S+)/,
+    (m) => m[1]!,
+  );
+  const quietProjects = demoProjects();
+  const alone = await quietLoad(fair.url, quietKey, quietProjects, fairnessSeconds);
+  let stopNoise!: () => void;
+  const noise = noisyLoad(fair.url, key, 8, new Promise<void>((resolve) => (stopNoise = resolve)));
+  await new Promise((r) => setTimeout(r, 1000)); // the noisy key's queue is full
+  const beside = await quietLoad(fair.url, quietKey, quietProjects, fairnessSeconds);
+  stopNoise();
+  const noisy = await noise;
+  await fair.stop();
+  const refusedBeside = Object.values(beside.refused).reduce((a, b) => a + b, 0);
+  results.fairness = { alone, beside, noisy };
+  rows.push({
+    measure: "quiet key's uncached logs.all p99 ms beside 8 costly usage.api-counts calls of another key",
+    service: `${beside.p99Ms.toFixed(1)} (p50 ${beside.p50Ms.toFixed(1)}; ${beside.calls} calls, ${refusedBeside} not 200)`,
+    baseline: `${alone.p99Ms.toFixed(1)} (p50 ${alone.p50Ms.toFixed(1)}) alone`,
+    ratio: `noisy: ${noisy.calls} calls, median ${noisy.medianMs.toFixed(0)} ms, ${JSON.stringify(noisy.statuses)}`,
+    goal: "< 1000 ms, no 429 or 504",
+    met: beside.p99Ms < 1000 && refusedBeside === 0 ? "yes" : "no",
+  });
+
+  // 7. Scale on the embedded engine, in a process of its own (one chDB directory per process).
   const sizes = smoke ? [100_000, 1_000_000] : [1_000_000, 10_000_000];
   progress(`scale: each query over ${sizes.join(" and ")} rows of 100 projects`);
   const scaleOut = await new Promise<string>((resolve, reject) => {
