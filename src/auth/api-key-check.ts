@@ -1,52 +1,29 @@
-// Checks the API key of a call: `X-API-KEY` (gRPC metadata `x-api-key`) or
-// `Authorization: Bearer <key>`, compared in constant time.
+// Checks a presented secret against the full-access keys of API_KEYS, in
+// constant time.
 import { hash } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
+import type { Credential } from "./credential.js";
 
-/** Header lookup by lowercase name: a fetch Headers, or a cheaper view of a Node request's headers. */
-export interface HeaderReader {
-  get(name: string): string | null;
-}
-
-/** Who is calling, as far as the service needs to know. */
-export interface Credential {
-  /** Names the caller in logs, metrics, rate limits and fair admission; never the key itself. */
-  id: string;
-}
-
-/** The credential of the key `headers` carry. Throws UNAUTHENTICATED unless it is an accepted key. */
-export type ApiKeyCheck = (headers: HeaderReader) => Credential;
+/** The credential of an accepted full-access key, or undefined. */
+export type ApiKeyCheck = (presented: string | undefined) => Credential | undefined;
 
 /**
  * Creates the check for `keys`. The presented key is compared with every
  * accepted key, each over its whole length with no early exit, so the time
  * taken depends on the accepted keys' lengths alone: not on what was
- * presented, how much of it matched, or which key it matched. A missing and a
- * wrong key get the same answer.
+ * presented, how much of it matched, or which key it matched.
  */
 export function createApiKeyCheck(keys: readonly string[]): ApiKeyCheck {
-  if (keys.length === 0) throw new Error("at least one API key is required");
   const accepted = [...keys];
   const credentials: Credential[] = keys.map((key) => ({ id: keyId(key) }));
-  return (headers) => {
-    const presented = presentedKey(headers);
+  return (presented) => {
     let match = -1;
     if (presented !== undefined) {
       for (let i = 0; i < accepted.length; i++) {
         if (sameKey(presented, accepted[i]!)) match = i;
       }
     }
-    if (match < 0) throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
-    return credentials[match]!;
+    return match < 0 ? undefined : credentials[match];
   };
-}
-
-function presentedKey(headers: HeaderReader): string | undefined {
-  const apiKey = headers.get("x-api-key");
-  if (apiKey !== null && apiKey !== "") return apiKey;
-  const authorization = headers.get("authorization");
-  const bearer = authorization === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return bearer?.[1];
 }
 
 /**

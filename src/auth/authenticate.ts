@@ -2,7 +2,9 @@
 // transport: the client address's failure throttle, then the key, then the
 // key's rate limit. Nothing of the request body is needed or read.
 import type { Clock, Logger } from "../observability/index.js";
-import { createApiKeyCheck, type Credential, type HeaderReader } from "./api-key-check.js";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { createApiKeyCheck } from "./api-key-check.js";
+import { presentedSecret, type Credential, type HeaderReader } from "./credential.js";
 import { createAuthFailureThrottle } from "./auth-failure-throttle.js";
 import { createRateLimiter } from "./rate-limiter.js";
 
@@ -33,12 +35,10 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
   return {
     authenticate(headers, address) {
       throttle.check(address);
-      let credential: Credential;
-      try {
-        credential = checkKey(headers);
-      } catch (error) {
+      const credential = checkKey(presentedSecret(headers));
+      if (credential === undefined) {
         throttle.fail(address);
-        throw error;
+        throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
       }
       limit(credential.id);
       return credential;

@@ -1,0 +1,36 @@
+// What the service knows of a caller once authenticated, whichever kind of
+// credential it presented, and where the secret is read from a call.
+
+/** Header lookup by lowercase name: a fetch Headers, or a cheaper view of a Node request's headers. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+/** Who is calling and what it may do. */
+export interface Credential {
+  /**
+   * Names the caller in logs, metrics, rate limits and fair admission: an API
+   * key's id or a token's `sub`; never the secret itself.
+   */
+  id: string;
+  /** The saved queries (by name) it may call; undefined: every one. */
+  endpoints?: ReadonlySet<string>;
+  /** Parameters it may not change, by name: absent from a request they take this value. */
+  fixed?: Readonly<Record<string, string>>;
+  /** Its own rate limit in place of the service's. */
+  rateLimit?: { perSecond: number; burst: number };
+}
+
+/** Whether `credential` is limited to some endpoints or parameter values. */
+export function isScoped(credential: Credential): boolean {
+  return credential.endpoints !== undefined || credential.fixed !== undefined;
+}
+
+/** The secret a call presents: `X-API-KEY` (gRPC metadata `x-api-key`), else `Authorization: Bearer <secret>`. */
+export function presentedSecret(headers: HeaderReader): string | undefined {
+  const apiKey = headers.get("x-api-key");
+  if (apiKey !== null && apiKey !== "") return apiKey;
+  const authorization = headers.get("authorization");
+  const bearer = authorization === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return bearer?.[1];
+}
