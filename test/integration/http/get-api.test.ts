@@ -175,6 +175,12 @@ describe("hostile input", () => {
     expect(response.json.error.details.map((d: { field: string }) => d.field)).toEqual(["project"]);
   });
 
+  it("refuses a parameter with no name with a 400 about the query string", async () => {
+    const response = await get(server, "/api/endpoints/logs.all?project=rpc&=x");
+    expect(response.status).toBe(400);
+    expect(response.json.error.details).toEqual([{ field: "query", description: "query string has a parameter with no name" }]);
+  });
+
   it("refuses a malformed endpoint name in the path with a 400", async () => {
     expect((await get(server, "/api/endpoints/%E0%A4%A?project=x")).status).toBe(400);
   });
