@@ -2,10 +2,10 @@
 // banner, a call with the printed key, a clean exit on SIGTERM, and one line
 // per bad configuration variable.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
 const main = join(import.meta.dirname, "../../../src/main.ts");
 
@@ -29,9 +29,20 @@ async function waitFor(predicate: () => boolean, timeoutMs = 60_000): Promise<vo
   }
 }
 
+const dataDirs: string[] = [];
+/** A data directory for one test, removed after it. */
+function dataDirectory(): string {
+  const path = makeTemporaryDirectory("sqe-proc-");
+  dataDirs.push(path);
+  return path;
+}
+afterEach(() => {
+  for (const path of dataDirs.splice(0)) removeTemporaryDirectory(path);
+});
+
 describe("service process", () => {
   it("prints its address and a generated key, answers with it, and exits 0 on SIGTERM", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "sqe-proc-"));
+    const dataDir = dataDirectory();
     const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", DEMO_DATA: "0", API_KEYS: "" });
     await waitFor(() => /API key: \S+/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
@@ -66,7 +77,7 @@ describe("service process", () => {
   });
 
   it("keeps running while its embedded engine cannot open, and recovers by itself when it can", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "sqe-proc-"));
+    const dataDir = dataDirectory();
     const holder = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir], {
       stdio: ["ignore", "pipe", "ignore"],
     });
@@ -93,7 +104,7 @@ describe("service process", () => {
   });
 
   it("finishes every call in flight when SIGTERM arrives under load", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "sqe-proc-"));
+    const dataDir = dataDirectory();
     const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: "k", DEMO_DATA: "1", LOG_LEVEL: "warn" });
     await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
