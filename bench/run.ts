@@ -14,10 +14,23 @@ import autocannon from "autocannon";
 import { createChdbConnection } from "chdb/connection";
 import { GetApiCountsResponseSchema, UsageService } from "../src/gen/usage/v1/usage_pb.js";
 import { demoProjects, readSavedQuerySql, toDateTime64Param } from "../src/warehouse/index.js";
+import { readCommandLine } from "../src/cli/command-line.js";
 import { temporaryDirectory } from "./temp-directory.js";
 import { unaryLoad } from "./unary-load.js";
 
-const smoke = process.argv.includes("--smoke");
+const { values: flags } = readCommandLine({
+  usage: `usage: npm run bench [-- --smoke]
+
+Measures the service against baselines started in the same run and writes
+bench/results/latest.json (about seven minutes). BENCH_SECONDS sets the
+seconds of each load (default 10, 1 with --smoke).
+
+options:
+  --smoke      a short run: one round, small samples
+  -h, --help   print this and exit`,
+  options: { smoke: { type: "boolean", default: false } },
+});
+const smoke = flags.smoke;
 const seconds = Number(process.env.BENCH_SECONDS ?? (smoke ? 1 : 10));
 const connections = 64;
 const missSamples = smoke ? 30 : 300;

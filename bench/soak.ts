@@ -6,7 +6,20 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { demoProjects } from "../src/warehouse/index.js";
+import { readCommandLine } from "../src/cli/command-line.js";
 import { temporaryDirectory } from "./temp-directory.js";
+
+readCommandLine({
+  usage: `usage: npm run soak [-- --help]
+
+Runs the service under a fixed rate of mixed calls and checks every answer and
+that resident memory stays flat. SOAK_SECONDS (default 180) and SOAK_RATE
+(calls a second, default 200) set the run.
+
+options:
+  -h, --help   print this and exit`,
+  options: {},
+});
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 180);
 const rate = Number(process.env.SOAK_RATE ?? 200);
