@@ -30,6 +30,9 @@ export function loggingInterceptor(logger: Logger, observe: CallObserver = () =>
         logger.debug("call", fields); // LOG_LEVEL=debug logs every successful call
       } else if (code === Code.InvalidArgument || code === Code.Unauthenticated) {
         logger.info("call", fields);
+      } else if (serverFault.has(code)) {
+        // A bug or a broken dependency: at error, with the cause (and its stack) for whoever fixes it.
+        logger.error("call failed", { ...fields, error: error.rawMessage, cause: error.cause ?? error });
       } else {
         logger.warn("call failed", { ...fields, error: error.rawMessage, cause: error.cause });
       }
@@ -47,6 +50,9 @@ export function loggingInterceptor(logger: Logger, observe: CallObserver = () =>
     }
   };
 }
+
+/** Codes that mean the service, not the caller or the load, went wrong. */
+const serverFault: ReadonlySet<Code | "ok"> = new Set([Code.Internal, Code.Unknown, Code.DataLoss]);
 
 function protocolOf(contentType: string | null): string {
   if (contentType === null) return "connect";
