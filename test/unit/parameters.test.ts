@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { bindParameters, createEndpointRegistry, savedQueryServices } from "../../src/endpoints/index.js";
 import { fieldViolationsOf } from "../../src/errors/index.js";
 
-const registry = createEndpointRegistry({ services: savedQueryServices, readSql: () => "SELECT 1" });
+const registry = createEndpointRegistry({ services: savedQueryServices });
 
 function bind(name: string, fields: Record<string, string>) {
   const endpoint = registry.find(name)!;

@@ -30,7 +30,8 @@ beforeAll(async () => {
   brokenServer = await startTestServer(warehouse, NOW, {
     readSql: (name) =>
       name === "logs.all"
-        ? "SELECT * FROM secret_missing_table WHERE project = {project:String} AND {project_tier:String} != ''"
+        ? "SELECT * FROM secret_missing_table WHERE project = {project:String} AND {project_tier:String} != ''" +
+          " AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL"
         : readSavedQuerySql(name),
   });
   // A server whose warehouse is a ClickHouse URL where nothing listens.
