@@ -3,6 +3,7 @@
 // warehouse, exit 0.
 import { loadOrCreateApiKey } from "../auth/index.js";
 import type { Config } from "../config/index.js";
+import { resultColumnProblems } from "../endpoints/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer } from "../transport/index.js";
 import { keepSchema, openResilientWarehouse, seedDemoDataIfEmpty } from "../warehouse/index.js";
@@ -53,6 +54,20 @@ export async function startService(options: StartOptions): Promise<RunningServic
     rateLimit: config.rateLimit,
     ready: async () => schema.migrated && (await warehouse.client.ping().then((r) => r.success, () => false)),
   });
+  // Each saved query's result columns must be its row message's fields: asked
+  // of the warehouse once it answers, so a mismatch stops start-up here
+  // instead of failing every call.
+  if (schema.migrated) {
+    const problems = await resultColumnProblems(app.registry.endpoints, warehouse.client).catch((error: unknown) => [
+      `cannot describe the saved queries' results: ${error instanceof Error ? error.message : String(error)}`,
+    ]);
+    if (problems.length > 0) {
+      app.close();
+      schema.stop();
+      await warehouse.close();
+      throw new Error(`saved queries do not fit their row messages: ${problems.join("; ")}`);
+    }
+  }
   const server = createSinglePortServer(app.handler);
   const address = await server.listen(config.port, config.host);
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
