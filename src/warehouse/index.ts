@@ -4,6 +4,7 @@ export { openWarehouse, openResilientWarehouse } from "./warehouse-client.js";
 export { createReopeningClient, WarehouseClosedError } from "./reopening-client.js";
 export type { WarehouseClient, ReopeningClient, ReopeningClientOptions } from "./reopening-client.js";
 export type { Warehouse } from "./warehouse-client.js";
+export { DataDirectoryHeldError, dataDirectoryHolder } from "./data-directory-lock.js";
 export { migrate } from "./migrations.js";
 export type { MigrateOptions, MigrateResult } from "./migrations.js";
 export { sqlDirectory, readSavedQuerySql, readMigrationFiles, splitStatements } from "./sql-files.js";

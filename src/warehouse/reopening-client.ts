@@ -5,6 +5,7 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import { causeChain } from "../errors/index.js";
 import type { Logger } from "../observability/index.js";
+import { DataDirectoryHeldError } from "./data-directory-lock.js";
 
 /** The part of @clickhouse/client the service uses; a ClickHouseClient is one. */
 export type WarehouseClient = Pick<ClickHouseClient, "query" | "command" | "insert" | "ping" | "close">;
@@ -49,7 +50,13 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
           return client;
         },
         (error: unknown) => {
-          if (lastError === undefined) logger.warn("embedded warehouse cannot open; answering 503 and trying again", { retryInMs: retryMs, error });
+          if (lastError === undefined) {
+            if (error instanceof DataDirectoryHeldError) {
+              logger.warn("another process holds the data directory; answering 503 until it lets go", { path: error.path, pid: error.pid, retryInMs: retryMs });
+            } else {
+              logger.warn("embedded warehouse cannot open; answering 503 and trying again", { retryInMs: retryMs, error });
+            }
+          }
           lastError = error;
           nextTryAt = Date.now() + retryMs;
           return undefined;

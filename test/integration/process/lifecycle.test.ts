@@ -89,6 +89,14 @@ describe("service process", () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     const refused = await query();
     expect([refused.status, refused.headers.get("retry-after")]).toEqual([503, "2"]);
+    // Past the engine's next try to open (every 2 s): still one line about it, and none of chDB's own.
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect((await query()).status).toBe(503);
+    const lines = proc.output().trim().split("\n");
+    const held = lines.filter((line) => line.includes("another process holds the data directory"));
+    expect(held).toHaveLength(1);
+    expect(JSON.parse(held[0]!)).toMatchObject({ level: "warn", path: dataDir, pid: holder.pid });
+    expect(lines.filter((line) => !line.startsWith("{") && !/^saved-query endpoints listening on |^API key/.test(line))).toEqual([]);
 
     holder.kill("SIGTERM");
     await new Promise((resolve) => holder.once("exit", resolve));
