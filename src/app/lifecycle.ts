@@ -6,7 +6,7 @@ import type { Config } from "../config/index.js";
 import { resultColumnProblems } from "../endpoints/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer } from "../transport/index.js";
-import { keepSchema, openResilientWarehouse, seedDemoDataIfEmpty } from "../warehouse/index.js";
+import { keepSchema, openResilientWarehouse, ensureDemoData } from "../warehouse/index.js";
 import { createApp } from "./create-app.js";
 
 export interface RunningService {
@@ -34,7 +34,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const seedDemo = warehouse.kind === "embedded" && config.demoData;
   const schema = keepSchema(warehouse.client, {
     logger,
-    afterMigrate: seedDemo ? (client) => seedDemoDataIfEmpty(client, logger, Date.now()) : undefined,
+    afterMigrate: seedDemo ? async (client) => void (await ensureDemoData(client, { logger, now: Date.now() })) : undefined,
   });
   await schema.firstAttempt;
   logger.info("warehouse", { kind: warehouse.kind, location: warehouse.location, ready: schema.migrated });

@@ -1,6 +1,6 @@
-// `npm run seed`: loads the demo data set (about 100,000 rows over the last
-// 8 days, all nine log tables) into the configured warehouse. `--scale N`
-// multiplies the row count.
+// `npm run seed`: replaces the contents of the nine log tables with the demo
+// data set (about 100,000 rows over the last 8 days). `--scale N` multiplies
+// the row count; running it again gives the same set, not a second copy.
 import { readConfig } from "../config/index.js";
 import { createLogger } from "../observability/index.js";
 import { migrate, openWarehouse, progressLogger, seedDemoData } from "../warehouse/index.js";
