@@ -11,6 +11,7 @@ const commands = [
   ["start", "src/main.ts"],
   ["migrate", "src/cli/migrate.ts"],
   ["seed", "src/cli/seed.ts"],
+  ["import", "src/cli/import.ts"],
   ["bench", "bench/run.ts"],
   ["soak", "bench/soak.ts"],
 ] as const;
