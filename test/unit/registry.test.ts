@@ -77,6 +77,16 @@ function fixtureService(fixture: Fixture = {}): DescService {
   return registry.getService("fixture.v1.FixtureService")!;
 }
 
+/** The fixture's Get method and a second one, GetAgain, with this name and id. */
+function withSecondMethod(name: string, id: string): Fixture {
+  return {
+    methods: [
+      { name: "Get", definition: { name: "fixture.get", id: "0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d" } },
+      { name: "GetAgain", definition: { name, id } },
+    ],
+  };
+}
+
 const usesBoth = "SELECT {project:String} AS id WHERE {interval:String} != ''";
 
 describe("createEndpointRegistry", () => {
@@ -119,25 +129,10 @@ describe("createEndpointRegistry", () => {
       "fixture.v1.Request.interval: request parameters are strings",
     ],
     ["a response without a repeated result", { responseHasResult: false }, usesBoth, "fixture.v1.Response must have a repeated message field named result"],
-    [
-      "two methods with one name",
-      {
-        methods: [
-          { name: "Get", definition: { name: "fixture.get", id: "0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d" } },
-          { name: "GetAgain", definition: { name: "fixture.get", id: "1b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d" } },
-        ],
-      },
-      usesBoth,
-      "endpoint name or id fixture.get is used twice",
-    ],
+    ["two methods with one name", withSecondMethod("fixture.get", "1b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d"), usesBoth, "endpoint name or id fixture.get is used twice"],
     [
       "two methods with one id in another letter case",
-      {
-        methods: [
-          { name: "Get", definition: { name: "fixture.get", id: "0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d" } },
-          { name: "GetAgain", definition: { name: "fixture.again", id: "0B6C4F3E-8A1C-4F3E-B5D7-9E1F3A5C7B9D" } },
-        ],
-      },
+      withSecondMethod("fixture.again", "0B6C4F3E-8A1C-4F3E-B5D7-9E1F3A5C7B9D"),
       usesBoth,
       "endpoint name or id 0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d is used twice",
     ],
