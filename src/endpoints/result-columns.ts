@@ -38,7 +38,7 @@ async function describeColumns(sql: string, client: Pick<WarehouseClient, "query
   return result.json<{ name: string; type: string }>();
 }
 
-/** A value any placeholder of `type` accepts: NULL, zero, the epoch's first day, or empty text. */
+/** A value any placeholder of `type` accepts: NULL, zero, the day after the epoch (clear of 1970 in any zone), or empty text. */
 function sampleValue(type: string): QueryParamValue {
   if (/^Nullable\(/.test(type)) return null;
   if (/^(U?Int|Float|Decimal|Bool)/.test(type)) return 0;

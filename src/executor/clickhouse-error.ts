@@ -2,7 +2,7 @@
 // text stays in `cause` (and so in the log), never in the client's message.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { causeChain, invalidArgument } from "../errors/index.js";
-import { WarehouseClosedError } from "../warehouse/index.js";
+import { isEmbeddedEngineGone, WarehouseClosedError } from "../warehouse/index.js";
 
 export interface ClickHouseErrorContext {
   /** The query parameter that is a regular expression, named when it fails to compile. */
@@ -23,9 +23,6 @@ const unreachableSystemCodes = new Set([
   "EPIPE",
   "UND_ERR_SOCKET",
 ]);
-
-/** chDB's own codes for an engine that is not open: its session could not open or broke. */
-const unreachableChdbCodes = new Set(["CHDB_CONNECTION", "CHDB_CLOSED"]);
 
 /** ClickHouse error codes, by number, and the code each one is for a caller. */
 const codeByClickHouseCode = new Map<number, Code>([
@@ -68,7 +65,7 @@ export function connectErrorFromClickHouse(error: unknown, context: ClickHouseEr
     }
     return withCode(codeByClickHouseCode.get(clickHouseCode) ?? Code.Internal, error);
   }
-  if (chain.some(isUnreachable)) return withCode(Code.Unavailable, error);
+  if (chain.some(isUnreachable) || isEmbeddedEngineGone(error)) return withCode(Code.Unavailable, error);
   return withCode(Code.Internal, error);
 }
 
@@ -108,10 +105,10 @@ function clickHouseCodeOf(error: unknown): number | undefined {
   return undefined;
 }
 
-/** A socket-level failure of the server connection, or an embedded engine that is not open. */
+/** A socket-level failure of the server connection, or the embedded engine known not to be open. */
 function isUnreachable(error: unknown): boolean {
   if (error instanceof WarehouseClosedError) return true;
   if (typeof error !== "object" || error === null) return false;
   const code = (error as { code?: unknown }).code;
-  return typeof code === "string" && (unreachableSystemCodes.has(code) || unreachableChdbCodes.has(code));
+  return typeof code === "string" && unreachableSystemCodes.has(code);
 }

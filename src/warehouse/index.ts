@@ -1,7 +1,7 @@
 // The warehouse: the ClickHouse client (server or embedded), schema migrations,
 // the project's SQL files and the demo data set.
 export { openWarehouse, openResilientWarehouse } from "./warehouse-client.js";
-export { createReopeningClient, WarehouseClosedError } from "./reopening-client.js";
+export { createReopeningClient, isEmbeddedEngineGone, WarehouseClosedError } from "./reopening-client.js";
 export type { WarehouseClient, ReopeningClient, ReopeningClientOptions } from "./reopening-client.js";
 export type { Warehouse } from "./warehouse-client.js";
 export { DataDirectoryHeldError, dataDirectoryHolder } from "./data-directory-lock.js";

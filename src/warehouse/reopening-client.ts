@@ -76,7 +76,7 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
     try {
       return await call(client);
     } catch (error) {
-      if (isBrokenSession(error) && current === client) {
+      if (isEmbeddedEngineGone(error) && current === client) {
         // The session broke: let go of it, the next call or the timer opens a new one.
         current = undefined;
         void client.close().catch(() => {});
@@ -105,11 +105,11 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
 }
 
 /**
- * Whether chDB says its session is gone: a ChdbConnectionError or
- * ChdbClosedError (by their `code`), anywhere in the cause chain since the
- * connection wraps them in a ClickHouseError.
+ * Whether chDB says its session is gone or could not open: a
+ * ChdbConnectionError or ChdbClosedError (by their `code`), anywhere in the
+ * cause chain since the connection wraps them in a ClickHouseError.
  */
-function isBrokenSession(error: unknown): boolean {
+export function isEmbeddedEngineGone(error: unknown): boolean {
   return causeChain(error).some((e) => {
     const code = (e as { code?: unknown }).code;
     return code === "CHDB_CONNECTION" || code === "CHDB_CLOSED";
