@@ -4,15 +4,14 @@
 // from the bare node:http baseline to this one is the cost of the design,
 // not of the handler. Prints its port.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { createClient } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
 import { createSinglePortServer } from "../src/transport/index.js";
+import { temporaryDirectory } from "./temp-directory.js";
 
 const body = readFileSync(process.argv[2]!);
-const engine = createClient({ connection: createChdbConnection({ path: mkdtempSync(join(tmpdir(), "sqe-floor-")) }) as never });
+const engine = createClient({ connection: createChdbConnection({ path: temporaryDirectory("sqe-floor-") }) as never });
 await (await engine.query({ query: "SELECT 1", format: "JSONEachRow" })).json();
 
 const server = createSinglePortServer(((_request: unknown, response: { writeHead(s: number, h: object): void; end(b: Buffer): void }) => {

@@ -2,9 +2,9 @@
 // this machine, load from other processes than the servers. Prints a table
 // and writes bench/results/latest.json. `--smoke` runs a short version.
 import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { createClient as createClickHouseClient } from "@clickhouse/client";
@@ -15,9 +15,23 @@ import { createChdbConnection } from "chdb/connection";
 import { GetApiCountsResponseSchema, UsageService } from "../src/gen/usage/v1/usage_pb.js";
 import { demoProjects, readSavedQuerySql, toDateTime64Param } from "../src/warehouse/index.js";
 import { noisyLoad, quietLoad } from "./fairness.js";
+import { readCommandLine } from "../src/cli/command-line.js";
+import { temporaryDirectory } from "./temp-directory.js";
 import { unaryLoad } from "./unary-load.js";
 
-const smoke = process.argv.includes("--smoke");
+const { values: flags } = readCommandLine({
+  usage: `usage: npm run bench [-- --smoke]
+
+Measures the service against baselines started in the same run and writes
+bench/results/latest.json (about seven minutes). BENCH_SECONDS sets the
+seconds of each load (default 10, 1 with --smoke).
+
+options:
+  --smoke      a short run: one round, small samples
+  -h, --help   print this and exit`,
+  options: { smoke: { type: "boolean", default: false } },
+});
+const smoke = flags.smoke;
 const seconds = Number(process.env.BENCH_SECONDS ?? (smoke ? 1 : 10));
 const connections = 64;
 const missSamples = smoke ? 30 : 300;
@@ -112,7 +126,7 @@ function median(values: number[]): number {
 async function main() {
   // 1. The demo data set in one directory, copied for the direct-call baseline
   // and kept untouched for the services the cache-hit rounds start.
-  const dataDir = mkdtempSync(join(tmpdir(), "sqe-bench-"));
+  const dataDir = temporaryDirectory("sqe-bench-");
   const serviceData = join(dataDir, "service");
   const directData = join(dataDir, "direct");
   const seedCopy = join(dataDir, "seeded");
@@ -401,5 +415,8 @@ function markdownTable(table: Row[]): string {
 try {
   await main();
 } finally {
+  // The children must be gone before the data directory is removed at exit.
+  const exited = children.filter((child) => child.exitCode === null && child.signalCode === null).map((child) => new Promise((resolve) => child.once("exit", resolve)));
   for (const child of children) child.kill("SIGTERM");
+  await Promise.all(exited);
 }

@@ -6,17 +6,15 @@
 // after the other, the 1M medians alone moved between 7.3 and 12.4 ms from
 // run to run). Run by bench/run.ts in its own process (one chDB data
 // directory per process); prints one JSON line.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { createEndpointRegistry, createEndpointService, savedQueryServices } from "../src/endpoints/index.js";
 import { createQueryExecutor } from "../src/executor/index.js";
 import { migrate, openWarehouse } from "../src/warehouse/index.js";
+import { temporaryDirectory } from "./temp-directory.js";
 
 const sizes = (process.argv[2] ?? "1000000,10000000").split(",").map(Number);
 const runs = Number(process.argv[3] ?? 30);
-const warehouse = await openWarehouse({ kind: "embedded", path: mkdtempSync(join(tmpdir(), "sqe-scale-")), database: "default" });
+const warehouse = await openWarehouse({ kind: "embedded", path: temporaryDirectory("sqe-scale-"), database: "default" });
 const databaseOf = (size: number) => `scale_${size}`;
 /** Makes the session's current database the one holding `size` rows. */
 const use = (size: number) => warehouse.client.command({ query: `USE ${databaseOf(size)}` });

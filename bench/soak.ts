@@ -4,10 +4,22 @@
 // kind must get; resident memory is sampled and must stay flat within 10%.
 // SOAK_SECONDS (default 180) and SOAK_RATE (calls a second, default 200).
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { demoProjects } from "../src/warehouse/index.js";
+import { readCommandLine } from "../src/cli/command-line.js";
+import { temporaryDirectory } from "./temp-directory.js";
+
+readCommandLine({
+  usage: `usage: npm run soak [-- --help]
+
+Runs the service under a fixed rate of mixed calls and checks every answer and
+that resident memory stays flat. SOAK_SECONDS (default 180) and SOAK_RATE
+(calls a second, default 200) set the run.
+
+options:
+  -h, --help   print this and exit`,
+  options: {},
+});
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 180);
 const rate = Number(process.env.SOAK_RATE ?? 200);
@@ -16,7 +28,7 @@ const root = join(import.meta.dirname, "..");
 
 const child = spawn(process.execPath, ["dist/main.js"], {
   cwd: root,
-  env: { ...process.env, CHDB_PATH: mkdtempSync(join(tmpdir(), "sqe-soak-")), PORT: "0", API_KEYS: key, LOG_LEVEL: "warn", RATE_LIMIT_PER_SECOND: "0" },
+  env: { ...process.env, CHDB_PATH: temporaryDirectory("sqe-soak-"), PORT: "0", API_KEYS: key, LOG_LEVEL: "warn", RATE_LIMIT_PER_SECOND: "0" },
   stdio: ["ignore", "pipe", "inherit"],
 });
 const url = await new Promise<string>((resolve, reject) => {
@@ -72,7 +84,9 @@ await new Promise((r) => setTimeout(r, seconds * 1000));
 clearInterval(ticker);
 clearInterval(sampler);
 while (inFlight > 0) await new Promise((r) => setTimeout(r, 50));
+const childExited = new Promise((resolve) => child.once("exit", resolve));
 child.kill("SIGTERM");
+await childExited; // before its data directory is removed at exit
 
 const third = Math.max(1, Math.floor(samples.length / 3));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -3,9 +3,10 @@
 // warehouse, exit 0.
 import { loadOrCreateApiKey } from "../auth/index.js";
 import { apiKeyProblem, ConfigError, type Config } from "../config/index.js";
+import { resultColumnProblems } from "../endpoints/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer } from "../transport/index.js";
-import { keepSchema, openResilientWarehouse, seedDemoDataIfEmpty } from "../warehouse/index.js";
+import { keepSchema, openResilientWarehouse, ensureDemoData } from "../warehouse/index.js";
 import { createApp } from "./create-app.js";
 
 export interface RunningService {
@@ -34,7 +35,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const schema = keepSchema(warehouse.client, {
     logger,
     cluster: warehouse.cluster,
-    afterMigrate: seedDemo ? (client) => seedDemoDataIfEmpty(client, logger, Date.now()) : undefined,
+    afterMigrate: seedDemo ? async (client) => void (await ensureDemoData(client, { logger, now: Date.now() })) : undefined,
   });
   await schema.firstAttempt;
   logger.info("warehouse", { kind: warehouse.kind, location: warehouse.location, ready: schema.migrated });
@@ -65,6 +66,20 @@ export async function startService(options: StartOptions): Promise<RunningServic
     },
     ready: async () => schema.migrated && (await warehouse.client.ping().then((r) => r.success, () => false)),
   });
+  // Each saved query's result columns must be its row message's fields: asked
+  // of the warehouse once it answers, so a mismatch stops start-up here
+  // instead of failing every call.
+  if (schema.migrated) {
+    const problems = await resultColumnProblems(app.registry.endpoints, warehouse.client).catch((error: unknown) => [
+      `cannot describe the saved queries' results: ${error instanceof Error ? error.message : String(error)}`,
+    ]);
+    if (problems.length > 0) {
+      app.close();
+      schema.stop();
+      await warehouse.close();
+      throw new Error(`saved queries do not fit their row messages: ${problems.join("; ")}`);
+    }
+  }
   const server = createSinglePortServer(app.handler, {
     firstRequestTimeoutMs: config.limits.firstRequestTimeoutMs,
     idleTimeoutMs: config.limits.idleTimeoutMs,

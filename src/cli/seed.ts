@@ -1,14 +1,25 @@
-// `npm run seed`: loads the demo data set (about 100,000 rows over the last
-// 8 days, all nine log tables) into the configured warehouse. `--scale N`
-// multiplies the row count.
-import { parseArgs } from "node:util";
+// `npm run seed`: replaces the contents of the nine log tables with the demo
+// data set (about 100,000 rows over the last 8 days). `--scale N` multiplies
+// the row count; running it again gives the same set, not a second copy.
 import { readConfig } from "../config/index.js";
 import { createLogger } from "../observability/index.js";
 import { migrate, openWarehouse, progressLogger, seedDemoData } from "../warehouse/index.js";
+import { readCommandLine } from "./command-line.js";
 import { runCli } from "./run-cli.js";
 
+const { values } = readCommandLine({
+  usage: `usage: npm run seed [-- --scale N]
+
+Loads the demo data set (about 100,000 rows over the last 8 days, all nine log
+tables) into the configured warehouse, replacing what the log tables held.
+
+options:
+  --scale N    multiply the row count by N (default 1)
+  -h, --help   print this and exit`,
+  options: { scale: { type: "string", default: "1" } },
+});
+
 await runCli(async () => {
-  const { values } = parseArgs({ options: { scale: { type: "string", default: "1" } } });
   const scale = Number(values.scale);
   if (!(scale > 0)) throw new Error(`--scale must be a positive number, got "${values.scale}"`);
   const config = readConfig();

@@ -3,6 +3,7 @@
 // lifetime), the executor, and the response in the form the caller reads.
 import { randomUUID } from "node:crypto";
 import { create, fromJsonString, type Message } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { cacheKey, type CachePolicy, type CacheLookup, type ResultCache } from "../cache/index.js";
 import type { QueryExecutor, QueryParamValue, WarehouseRow } from "../executor/index.js";
 import type { Clock } from "../observability/index.js";
@@ -40,8 +41,9 @@ export interface PreparedCall {
 /**
  * A computed response, as cached: the response message for Connect and gRPC
  * callers and the JSON body for GET callers, each made from the warehouse
- * rows on first use and kept. Either throws if the rows do not fit the row
- * message (a mismatch of `sql/` and `proto/`).
+ * rows on first use and kept. Either throws INTERNAL (the converter's error
+ * as its cause) if the rows do not fit the row message: a mismatch of `sql/`
+ * and `proto/`, a bug of the service rather than of the caller.
  */
 export interface ComputedResponse {
   message(): Message;
@@ -157,7 +159,7 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
 function cachedResponse(endpoint: Endpoint, json: Buffer): ComputedResponse {
   let message: Message | undefined;
   return {
-    message: () => (message ??= fromJsonString(endpoint.method.output, json.toString())),
+    message: () => (message ??= converting(() => fromJsonString(endpoint.method.output, json.toString()))),
     json: () => json,
   };
 }
@@ -173,7 +175,7 @@ function computedResponse(endpoint: Endpoint, warehouseRows: WarehouseRow[]): Co
   return {
     message() {
       if (message === undefined) {
-        const result = rows!.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row));
+        const result = converting(() => rows!.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row)));
         message = create(endpoint.method.output, { result } as never);
         release();
       }
@@ -181,10 +183,20 @@ function computedResponse(endpoint: Endpoint, warehouseRows: WarehouseRow[]): Co
     },
     json() {
       if (json === undefined) {
-        json = responseJsonBytes(rows!, endpoint.rowSchema);
+        json = converting(() => responseJsonBytes(rows!, endpoint.rowSchema));
         release();
       }
       return json;
     },
   };
+}
+
+/** Runs a conversion of warehouse rows; its failure becomes INTERNAL with a fixed message. */
+function converting<T>(convert: () => T): T {
+  try {
+    return convert();
+  } catch (error) {
+    // The converter's error names the column and the row message; the log line names the endpoint.
+    throw new ConnectError("internal error", Code.Internal, undefined, undefined, error);
+  }
 }

@@ -17,3 +17,4 @@ export type {
   CallContext,
 } from "./endpoint-service.js";
 export { responseJsonBytes } from "./response-json.js";
+export { resultColumnProblems } from "./result-columns.js";

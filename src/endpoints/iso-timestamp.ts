@@ -17,12 +17,23 @@ export function parseIsoTimestamp(text: string): string | undefined {
   const fields = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
   const [year, month, day, hour, minute, second] = fields;
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const local = Date.UTC(year, month - 1, day, hour, minute, second);
+  const local = utcMs(year, month, day, hour, minute, second);
   if (new Date(local).getUTCDate() !== day) return undefined; // 2026-02-30 rolls over
   const utc = local - zoneOffsetMs(zone);
   if (Number.isNaN(utc) || utc < Date.UTC(1900, 0, 1) || utc >= Date.UTC(2300, 0, 1)) return undefined;
   const iso = new Date(utc).toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${fraction.slice(0, 6).padEnd(6, "0")}`;
+}
+
+/**
+ * Milliseconds since the epoch of a UTC date-time, for every year: Date.UTC
+ * reads years 0-99 as 1900-1999, which would turn `0050-01-01` into 1950.
+ */
+function utcMs(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, 0);
+  return date.getTime();
 }
 
 function zoneOffsetMs(zone: string): number {

@@ -9,6 +9,7 @@ import {
 } from "../gen/endpoints/v1/endpoint_options_pb.js";
 import type { SavedQuery } from "../executor/index.js";
 import { readSavedQuerySql } from "../warehouse/index.js";
+import { placeholderProblems } from "./sql-placeholders.js";
 
 /** One request parameter: a string field of the request message and its rules. */
 export interface ParameterSpec {
@@ -58,8 +59,10 @@ export interface EndpointRegistryOptions {
 
 /**
  * Builds the registry. Throws when a method lacks the endpoint option, a name
- * or id repeats, or a request field is not a string: a mistake in `proto/`
- * must stop start-up, not surface at the first request.
+ * or id repeats, a request field is not a string, or the SQL's placeholders
+ * and the request fields do not match one for one (`now` is the service's):
+ * a mistake in `proto/` or `sql/` must stop start-up, not surface at the
+ * first request.
  */
 export function createEndpointRegistry(options: EndpointRegistryOptions): EndpointRegistry {
   const readSql = options.readSql ?? readSavedQuerySql;
@@ -75,6 +78,9 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
       }
       if (method.methodKind !== "unary") throw new Error(`${method.name}: saved queries are unary`);
       const definition = getOption(method, endpointOption);
+      const sql = readSql(definition.name);
+      const problems = placeholderProblems(definition.name, sql, method.input.fields.map((f) => f.name));
+      if (problems.length > 0) throw new Error(problems.join("; "));
       const endpoint: Endpoint = {
         definition,
         service,
@@ -84,7 +90,7 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
         rowSchema: rowSchemaOf(method.output),
         savedQuery: {
           name: definition.name,
-          sql: readSql(definition.name),
+          sql,
           maxRows: definition.maxRows,
           regexpParameter: method.input.fields.find(
             (f) => hasOption(f, parameterOption) && getOption(f, parameterOption).format === ParameterFormat.RE2,

@@ -1,3 +1,4 @@
 // Errors shared by every stage: ConnectError with a Code, and field violations.
 export { invalidArgument, fieldViolationsOf } from "./field-violations.js";
 export type { FieldViolation } from "./field-violations.js";
+export { causeChain } from "./cause-chain.js";

@@ -1,7 +1,8 @@
 // The one place where failures of the warehouse become ConnectErrors. Warehouse
 // text stays in `cause` (and so in the log), never in the client's message.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { invalidArgument } from "../errors/index.js";
+import { causeChain, invalidArgument } from "../errors/index.js";
+import { isEmbeddedEngineGone, WarehouseClosedError } from "../warehouse/index.js";
 
 export interface ClickHouseErrorContext {
   /** The query parameter that is a regular expression, named when it fails to compile. */
@@ -10,8 +11,8 @@ export interface ClickHouseErrorContext {
   aborted?: "deadline" | "caller";
 }
 
-/** Network failures that mean the warehouse cannot be reached at all. */
-const unreachableCodes = new Set([
+/** Node system error codes that mean the warehouse cannot be reached at all. */
+const unreachableSystemCodes = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
   "ENOTFOUND",
@@ -23,16 +24,19 @@ const unreachableCodes = new Set([
   "UND_ERR_SOCKET",
 ]);
 
-/** ClickHouse error types, by name, and the code each one is for a caller. */
-const codeByClickHouseType: Record<string, Code> = {
-  TIMEOUT_EXCEEDED: Code.DeadlineExceeded,
-  TOO_SLOW: Code.DeadlineExceeded,
-  TOO_MANY_SIMULTANEOUS_QUERIES: Code.Unavailable,
-  ALL_CONNECTION_TRIES_FAILED: Code.Unavailable,
-  NETWORK_ERROR: Code.Unavailable,
-  SOCKET_TIMEOUT: Code.Unavailable,
-  TABLE_IS_READ_ONLY: Code.Unavailable,
-};
+/** ClickHouse error codes, by number, and the code each one is for a caller. */
+const codeByClickHouseCode = new Map<number, Code>([
+  [159, Code.DeadlineExceeded], // TIMEOUT_EXCEEDED
+  [160, Code.DeadlineExceeded], // TOO_SLOW
+  [202, Code.Unavailable], // TOO_MANY_SIMULTANEOUS_QUERIES
+  [209, Code.Unavailable], // SOCKET_TIMEOUT
+  [210, Code.Unavailable], // NETWORK_ERROR
+  [242, Code.Unavailable], // TABLE_IS_READ_ONLY
+  [279, Code.Unavailable], // ALL_CONNECTION_TRIES_FAILED
+]);
+
+/** CANNOT_COMPILE_REGEXP: a pattern parameter RE2 cannot compile. */
+const cannotCompileRegexp = 427;
 
 const messages: Partial<Record<Code, string>> = {
   [Code.DeadlineExceeded]: "query ran past its deadline",
@@ -52,15 +56,16 @@ export function connectErrorFromClickHouse(error: unknown, context: ClickHouseEr
   if (context.aborted === "deadline") return withCode(Code.DeadlineExceeded, error);
   if (context.aborted === "caller") return withCode(Code.Canceled, error);
 
-  const type = clickHouseErrorType(error);
-  if (type !== undefined) {
-    if (type === "CANNOT_COMPILE_REGEXP" && context.regexpParameter !== undefined) {
+  const chain = causeChain(error);
+  const clickHouseCode = firstDefined(chain, clickHouseCodeOf);
+  if (clickHouseCode !== undefined) {
+    if (clickHouseCode === cannotCompileRegexp && context.regexpParameter !== undefined) {
       const field = context.regexpParameter;
       return invalidArgument([{ field, description: `${field} is not a valid RE2 regular expression` }], error);
     }
-    return withCode(codeByClickHouseType[type] ?? Code.Internal, error);
+    return withCode(codeByClickHouseCode.get(clickHouseCode) ?? Code.Internal, error);
   }
-  if (isUnreachable(error)) return withCode(Code.Unavailable, error);
+  if (chain.some(isUnreachable) || isEmbeddedEngineGone(error)) return withCode(Code.Unavailable, error);
   return withCode(Code.Internal, error);
 }
 
@@ -78,23 +83,32 @@ export function unavailableError(): ConnectError {
 /** What an UNAVAILABLE answer tells the caller to wait before trying again. */
 export const unavailableRetryAfterSeconds = 2;
 
-/**
- * The ClickHouse error type (e.g. `TIMEOUT_EXCEEDED`) of an error the
- * warehouse raised. Read by shape, not by class: the embedded connection
- * throws ClickHouseError from its own copy of @clickhouse/client-common.
- */
-function clickHouseErrorType(error: unknown): string | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const { code, type } = error as { code?: unknown; type?: unknown };
-  if (typeof code !== "string" || !/^\d+$/.test(code)) return undefined;
-  return typeof type === "string" ? type : "UNKNOWN";
+function firstDefined<T>(items: readonly unknown[], read: (item: unknown) => T | undefined): T | undefined {
+  for (const item of items) {
+    const value = read(item);
+    if (value !== undefined) return value;
+  }
+  return undefined;
 }
 
+/**
+ * The ClickHouse error code of an error the warehouse raised: clickhouse-js's
+ * ClickHouseError carries it as numeric text in `code` (read by shape, since
+ * the embedded connection throws it from its own copy of the library), chDB's
+ * errors as the number `clickhouseCode`.
+ */
+function clickHouseCodeOf(error: unknown): number | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code, clickhouseCode } = error as { code?: unknown; clickhouseCode?: unknown };
+  if (typeof code === "string" && /^\d+$/.test(code)) return Number(code);
+  if (typeof clickhouseCode === "number" && Number.isInteger(clickhouseCode)) return clickhouseCode;
+  return undefined;
+}
+
+/** A socket-level failure of the server connection, or the embedded engine known not to be open. */
 function isUnreachable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
+  if (error instanceof WarehouseClosedError) return true;
+  if (typeof error !== "object" || error === null) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && unreachableCodes.has(code)) return true;
-  if (error.name === "ChdbConnectionError") return true;
-  // clickhouse-js: "Timeout error." when the server never answered, "socket hang up" when it went away.
-  return /^Timeout error|socket hang up/i.test(error.message);
+  return typeof code === "string" && unreachableSystemCodes.has(code);
 }

@@ -35,6 +35,9 @@ export function loggingInterceptor(logger: Logger, observe: CallObserver = () =>
       } else if (code === Code.InvalidArgument || code === Code.Unauthenticated || code === Code.NotFound) {
         // The caller's mistake (a health check of an unknown service, say): no warning.
         logger.info("call", fields);
+      } else if (serverFault.has(code)) {
+        // A bug or a broken dependency: at error, with the cause (and its stack) for whoever fixes it.
+        logger.error("call failed", { ...fields, error: error.rawMessage, cause: error.cause ?? error });
       } else {
         logger.warn("call failed", { ...fields, error: error.rawMessage, cause: error.cause });
       }
@@ -52,6 +55,9 @@ export function loggingInterceptor(logger: Logger, observe: CallObserver = () =>
     }
   };
 }
+
+/** Codes that mean the service, not the caller or the load, went wrong. */
+const serverFault: ReadonlySet<Code | "ok"> = new Set([Code.Internal, Code.Unknown, Code.DataLoss]);
 
 function protocolOf(contentType: string | null): string {
   if (contentType === null) return "connect";

@@ -3,10 +3,12 @@
 // ON CLUSTER, so one migration file serves both modes. What cannot be turned
 // mechanically is refused with an error, never passed through.
 //
-// A table `t` of the single-node schema becomes two tables on every node:
+// A log table `t` of the single-node schema becomes two tables on every node:
 // `t_local`, a ReplicatedMergeTree holding the node's shard, and `t`, a
 // Distributed table over the `t_local` of every shard, sharded by
-// `cityHash64(project)`. Readers and shippers keep using `t`.
+// `cityHash64(project)`. Readers and shippers keep using `t`. A table without
+// a `project` column (the service's own bookkeeping, such as the demo data
+// loads) is not sharded: one ReplicatedMergeTree `t` that every node holds whole.
 import { splitStatements } from "./sql-files.js";
 
 /** Where the cluster's tables live. Both names are plain identifiers (checked by the configuration). */
@@ -54,16 +56,19 @@ const alterTable = /^ALTER TABLE (\w+)\s+([\s\S]+)$/;
 /**
  * One single-node statement as the statements that do the same on the
  * cluster, in the order they must run. Understood: `CREATE TABLE IF NOT
- * EXISTS t (...) ENGINE = MergeTree ...` of a table with a `project` column,
- * and `ALTER TABLE t` with one command that adds, drops or materializes an
- * index or a column idempotently. Anything else throws.
+ * EXISTS t (...) ENGINE = MergeTree ...`, and `ALTER TABLE t` of a log table
+ * (one with a `project` column) with one command that adds, drops or
+ * materializes an index or a column idempotently. Anything else throws.
  */
 export function clusterStatements(statement: string, layout: ClusterLayout): string[] {
   const create = createTable.exec(statement);
   if (create !== null) {
     const [, table, columns, rest] = create as unknown as [string, string, string, string];
     if (!/^\s*project\s/m.test(columns)) {
-      throw new Error(`table ${table} has no project column to shard by`);
+      return [
+        `CREATE TABLE IF NOT EXISTS ${qualified(table, layout)} ON CLUSTER ${layout.cluster}\n(${columns})\n` +
+          `ENGINE = ReplicatedMergeTree('/clickhouse/tables/all/{database}/${table}', '{replica}')\n${rest}`,
+      ];
     }
     const local = qualified(table + localTableSuffix, layout);
     return [

@@ -1,9 +1,10 @@
 // The warehouse: the ClickHouse client (server or embedded), schema migrations,
 // the project's SQL files and the demo data set.
 export { openWarehouse, openResilientWarehouse } from "./warehouse-client.js";
-export { createReopeningClient, WarehouseClosedError } from "./reopening-client.js";
+export { createReopeningClient, isEmbeddedEngineGone, WarehouseClosedError } from "./reopening-client.js";
 export type { WarehouseClient, ReopeningClient, ReopeningClientOptions } from "./reopening-client.js";
 export type { Warehouse } from "./warehouse-client.js";
+export { DataDirectoryHeldError, dataDirectoryHolder } from "./data-directory-lock.js";
 export { migrate } from "./migrations.js";
 export { clusterStatements, migrationStatements, localTableSuffix, shardingKey } from "./cluster-ddl.js";
 export type { ClusterLayout } from "./cluster-ddl.js";
@@ -17,7 +18,7 @@ export { logTables, tablesWithProjectColumn } from "./log-tables.js";
 export type { LogTable } from "./log-tables.js";
 export { generateDemoRows, demoProjects, demoFunctions, demoRowShares } from "./demo-data.js";
 export type { ShippedRow, DemoDataOptions } from "./demo-data.js";
-export { seedDemoData, seedDemoDataIfEmpty, logTablesAreEmpty, progressLogger } from "./seed.js";
-export type { SeedOptions } from "./seed.js";
+export { seedDemoData, ensureDemoData, demoRowCounts, progressLogger } from "./seed.js";
+export type { SeedOptions, EnsureDemoDataOptions } from "./seed.js";
 export { keepSchema } from "./schema-keeper.js";
 export type { SchemaKeeper, SchemaKeeperOptions } from "./schema-keeper.js";

@@ -3,15 +3,16 @@
 // session breaks, calls fail as unreachable and the engine is opened again in
 // the background, so the service comes back by itself.
 import type { ClickHouseClient } from "@clickhouse/client";
+import { causeChain } from "../errors/index.js";
 import type { Logger } from "../observability/index.js";
+import { DataDirectoryHeldError } from "./data-directory-lock.js";
 
 /** The part of @clickhouse/client the service uses; a ClickHouseClient is one. */
 export type WarehouseClient = Pick<ClickHouseClient, "query" | "command" | "insert" | "ping" | "close">;
 
-/** Thrown while the engine is not open; the executor reads it as UNAVAILABLE. */
+/** Thrown while the engine is not open, with why as its `cause`; the executor reads it as UNAVAILABLE. */
 export class WarehouseClosedError extends Error {
   override readonly name = "WarehouseClosedError";
-  readonly code = "ECONNREFUSED";
   constructor(cause?: unknown) {
     super(`the embedded warehouse is not open${cause instanceof Error ? `: ${cause.message}` : ""}`, { cause });
   }
@@ -49,7 +50,13 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
           return client;
         },
         (error: unknown) => {
-          if (lastError === undefined) logger.warn("embedded warehouse cannot open; answering 503 and trying again", { retryInMs: retryMs, error });
+          if (lastError === undefined) {
+            if (error instanceof DataDirectoryHeldError) {
+              logger.warn("another process holds the data directory; answering 503 until it lets go", { path: error.path, pid: error.pid, retryInMs: retryMs });
+            } else {
+              logger.warn("embedded warehouse cannot open; answering 503 and trying again", { retryInMs: retryMs, error });
+            }
+          }
           lastError = error;
           nextTryAt = Date.now() + retryMs;
           return undefined;
@@ -69,7 +76,7 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
     try {
       return await call(client);
     } catch (error) {
-      if (error instanceof Error && error.name === "ChdbConnectionError" && current === client) {
+      if (isEmbeddedEngineGone(error) && current === client) {
         // The session broke: let go of it, the next call or the timer opens a new one.
         current = undefined;
         void client.close().catch(() => {});
@@ -95,4 +102,16 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
       current = undefined;
     },
   };
+}
+
+/**
+ * Whether chDB says its session is gone or could not open: a
+ * ChdbConnectionError or ChdbClosedError (by their `code`), anywhere in the
+ * cause chain since the connection wraps them in a ClickHouseError.
+ */
+export function isEmbeddedEngineGone(error: unknown): boolean {
+  return causeChain(error).some((e) => {
+    const code = (e as { code?: unknown }).code;
+    return code === "CHDB_CONNECTION" || code === "CHDB_CLOSED";
+  });
 }

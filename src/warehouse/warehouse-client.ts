@@ -6,6 +6,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickh
 import { createChdbConnection } from "chdb/connection";
 import type { WarehouseConfig } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
+import { assertDataDirectoryFree } from "./data-directory-lock.js";
 import { createReopeningClient, type WarehouseClient } from "./reopening-client.js";
 import type { ClusterLayout } from "./cluster-ddl.js";
 
@@ -73,10 +74,14 @@ function openServer(config: Extract<WarehouseConfig, { kind: "server" }>): Wareh
   };
 }
 
-/** Opens chDB on the configured directory (created if missing); throws when it cannot. */
+/**
+ * Opens chDB on the configured directory (created if missing); throws when it
+ * cannot, DataDirectoryHeldError when another process holds the directory.
+ */
 async function openEmbedded(config: Extract<WarehouseConfig, { kind: "embedded" }>): Promise<ClickHouseClient> {
   const path = resolve(config.path);
   mkdirSync(path, { recursive: true });
+  assertDataDirectoryFree(path);
   // chdb types the connection against @clickhouse/client-common, which
   // @clickhouse/client 1.23 bundles as its own copy: same shape, other identity.
   const connection = createChdbConnection({ path }) as unknown as EmbeddedConnection;

@@ -1,16 +1,20 @@
 // An embedded warehouse for one test process: a fresh chDB data directory,
 // migrated, plus helpers to insert rows the way a log shipper does.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { openWarehouse, migrate, type LogTable, type Warehouse } from "../../src/warehouse/index.js";
+import { makeTemporaryDirectory, removeTemporaryDirectory } from "./temp-directory.js";
 
-/** Opens the engine in a new temporary directory and applies the schema. */
+/** Opens the engine in a new temporary directory and applies the schema; closing it removes the directory. */
 export async function openTestWarehouse(): Promise<Warehouse> {
-  const path = mkdtempSync(join(tmpdir(), "sqe-test-"));
+  const path = makeTemporaryDirectory("sqe-test-");
   const warehouse = await openWarehouse({ kind: "embedded", path, database: "default" });
   await migrate(warehouse.client);
-  return warehouse;
+  return {
+    ...warehouse,
+    async close() {
+      await warehouse.close();
+      removeTemporaryDirectory(path);
+    },
+  };
 }
 
 /** DateTime64(6) text for `ms` since the epoch plus `micros` microseconds (0-999). */

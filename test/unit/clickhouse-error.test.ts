@@ -3,6 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { fieldViolationsOf } from "../../src/errors/index.js";
 import { connectErrorFromClickHouse } from "../../src/executor/index.js";
+import { WarehouseClosedError } from "../../src/warehouse/index.js";
 
 /** An error shaped like ClickHouseError: numeric code as text, and the type name. */
 function clickhouse(type: string, code: string, message = `warehouse says ${type}`) {
@@ -10,6 +11,14 @@ function clickhouse(type: string, code: string, message = `warehouse says ${type
 }
 function network(code: string) {
   return Object.assign(new Error(`connect ${code} 127.0.0.1:8123`), { code });
+}
+/** An error shaped like chDB's: a string `code` of its own and the ClickHouse code as a number. */
+function chdb(code: string, clickhouseCode?: number) {
+  return Object.assign(new Error(`chdb says ${code}`), { code, clickhouseCode });
+}
+/** A plain error wrapping `cause`, as the embedded connection wraps chDB's errors. */
+function wrapping(cause: unknown) {
+  return new Error("Failed to create connection", { cause });
 }
 
 describe("connectErrorFromClickHouse", () => {
@@ -21,7 +30,16 @@ describe("connectErrorFromClickHouse", () => {
     ["ECONNREFUSED", network("ECONNREFUSED"), Code.Unavailable],
     ["ENOTFOUND", network("ENOTFOUND"), Code.Unavailable],
     ["ECONNRESET", network("ECONNRESET"), Code.Unavailable],
-    ["a client timeout", new Error("Timeout error."), Code.Unavailable],
+    ["TIMEOUT_EXCEEDED below a wrapper", wrapping(clickhouse("TIMEOUT_EXCEEDED", "159")), Code.DeadlineExceeded],
+    ["chDB's TIMEOUT_EXCEEDED by its numeric code", wrapping(chdb("CHDB_QUERY", 159)), Code.DeadlineExceeded],
+    ["chDB's UNKNOWN_TABLE by its numeric code", wrapping(chdb("CHDB_QUERY", 60)), Code.Internal],
+    ["a ClickHouse error whose type name says timeout but whose code does not", clickhouse("TIMEOUT_EXCEEDED", "60"), Code.Internal],
+    ["a chDB session that cannot open", wrapping(chdb("CHDB_CONNECTION")), Code.Unavailable],
+    ["a closed chDB session", chdb("CHDB_CLOSED"), Code.Unavailable],
+    ["an embedded warehouse that is not open", new WarehouseClosedError(new Error("held elsewhere")), Code.Unavailable],
+    ["a reset socket below a wrapper", wrapping(network("ECONNRESET")), Code.Unavailable],
+    ["an error named like chDB's connection error but without its code", Object.assign(new Error("x"), { name: "ChdbConnectionError" }), Code.Internal],
+    ["a message that only reads like a timeout", new Error("Timeout error."), Code.Internal],
     ["anything else", new TypeError("boom"), Code.Internal],
     ["a non-error", "boom", Code.Internal],
   ])("maps %s to its code", (_label, error, code) => {
@@ -34,6 +52,11 @@ describe("connectErrorFromClickHouse", () => {
     expect(fieldViolationsOf(error)).toEqual([
       { field: "project", description: "project is not a valid RE2 regular expression" },
     ]);
+  });
+
+  it("names the regular-expression parameter when chDB's uncompilable-pattern code is further down the chain", () => {
+    const error = connectErrorFromClickHouse(wrapping(chdb("CHDB_QUERY", 427)), { regexpParameter: "project" });
+    expect(error.code).toBe(Code.InvalidArgument);
   });
 
   it("treats an uncompilable pattern with no regular-expression parameter as internal", () => {

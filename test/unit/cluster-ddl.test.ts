@@ -137,6 +137,14 @@ describe("cluster DDL", () => {
     ]);
   });
 
+  it("keeps a table without a project column whole on every node, replicated and not sharded", () => {
+    const migration = { name: "0099_x.sql", sql: "CREATE TABLE IF NOT EXISTS demo_data_loads\n(\n    at DateTime\n)\nENGINE = MergeTree\nORDER BY at;" };
+    expect(migrationStatements(migration, layout)).toEqual([
+      "CREATE TABLE IF NOT EXISTS analytics.demo_data_loads ON CLUSTER logs\n(\n    at DateTime\n)\n" +
+        "ENGINE = ReplicatedMergeTree('/clickhouse/tables/all/{database}/demo_data_loads', '{replica}')\nORDER BY at",
+    ]);
+  });
+
   it("transforms every migration file", () => {
     for (const file of readMigrationFiles()) expect(() => migrationStatements(file, layout)).not.toThrow();
   });
@@ -145,7 +153,6 @@ describe("cluster DDL", () => {
     ["INSERT INTO edge_logs SELECT * FROM x", "cannot run on a cluster: INSERT INTO edge_logs SELECT * FROM x"],
     ["CREATE TABLE t (project String) ENGINE = MergeTree\nORDER BY project", "write CREATE TABLE IF NOT EXISTS"],
     ["CREATE TABLE IF NOT EXISTS t (project String) ENGINE = ReplacingMergeTree\nORDER BY project", "write CREATE TABLE IF NOT EXISTS"],
-    ["CREATE TABLE IF NOT EXISTS t (id String) ENGINE = MergeTree\nORDER BY id", "table t has no project column to shard by"],
     ["ALTER TABLE t ADD COLUMN a String, ADD COLUMN b String", "one command per ALTER TABLE"],
     ["ALTER TABLE t ADD COLUMN note String", "write ADD COLUMN IF NOT EXISTS so it can run again"],
     ["ALTER TABLE t DROP INDEX i", "write DROP INDEX IF EXISTS so it can run again"],

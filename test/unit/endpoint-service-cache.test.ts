@@ -13,7 +13,7 @@ import {
 import type { QueryExecutor } from "../../src/executor/index.js";
 import { fixedClock } from "../../src/observability/index.js";
 
-const registry = createEndpointRegistry({ services: savedQueryServices, readSql: () => "SELECT 1" });
+const registry = createEndpointRegistry({ services: savedQueryServices });
 
 function setup(rows: Record<string, unknown>[] = [], failures = 0) {
   const clock = fixedClock(Date.UTC(2026, 10, 20));

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { bindParameters, createEndpointRegistry, savedQueryServices } from "../../src/endpoints/index.js";
 import { fieldViolationsOf } from "../../src/errors/index.js";
 
-const registry = createEndpointRegistry({ services: savedQueryServices, readSql: () => "SELECT 1" });
+const registry = createEndpointRegistry({ services: savedQueryServices });
 
 function bind(name: string, fields: Record<string, string>) {
   const endpoint = registry.find(name)!;
@@ -77,7 +77,7 @@ describe("bindParameters", () => {
 });
 
 describe("parameter length bound", () => {
-  const short = createEndpointRegistry({ services: savedQueryServices, readSql: () => "SELECT 1", maxParameterLength: 8 });
+  const short = createEndpointRegistry({ services: savedQueryServices, maxParameterLength: 8 });
   const bindShort = (name: string, fields: Record<string, string>) => {
     const endpoint = short.find(name)!;
     return bindParameters(endpoint, create(endpoint.method.input, fields as never));

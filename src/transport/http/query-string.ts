@@ -31,6 +31,10 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
       violations.push({ field: "query", description: "query string has a parameter name with malformed percent-encoding" });
       continue;
     }
+    if (name === "") {
+      violations.push({ field: "query", description: "query string has a parameter with no name" });
+      continue;
+    }
     if (value === undefined) {
       violations.push({ field: name, description: `${name} has malformed percent-encoding` });
       continue;

@@ -30,7 +30,8 @@ beforeAll(async () => {
   brokenServer = await startTestServer(warehouse, NOW, {
     readSql: (name) =>
       name === "logs.all"
-        ? "SELECT * FROM secret_missing_table WHERE project = {project:String} AND {project_tier:String} != ''"
+        ? "SELECT * FROM secret_missing_table WHERE project = {project:String} AND {project_tier:String} != ''" +
+          " AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL"
         : readSavedQuerySql(name),
   });
   // A server whose warehouse is a ClickHouse URL where nothing listens.
@@ -191,6 +192,12 @@ describe("hostile input", () => {
     const response = await get(server, "/api/endpoints/logs.all?project=%E0%A4%A");
     expect(response.status).toBe(400);
     expect(response.json.error.details.map((d: { field: string }) => d.field)).toEqual(["project"]);
+  });
+
+  it("refuses a parameter with no name with a 400 about the query string", async () => {
+    const response = await get(server, "/api/endpoints/logs.all?project=rpc&=x");
+    expect(response.status).toBe(400);
+    expect(response.json.error.details).toEqual([{ field: "query", description: "query string has a parameter with no name" }]);
   });
 
   it("refuses a malformed endpoint name in the path with a 400", async () => {

@@ -2,10 +2,11 @@
 // banner, a call with the printed key, a clean exit on SIGTERM, and one line
 // per bad configuration variable.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
 const main = join(import.meta.dirname, "../../../src/main.ts");
 const LONG_KEY = "lifecycle-test-key-0123";
@@ -22,6 +23,25 @@ function startProcess(env: Record<string, string>): { child: ChildProcess; outpu
   return { child, output: () => output, exited };
 }
 
+/** A GET on its own connection: `sent` once the request is written to a connected socket, `status` its answer (or the error). */
+function httpGet(url: string, headers: Record<string, string>): { sent: Promise<void>; status: Promise<number | string> } {
+  let markSent!: () => void;
+  const sent = new Promise<void>((resolve) => (markSent = resolve));
+  const status = new Promise<number | string>((resolve) => {
+    const request = httpRequest(url, { headers, agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on("finish", () => markSent());
+    request.on("error", (error) => {
+      markSent();
+      resolve(String(error));
+    });
+    request.end();
+  });
+  return { sent, status };
+}
+
 async function waitFor(predicate: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
@@ -30,9 +50,20 @@ async function waitFor(predicate: () => boolean, timeoutMs = 60_000): Promise<vo
   }
 }
 
+const dataDirs: string[] = [];
+/** A data directory for one test, removed after it. */
+function dataDirectory(): string {
+  const path = makeTemporaryDirectory("sqe-proc-");
+  dataDirs.push(path);
+  return path;
+}
+afterEach(() => {
+  for (const path of dataDirs.splice(0)) removeTemporaryDirectory(path);
+});
+
 describe("service process", () => {
   it("prints its address and a generated key, answers with it, and exits 0 on SIGTERM", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "sqe-proc-"));
+    const dataDir = dataDirectory();
     const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", DEMO_DATA: "0", API_KEYS: "" });
     await waitFor(() => /API key: \S+/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
@@ -67,7 +98,7 @@ describe("service process", () => {
   });
 
   it("keeps running while its embedded engine cannot open, and recovers by itself when it can", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "sqe-proc-"));
+    const dataDir = dataDirectory();
     const holder = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir], {
       stdio: ["ignore", "pipe", "ignore"],
     });
@@ -79,6 +110,14 @@ describe("service process", () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     const refused = await query();
     expect([refused.status, refused.headers.get("retry-after")]).toEqual([503, "2"]);
+    // Past the engine's next try to open (every 2 s): still one line about it, and none of chDB's own.
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect((await query()).status).toBe(503);
+    const lines = proc.output().trim().split("\n");
+    const held = lines.filter((line) => line.includes("another process holds the data directory"));
+    expect(held).toHaveLength(1);
+    expect(JSON.parse(held[0]!)).toMatchObject({ level: "warn", path: dataDir, pid: holder.pid });
+    expect(lines.filter((line) => !line.startsWith("{") && !/^saved-query endpoints listening on |^API key/.test(line))).toEqual([]);
 
     holder.kill("SIGTERM");
     await new Promise((resolve) => holder.once("exit", resolve));
@@ -94,18 +133,20 @@ describe("service process", () => {
   });
 
   it("finishes every call in flight when SIGTERM arrives under load", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "sqe-proc-"));
+    const dataDir = dataDirectory();
     const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: LONG_KEY, DEMO_DATA: "1", LOG_LEVEL: "warn", WAREHOUSE_CALLS_PER_KEY: "64" });
     await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
-    // 60 uncached queries at once (under the 8 running + 64 queued bound): most of a second of work.
-    const calls = Array.from({ length: 60 }, (_, i) =>
-      fetch(`${url}/api/endpoints/logs.all?project=p${i}&project_tier=PRO`, { headers: { "x-api-key": LONG_KEY } }).then(
-        (r) => r.status,
-        (e: unknown) => String(e),
-      ),
-    );
-    // Long enough for every request to reach the server, far shorter than the work.
+    // 60 uncached queries at once (under the 64 queued bound, one key allowed all of them): most of a second of work.
+    const sent: Promise<void>[] = [];
+    const calls = Array.from({ length: 60 }, (_, i) => {
+      const call = httpGet(`${url}/api/endpoints/logs.all?project=p${i}&project_tier=PRO`, { "x-api-key": LONG_KEY });
+      sent.push(call.sent);
+      return call.status;
+    });
+    // Every request connected and written (so a loaded machine cannot leave one unsent), then a
+    // moment for the server to read them, far shorter than the work.
+    await Promise.all(sent);
     await new Promise((r) => setTimeout(r, 100));
     proc.child.kill("SIGTERM");
     expect(await Promise.all(calls)).toEqual(Array(60).fill(200));

@@ -42,7 +42,11 @@ describe("hostile input, property-based", () => {
           expect(body.error.code).toMatch(/^[a-z_]+$/);
           expect(body.error.message.length).toBeGreaterThan(0);
           if (body.error.code === "invalid_argument" && body.error.details.length > 0) {
-            for (const detail of body.error.details) expect(detail.description).toContain(detail.field === "query" ? "" : detail.field);
+            // Each problem names its field first: a parameter, or "query" for the query string itself.
+            for (const detail of body.error.details) {
+              expect(detail.field).toMatch(/^[a-z_]+$/);
+              expect(detail.description.startsWith(`${detail.field} `)).toBe(true);
+            }
           }
         } else {
           expect(Array.isArray(((await response.json()) as { result: unknown[] }).result)).toBe(true);

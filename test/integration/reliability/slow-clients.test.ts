@@ -1,6 +1,7 @@
-// Server limits: a connection that sends nothing, or headers that never end,
-// is closed after the header timeout while other callers are served; header
-// blocks and HTTP/2 streams are bounded.
+// Server limits: a connection that sends nothing is closed after the
+// first-request timeout, one whose headers never end after the header
+// timeout, while other callers are served; header blocks and HTTP/2 streams
+// are bounded.
 import { connect as connectHttp2 } from "node:http2";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +14,8 @@ let warehouse: Warehouse;
 let server: TestServer;
 beforeAll(async () => {
   warehouse = await openTestWarehouse();
-  server = await startTestServer(warehouse, NOW, {}, { headersTimeoutMs: 500 });
+  // The same bound for both, so that each close is checked against it.
+  server = await startTestServer(warehouse, NOW, {}, { headersTimeoutMs, firstRequestTimeoutMs: headersTimeoutMs });
 });
 afterAll(async () => {
   await server?.close();
@@ -28,18 +30,32 @@ function openSocket(): Promise<Socket> {
   });
 }
 
-/** Resolves with what the server sent before it closed the connection. */
-function closedByServer(socket: Socket): Promise<string> {
+/** The header timeout the server runs with; the default is 10 000 ms. */
+const headersTimeoutMs = 500;
+
+/** Resolves with what the server sent before it closed the connection, and how long after the call that was. */
+function closedByServer(socket: Socket): Promise<{ received: string; afterMs: number }> {
+  const started = performance.now();
   let received = "";
   socket.on("data", (d: Buffer) => (received += d.toString()));
-  return new Promise((resolve) => socket.once("close", () => resolve(received)));
+  return new Promise((resolve) => socket.once("close", () => resolve({ received, afterMs: performance.now() - started })));
+}
+
+/**
+ * Closed by the header timeout: not before it (a few ms of timer slack
+ * aside), and long before the 10 s default, so the setting is what closed it.
+ */
+function expectClosedByHeaderTimeout(afterMs: number) {
+  expect(afterMs).toBeGreaterThanOrEqual(headersTimeoutMs - 20);
+  expect(afterMs).toBeLessThan(5_000);
 }
 
 describe("slow clients", () => {
   it("closes a connection that sends nothing", async () => {
     const socket = await openSocket();
-    await closedByServer(socket);
+    const { afterMs } = await closedByServer(socket);
     expect(socket.destroyed).toBe(true);
+    expectClosedByHeaderTimeout(afterMs);
   });
 
   it("closes a connection whose headers never end, and keeps serving others meanwhile", async () => {
@@ -47,9 +63,10 @@ describe("slow clients", () => {
     stalled.write("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ");
     const closed = closedByServer(stalled);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    const received = await closed;
+    const { received, afterMs } = await closed;
     // Node answers 408 before closing, or just closes.
     expect(received === "" || received.startsWith("HTTP/1.1 408")).toBe(true);
+    expectClosedByHeaderTimeout(afterMs);
   });
 
   it("refuses a header block over 16 KiB with 431", async () => {

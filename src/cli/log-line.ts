@@ -1,0 +1,117 @@
+// Checks one line of a log file against the log-table contract: a JSON
+// object with the columns a shipper inserts into that table, each of its
+// type, and `metadata` a JSON array of one object holding the fields the
+// table derives its columns from. Returns the row to insert, or every
+// problem of the line.
+import { parseIsoTimestamp } from "../endpoints/index.js";
+import { tablesWithProjectColumn, type LogTable, type ShippedRow } from "../warehouse/index.js";
+
+export type LogLineCheck = { ok: true; row: ShippedRow } | { ok: false; problems: string[] };
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type FieldCheck = [path: string, type: "string" | "number", read: (m: Record<string, unknown>) => unknown, required: boolean];
+
+/** The `metadata` fields a table's materialized columns read, with their types. */
+const metadataFields: Partial<Record<LogTable, FieldCheck[]>> = {
+  edge_logs: [
+    ["request[0].path", "string", (m) => first(m.request)?.path, false],
+    ["request[0].url", "string", (m) => first(m.request)?.url, false],
+    ["response[0].status_code", "number", (m) => first(m.response)?.status_code, false],
+  ],
+  function_edge_logs: [
+    ["project_ref", "string", (m) => m.project_ref, true],
+    ["function_id", "string", (m) => m.function_id, true],
+    ["execution_time_ms", "number", (m) => m.execution_time_ms, true],
+    ["response[0].status_code", "number", (m) => first(m.response)?.status_code, false],
+  ],
+  function_logs: [["project_ref", "string", (m) => m.project_ref, true]],
+  realtime_logs: [["project", "string", (m) => m.project, true]],
+  storage_logs: [["project", "string", (m) => m.project, true]],
+};
+
+/** The columns a shipper inserts into `table`. */
+export function shippedColumns(table: LogTable): string[] {
+  return tablesWithProjectColumn.has(table) ? ["id", "timestamp", "event_message", "project", "metadata"] : ["id", "timestamp", "event_message", "metadata"];
+}
+
+/** Checks `line` (one line of NDJSON) as a row of `table`. */
+export function checkLogLine(table: LogTable, line: string): LogLineCheck {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { ok: false, problems: ["not valid JSON"] };
+  }
+  if (!isObject(value)) return { ok: false, problems: ["not a JSON object"] };
+  const columns = shippedColumns(table);
+  const problems: string[] = [];
+  for (const key of Object.keys(value)) {
+    if (columns.includes(key)) continue;
+    problems.push(
+      key === "project"
+        ? `project is not a column of ${table}: it is read from metadata`
+        : `${key} is not a column of ${table} (its columns: ${columns.join(", ")})`,
+    );
+  }
+  for (const column of columns) if (value[column] === undefined) problems.push(`${column} is missing`);
+
+  const { id, timestamp, event_message: message, project, metadata } = value;
+  if (id !== undefined && !(typeof id === "string" && uuid.test(id))) problems.push("id must be a UUID string");
+  const when = typeof timestamp === "string" ? parseIsoTimestamp(timestamp) : undefined;
+  if (timestamp !== undefined && when === undefined) {
+    problems.push("timestamp must be an ISO 8601 date-time between 1900 and 2299, e.g. 2026-11-20T21:59:00.123456Z");
+  }
+  if (message !== undefined && typeof message !== "string") problems.push("event_message must be a string");
+  if (columns.includes("project") && project !== undefined && !(typeof project === "string" && project !== "")) {
+    problems.push("project must be a non-empty string");
+  }
+  const metadataText = metadata === undefined ? undefined : checkMetadata(table, metadata, problems);
+
+  if (problems.length > 0) return { ok: false, problems };
+  return {
+    ok: true,
+    row: {
+      id: id as string,
+      timestamp: when!,
+      event_message: message as string,
+      ...(columns.includes("project") ? { project: project as string } : {}),
+      metadata: metadataText!,
+    },
+  };
+}
+
+/** `metadata` as stored (JSON text of an array of one object); adds its problems to `problems`. */
+function checkMetadata(table: LogTable, metadata: unknown, problems: string[]): string | undefined {
+  let items: unknown = metadata;
+  if (typeof metadata === "string") {
+    try {
+      items = JSON.parse(metadata);
+    } catch {
+      problems.push("metadata must be a JSON array of one object (as text or as the array itself)");
+      return undefined;
+    }
+  }
+  const object = Array.isArray(items) && items.length === 1 ? items[0] : undefined;
+  if (!isObject(object)) {
+    problems.push("metadata must be a JSON array of one object (as text or as the array itself)");
+    return undefined;
+  }
+  for (const [path, type, read, required] of metadataFields[table] ?? []) {
+    const found = read(object);
+    if (found === undefined) {
+      if (required) problems.push(`metadata[0].${path} is missing`);
+    } else if (typeof found !== type || (type === "string" && required && found === "")) {
+      problems.push(`metadata[0].${path} must be a${type === "number" ? " number" : required ? " non-empty string" : " string"}`);
+    }
+  }
+  return JSON.stringify(items);
+}
+
+function first(list: unknown): Record<string, unknown> | undefined {
+  return Array.isArray(list) && isObject(list[0]) ? list[0] : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

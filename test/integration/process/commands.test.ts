@@ -1,0 +1,55 @@
+// Every command a user runs answers --help without doing anything, and
+// refuses an unknown option with its usage and exit code 2.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
+
+const root = join(import.meta.dirname, "../../..");
+const commands = [
+  ["start", "src/main.ts"],
+  ["migrate", "src/cli/migrate.ts"],
+  ["seed", "src/cli/seed.ts"],
+  ["import", "src/cli/import.ts"],
+  ["bench", "bench/run.ts"],
+  ["soak", "bench/soak.ts"],
+] as const;
+
+let parent: string | undefined;
+afterEach(() => {
+  if (parent !== undefined) removeTemporaryDirectory(parent);
+  parent = undefined;
+});
+
+/** Runs `script` with `args` against a data directory that does not exist yet. */
+function run(script: string, args: string[]) {
+  parent = makeTemporaryDirectory("sqe-cli-");
+  const dataDir = join(parent, "data");
+  const result = spawnSync(process.execPath, ["--import", "tsx", script, ...args], {
+    cwd: root,
+    env: { ...process.env, CHDB_PATH: dataDir, PORT: "0", API_KEYS: "commands-test-key-0123456789" },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { ...result, dataDirMade: existsSync(dataDir) };
+}
+
+describe("command lines", () => {
+  it.each(commands)("%s --help prints its usage and exits 0 without starting anything", (_name, script) => {
+    const result = run(script, ["--help"]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^usage: /);
+    expect(result.stdout).toMatch(/-h, --help/);
+    expect(result.stderr).not.toMatch(/"level"/);
+    expect(result.dataDirMade).toBe(false);
+  });
+
+  it.each(commands)("%s refuses an unknown option with its usage and exit code 2", (_name, script) => {
+    const result = run(script, ["--no-such-option"]);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^error: Unknown option '--no-such-option'\n\nusage: /);
+    expect(result.dataDirMade).toBe(false);
+  });
+});
