@@ -11,10 +11,11 @@ readCommandLine({
 
 Starts the service: migrates the warehouse, loads the demo data into an empty
 embedded one (DEMO_DATA=1), and serves the saved queries on one port until
-SIGTERM or SIGINT. Configured by environment variables: PORT, HOST, API_KEYS,
-CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE,
-CHDB_PATH, DEMO_DATA, LOG_LEVEL, RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST
-(see README.md).
+SIGTERM or SIGINT; SIGHUP reads API_KEYS_FILE again. Configured by
+environment variables: PORT, HOST, API_KEYS, API_KEYS_FILE, JWT_SECRET,
+JWT_PUBLIC_KEY, JWT_JWKS_FILE, CLICKHOUSE_URL, CLICKHOUSE_USER,
+CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE, CHDB_PATH, DEMO_DATA, LOG_LEVEL,
+RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST and the bounds (see README.md).
 
 options:
   -h, --help   print this and exit`,
@@ -25,6 +26,10 @@ await runCli(async () => {
   const config = readConfig();
   const logger = createLogger({ level: config.logLevel });
   const service = await startService({ config, logger });
+  process.on("SIGHUP", () => {
+    logger.info("signal received", { signal: "SIGHUP" });
+    service.reloadCredentials();
+  });
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {
       logger.info("signal received", { signal });

@@ -2,7 +2,7 @@
 // executor -> warehouse into one request handler. Every dependency is passed
 // in, so tests build the same app with their own clock and warehouse.
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { createAuthenticator } from "../auth/index.js";
+import { createAuthenticator, createTokenVerifier, openKeyFile, type TokenVerifierOptions } from "../auth/index.js";
 import { createResultCache, type ResultCache } from "../cache/index.js";
 import {
   createEndpointRegistry,
@@ -32,8 +32,12 @@ import type { Warehouse } from "../warehouse/index.js";
 export interface AppOptions {
   /** `cluster` and `queryCacheSeconds`, when set, tune every saved query (executor/query-tuning.ts). */
   warehouse: Pick<Warehouse, "client" | "kind" | "cluster" | "queryCacheSeconds">;
-  /** Accepted API keys; at least one. */
+  /** Full-access API keys; with the key file and tokens, at least one way in. */
   apiKeys: readonly string[];
+  /** Scoped keys from a JSON file, looked at every `pollMs` (default 2000) for a change. */
+  keyFile?: { path: string; pollMs?: number };
+  /** Signed tokens: verified with a secret (HS256), a public key or a JWKS. */
+  tokens?: Pick<TokenVerifierOptions, "secret" | "publicKeyPem" | "jwks">;
   /** Default: the system clock. */
   clock?: Clock;
   /** Default: silent. */
@@ -74,6 +78,8 @@ export interface App {
   registry: EndpointRegistry;
   metrics: Metrics;
   cache: ResultCache<ComputedResponse>;
+  /** Reads the key file again (SIGHUP); false, with the keys in force kept, when it does not read. */
+  reloadCredentials(): boolean;
   /** Ends long-lived calls (gRPC health Watch) so that a shutdown need not wait for them. */
   endStreams(): void;
   /** Stops background work (cache warming) and ends long-lived calls. */
@@ -124,8 +130,18 @@ export function createApp(options: AppOptions): App {
     },
   });
   const service = createEndpointService({ executor, cache, clock, refreshTimeoutMs: maxQueryMs });
+  const knownEndpoints = new Set(registry.endpoints.map((e) => e.definition.name));
+  const knownParameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.name)));
+  const keyFile =
+    options.keyFile === undefined
+      ? undefined
+      : openKeyFile({ path: options.keyFile.path, pollMs: options.keyFile.pollMs, knownEndpoints, knownParameters, logger });
+  const verifyToken =
+    options.tokens === undefined ? undefined : createTokenVerifier({ ...options.tokens, knownEndpoints, knownParameters, clock });
   const { authenticate, close: closeAuthenticator } = createAuthenticator({
     apiKeys: options.apiKeys,
+    keyFile,
+    verifyToken,
     rateLimit: options.rateLimit,
     authFailures: options.authFailures,
     clock,
@@ -160,9 +176,12 @@ export function createApp(options: AppOptions): App {
     readMaxBytes: maxBodyBytes,
     contextValues: (request) => rpcGate!.contextValues(request),
     interceptors: [
-      loggingInterceptor(logger, ({ method, protocol, code, durationMs }) => {
+      loggingInterceptor(logger, ({ method, protocol, code, durationMs, caller }) => {
         const endpoint = endpointNames.get(method);
-        if (endpoint !== undefined) metrics.recordCall(endpoint, protocol, code === "ok" ? "ok" : codeName(code), durationMs / 1000);
+        if (endpoint === undefined) return;
+        const name = code === "ok" ? "ok" : codeName(code);
+        metrics.recordCall(endpoint, protocol, name, durationMs / 1000);
+        if (caller !== undefined) metrics.countCaller(caller, name);
       }),
     ],
     // An RPC call of anything not served gets UNIMPLEMENTED in its protocol; the rest is plain HTTP.
@@ -184,6 +203,7 @@ export function createApp(options: AppOptions): App {
     registry,
     metrics,
     cache,
+    reloadCredentials: () => keyFile?.reload() ?? true,
     endStreams: () => health.close(),
     close: () => {
       health.close();

@@ -2,15 +2,19 @@
 // stop accepting, let calls in flight finish within a bound, close the
 // warehouse, exit 0.
 import { loadOrCreateApiKey } from "../auth/index.js";
-import { apiKeyProblem, ConfigError, type Config } from "../config/index.js";
+import { createPublicKey } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { apiKeyProblem, ConfigError, type Config, type CredentialsConfig } from "../config/index.js";
 import { resultColumnProblems } from "../endpoints/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer } from "../transport/index.js";
 import { keepSchema, openResilientWarehouse, ensureDemoData } from "../warehouse/index.js";
-import { createApp } from "./create-app.js";
+import { createApp, type AppOptions } from "./create-app.js";
 
 export interface RunningService {
   url: string;
+  /** Reads the API key file again (SIGHUP). */
+  reloadCredentials(): void;
   /** Resolves once the service has stopped. */
   stop(): Promise<void>;
 }
@@ -27,6 +31,8 @@ export interface StartOptions {
 export async function startService(options: StartOptions): Promise<RunningService> {
   const { config, logger } = options;
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // Token keys are read first: a bad one stops start-up before the warehouse is opened.
+  const tokens = tokenKeys(config.credentials);
   // The warehouse may be down at start (a server away, an engine that cannot
   // open its directory): serve 503 and keep trying to migrate it. A normal
   // start waits for the first try, so the schema and demo data come first.
@@ -41,8 +47,14 @@ export async function startService(options: StartOptions): Promise<RunningServic
   logger.info("warehouse", { kind: warehouse.kind, location: warehouse.location, ready: schema.migrated });
 
   let apiKeys = config.apiKeys;
-  let keyNote = `API keys: the ${apiKeys.length} configured in API_KEYS`;
-  if (apiKeys.length === 0 && config.warehouse.kind === "embedded") {
+  const { credentials } = config;
+  const notes = [
+    apiKeys.length > 0 ? `${apiKeys.length} in API_KEYS` : undefined,
+    credentials.apiKeysFile !== undefined ? `scoped keys in ${credentials.apiKeysFile}` : undefined,
+    tokens !== undefined ? "signed tokens (JWT)" : undefined,
+  ].filter((note) => note !== undefined);
+  let keyNote = `credentials: ${notes.join(", ")}`;
+  if (notes.length === 0 && config.warehouse.kind === "embedded") {
     const stored = loadOrCreateApiKey(config.warehouse.path);
     const problem = apiKeyProblem(stored.key);
     if (problem !== undefined) throw new ConfigError([`the API key stored in ${stored.path} ${problem}; set API_KEYS or replace the file`]);
@@ -50,22 +62,32 @@ export async function startService(options: StartOptions): Promise<RunningServic
     keyNote = `API key: ${stored.key}  (${stored.created ? "generated, " : ""}stored in ${stored.path})`;
   }
 
-  const app = createApp({
-    warehouse,
-    apiKeys,
-    logger,
-    rateLimit: config.rateLimit,
-    authFailures: config.limits.authFailures,
-    maxBodyBytes: config.limits.maxBodyBytes,
-    maxParameterLength: config.limits.maxParameterLength,
-    maxQueryMs: config.limits.maxQueryMs,
-    admission: {
-      maxConcurrent: config.limits.warehouseConcurrency,
-      maxQueued: config.limits.warehouseQueue,
-      maxPerKey: config.limits.warehouseCallsPerKey,
-    },
-    ready: async () => schema.migrated && (await warehouse.client.ping().then((r) => r.success, () => false)),
-  });
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp({
+      warehouse,
+      apiKeys,
+      keyFile: credentials.apiKeysFile === undefined ? undefined : { path: credentials.apiKeysFile, pollMs: credentials.apiKeysFilePollMs },
+      tokens,
+      logger,
+      rateLimit: config.rateLimit,
+      authFailures: config.limits.authFailures,
+      maxBodyBytes: config.limits.maxBodyBytes,
+      maxParameterLength: config.limits.maxParameterLength,
+      maxQueryMs: config.limits.maxQueryMs,
+      admission: {
+        maxConcurrent: config.limits.warehouseConcurrency,
+        maxQueued: config.limits.warehouseQueue,
+        maxPerKey: config.limits.warehouseCallsPerKey,
+      },
+      ready: async () => schema.migrated && (await warehouse.client.ping().then((r) => r.success, () => false)),
+    });
+  } catch (error) {
+    // A key file that does not read, say: nothing is served, and the warehouse is let go.
+    schema.stop();
+    await warehouse.close();
+    throw error;
+  }
   // Each saved query's result columns must be its row message's fields: asked
   // of the warehouse once it answers, so a mismatch stops start-up here
   // instead of failing every call.
@@ -104,5 +126,35 @@ export async function startService(options: StartOptions): Promise<RunningServic
       await warehouse.close();
       logger.info("stopped");
     })());
-  return { url, stop };
+  return { url, stop, reloadCredentials: () => void app.reloadCredentials() };
+}
+
+/** How tokens are verified, from JWT_SECRET, JWT_PUBLIC_KEY (PEM, or a file of it) or JWT_JWKS_FILE. */
+function tokenKeys(credentials: CredentialsConfig): AppOptions["tokens"] {
+  const read = (name: string, path: string) => {
+    try {
+      return readFileSync(path, "utf8");
+    } catch (error) {
+      throw new ConfigError([`${name} ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`]);
+    }
+  };
+  if (credentials.jwtSecret !== undefined) return { secret: credentials.jwtSecret };
+  if (credentials.jwtPublicKey !== undefined) {
+    const pem = credentials.jwtPublicKey.startsWith("-----BEGIN") ? credentials.jwtPublicKey : read("JWT_PUBLIC_KEY", credentials.jwtPublicKey);
+    try {
+      createPublicKey(pem);
+    } catch {
+      throw new ConfigError(["JWT_PUBLIC_KEY is not a PEM public key (nor the path of a file holding one)"]);
+    }
+    return { publicKeyPem: pem };
+  }
+  if (credentials.jwtJwksFile !== undefined) {
+    try {
+      return { jwks: JSON.parse(read("JWT_JWKS_FILE", credentials.jwtJwksFile)) as NonNullable<AppOptions["tokens"]>["jwks"] };
+    } catch (error) {
+      if (error instanceof ConfigError) throw error;
+      throw new ConfigError([`JWT_JWKS_FILE ${credentials.jwtJwksFile} is not JSON`]);
+    }
+  }
+  return undefined;
 }

@@ -1,24 +1,33 @@
 // Authentication of a call from its headers alone, the same for every
-// transport: the client address's failure throttle, then the key, then the
-// key's rate limit. Nothing of the request body is needed or read.
-import type { Clock, Logger } from "../observability/index.js";
+// transport: the client address's failure throttle, then the presented
+// secret (a signed token, a key of the key file, or a key of API_KEYS), then
+// the caller's rate limit. Nothing of the request body is needed or read.
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { Clock, Logger } from "../observability/index.js";
 import { createApiKeyCheck } from "./api-key-check.js";
-import { presentedSecret, type Credential, type HeaderReader } from "./credential.js";
 import { createAuthFailureThrottle } from "./auth-failure-throttle.js";
+import { presentedSecret, type Credential, type HeaderReader } from "./credential.js";
+import { keyDigest, type KeyFile } from "./key-file.js";
 import { createRateLimiter } from "./rate-limiter.js";
+import { looksLikeToken, type TokenVerifier } from "./token-verifier.js";
 
 /**
- * The credential of a call from `address` with `headers`. Throws
- * UNAUTHENTICATED for a missing or wrong key, RESOURCE_EXHAUSTED for an
- * address with too many failures or a key over its rate limit.
+ * The credential of a call from `address` with `headers`: at once for keys
+ * and tokens verified before, as a promise for a token seen for the first
+ * time. Throws (or rejects) UNAUTHENTICATED for a missing or wrong key or an
+ * invalid token, RESOURCE_EXHAUSTED for an address with too many failures or
+ * a caller over its rate limit.
  */
-export type Authenticator = (headers: HeaderReader, address: string) => Credential;
+export type Authenticator = (headers: HeaderReader, address: string) => Credential | Promise<Credential>;
 
 export interface AuthenticatorOptions {
-  /** Accepted API keys; at least one. */
+  /** Full-access keys (API_KEYS). */
   apiKeys: readonly string[];
-  /** Calls a second and burst per key; perSecond 0 disables. Default 100 and 200. */
+  /** Scoped keys (API_KEYS_FILE). */
+  keyFile?: KeyFile;
+  /** Signed tokens (JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_FILE). */
+  verifyToken?: TokenVerifier;
+  /** Calls a second and burst per caller unless its credential says otherwise; perSecond 0 disables. Default 100 and 200. */
   rateLimit?: { perSecond: number; burst: number };
   /** Failed authentications a second and in a row per client address; perSecond 0 disables. Default 1 and 20. */
   authFailures?: { perSecond: number; burst: number };
@@ -29,20 +38,45 @@ export interface AuthenticatorOptions {
 }
 
 export function createAuthenticator(options: AuthenticatorOptions): { authenticate: Authenticator; close(): void } {
+  const { keyFile, verifyToken } = options;
+  if (options.apiKeys.length === 0 && keyFile === undefined && verifyToken === undefined) {
+    throw new Error("at least one API key, key file or token key is required");
+  }
   const checkKey = createApiKeyCheck(options.apiKeys);
   const limit = createRateLimiter({ ...options.rateLimit, clock: options.clock });
   const throttle = createAuthFailureThrottle({ ...options.authFailures, clock: options.clock, logger: options.logger });
+
+  const refused = (address: string) => {
+    throttle.fail(address);
+    return new ConnectError("missing or invalid API key", Code.Unauthenticated);
+  };
+  const admitted = (credential: Credential) => {
+    limit(credential.id, credential.rateLimit);
+    return credential;
+  };
+
   return {
     authenticate(headers, address) {
       throttle.check(address);
-      const credential = checkKey(presentedSecret(headers));
-      if (credential === undefined) {
-        throttle.fail(address);
-        throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
+      const secret = presentedSecret(headers);
+      if (secret !== undefined && verifyToken !== undefined && looksLikeToken(secret)) {
+        let verified: Credential | Promise<Credential>;
+        try {
+          verified = verifyToken(secret);
+        } catch {
+          throw refused(address);
+        }
+        return verified instanceof Promise
+          ? verified.then(admitted, () => Promise.reject(refused(address)))
+          : admitted(verified);
       }
-      limit(credential.id);
-      return credential;
+      const credential = (secret !== undefined ? keyFile?.lookup(keyDigest(secret)) : undefined) ?? checkKey(secret);
+      if (credential === undefined) throw refused(address);
+      return admitted(credential);
     },
-    close: () => throttle.close(),
+    close() {
+      throttle.close();
+      keyFile?.close();
+    },
   };
 }

@@ -39,8 +39,10 @@ export interface Config {
   port: number;
   /** `HOST`, default `127.0.0.1`. */
   host: string;
-  /** `API_KEYS`: accepted keys; empty when unset. */
+  /** `API_KEYS`: accepted full-access keys; empty when unset. */
   apiKeys: string[];
+  /** Scoped keys and signed tokens (docs/credentials.md). */
+  credentials: CredentialsConfig;
   warehouse: WarehouseConfig;
   /** `DEMO_DATA`, default true: embedded mode loads demo data into empty tables. */
   demoData: boolean;
@@ -50,6 +52,20 @@ export interface Config {
   rateLimit: { perSecond: number; burst: number };
   /** What one client, connection or key may take; see `Limits`. */
   limits: Limits;
+}
+
+/** Where scoped credentials come from; every field is optional. */
+export interface CredentialsConfig {
+  /** `API_KEYS_FILE`: a JSON file of scoped keys, stored as SHA-256 digests. */
+  apiKeysFile?: string;
+  /** `API_KEYS_FILE_POLL_SECONDS`, default 2: how often the key file is looked at for a change. */
+  apiKeysFilePollMs: number;
+  /** `JWT_SECRET`: HS256 tokens; at least 32 characters. */
+  jwtSecret?: string;
+  /** `JWT_PUBLIC_KEY`: a PEM public key, or the path of a file holding one, for RS256, ES256 or EdDSA tokens. */
+  jwtPublicKey?: string;
+  /** `JWT_JWKS_FILE`: the path of a JWKS file, for RS256, ES256 or EdDSA tokens chosen by `kid`. */
+  jwtJwksFile?: string;
 }
 
 /** The bounds that keep hostile or greedy clients from exhausting the service (docs/reliability.md). */
@@ -204,12 +220,24 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailures: { perSecond: rate("AUTH_FAILURES_PER_SECOND", 1), burst: whole("AUTH_FAILURE_BURST", 20) },
   };
 
-  if (warehouse.kind === "server" && apiKeys.length === 0) {
-    problems.push("API_KEYS must be set when CLICKHOUSE_URL is set (only the embedded mode generates a key)");
+  const credentials: CredentialsConfig = {
+    apiKeysFile: value("API_KEYS_FILE"),
+    apiKeysFilePollMs: whole("API_KEYS_FILE_POLL_SECONDS", 2) * 1000,
+    jwtSecret: value("JWT_SECRET"),
+    jwtPublicKey: value("JWT_PUBLIC_KEY"),
+    jwtJwksFile: value("JWT_JWKS_FILE"),
+  };
+  if (credentials.jwtSecret !== undefined && credentials.jwtSecret.length < 32) {
+    problems.push(`JWT_SECRET must be at least 32 characters long, got ${credentials.jwtSecret.length}`);
+  }
+  const tokenKeys = ["JWT_SECRET", "JWT_PUBLIC_KEY", "JWT_JWKS_FILE"].filter((name) => value(name) !== undefined);
+  if (tokenKeys.length > 1) problems.push(`${tokenKeys.join(" and ")}: set one way of verifying tokens, not ${tokenKeys.length}`);
+  if (warehouse.kind === "server" && apiKeys.length === 0 && credentials.apiKeysFile === undefined && tokenKeys.length === 0) {
+    problems.push("API_KEYS must be set when CLICKHOUSE_URL is set, or API_KEYS_FILE or a JWT key (only the embedded mode generates a key)");
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, warehouse, demoData, logLevel, rateLimit, limits };
+  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, credentials, warehouse, demoData, logLevel, rateLimit, limits };
 }
 
 /** Why `key` may not be an API key (too short to resist guessing, or holding white space), or undefined. */

@@ -10,6 +10,7 @@ import type { Clock } from "../observability/index.js";
 import { bindParameters } from "./parameters.js";
 import type { Endpoint } from "./registry.js";
 import { responseJsonBytes } from "./response-json.js";
+import { applyScope, type Scope } from "./scope.js";
 import { rowMessageFromWarehouse } from "./row-message.js";
 
 export interface CallContext {
@@ -57,14 +58,18 @@ export interface EndpointResult extends ComputedResponse {
 }
 
 export interface EndpointService {
-  /** Binds and checks the request's parameters. Throws INVALID_ARGUMENT listing every problem. */
-  prepare(endpoint: Endpoint, request: Message): PreparedCall;
+  /**
+   * Applies the caller's scope (PERMISSION_DENIED for an endpoint it may not
+   * call or a fixed parameter given another value), then binds and checks the
+   * parameters (INVALID_ARGUMENT listing every problem).
+   */
+  prepare(endpoint: Endpoint, request: Message, scope?: Scope): PreparedCall;
   /** The cached result of `call` if the cache holds a live one; never asks the warehouse. */
   peek(call: PreparedCall): EndpointResult | undefined;
   /** The result of `call`, from the cache or the warehouse. Throws only ConnectError. */
   execute(call: PreparedCall, context?: CallContext): Promise<EndpointResult>;
-  /** `execute(prepare(endpoint, request), context)`. */
-  run(endpoint: Endpoint, request: Message, context?: CallContext): Promise<EndpointResult>;
+  /** `execute(prepare(endpoint, request, scope), context)`. */
+  run(endpoint: Endpoint, request: Message, context?: CallContext, scope?: Scope): Promise<EndpointResult>;
 }
 
 export interface EndpointServiceOptions {
@@ -111,8 +116,9 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   }
 
   const service: EndpointService = {
-    prepare(endpoint, request) {
-      const { queryParams, normalized } = bindParameters(endpoint, request);
+    prepare(endpoint, request, scope) {
+      const effective = scope === undefined ? request : applyScope(endpoint, request, scope);
+      const { queryParams, normalized } = bindParameters(endpoint, effective);
       const policy = policyOf(endpoint);
       if (cache === undefined || policy.ttlMs === 0) return { endpoint, queryParams };
       return { endpoint, queryParams, cacheEntry: { key: cacheKey(endpoint.definition.name, normalized), policy } };
@@ -145,8 +151,8 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
       return fromCache(lookup);
     },
 
-    async run(endpoint, request, context) {
-      return service.execute(service.prepare(endpoint, request), context);
+    async run(endpoint, request, context, scope) {
+      return service.execute(service.prepare(endpoint, request, scope), context);
     },
   };
   return service;

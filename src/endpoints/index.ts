@@ -18,3 +18,5 @@ export type {
 } from "./endpoint-service.js";
 export { responseJsonBytes } from "./response-json.js";
 export { resultColumnProblems } from "./result-columns.js";
+export { applyScope } from "./scope.js";
+export type { Scope } from "./scope.js";

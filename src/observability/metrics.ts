@@ -17,6 +17,10 @@ export interface Metrics {
   recordCall(endpoint: string, protocol: string, code: string, seconds: number): void;
   /** Counts one result-cache event of an endpoint. */
   countCacheEvent(endpoint: string, event: string): void;
+  /** Calls by caller (a key id or token subject, never a secret) and code; past 1,000 callers the rest count as "other". */
+  callerRequests: SeriesCounter<"caller" | "code">;
+  /** Counts one call of `caller` that ended with `code`. */
+  countCaller(caller: string, code: string): void;
 }
 
 export interface MetricsOptions {
@@ -64,12 +68,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       ["endpoint", "event"],
       registers,
     ),
+    callerRequests: new SeriesCounter(
+      "sqe_caller_requests_total",
+      "Calls of saved-query endpoints by caller (API key id or token subject) and result code.",
+      ["caller", "code"],
+      registers,
+    ),
     cacheEntries: new Gauge({ name: "sqe_cache_entries", help: "Results held in the cache.", registers }),
     cacheBytes: new Gauge({ name: "sqe_cache_bytes", help: "Bytes of results held in the cache.", registers }),
   };
   // endpoint -> protocol -> the call's series; Map lookups by strings the callers already hold.
   const calls = new Map<string, Map<string, { duration: HistogramSeries; codes: Map<string, CounterSeries> }>>();
   const cacheEvents = new Map<string, Map<string, CounterSeries>>();
+  const callers = new Map<string, Map<string, CounterSeries>>();
   return {
     ...metrics,
     recordCall(endpoint, protocol, code, seconds) {
@@ -84,6 +95,14 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (counter === undefined) call.codes.set(code, (counter = metrics.requests.series({ endpoint, protocol, code })));
       counter.inc();
       call.duration.observe(seconds);
+    },
+    countCaller(caller, code) {
+      const name = callers.has(caller) || callers.size < 1000 ? caller : "other";
+      let byCode = callers.get(name);
+      if (byCode === undefined) callers.set(name, (byCode = new Map()));
+      let counter = byCode.get(code);
+      if (counter === undefined) byCode.set(code, (counter = metrics.callerRequests.series({ caller: name, code })));
+      counter.inc();
     },
     countCacheEvent(endpoint, event) {
       let byEvent = cacheEvents.get(endpoint);

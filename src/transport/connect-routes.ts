@@ -21,12 +21,18 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
       // The registry admits unary methods only; their message types are known at run time.
       const method = endpoint.method as DescMethodUnary<DescMessage, DescMessage>;
       router.rpc(method, async (request, context) => {
-        const result = await service.run(endpoint, request, {
-          signal: context.signal,
-          timeoutMs: context.timeoutMs() ?? defaultTimeoutMs,
-          requestId: context.values.get(requestIdKey),
-          tenant: context.values.get(credentialKey)?.id,
-        });
+        const credential = context.values.get(credentialKey);
+        const result = await service.run(
+          endpoint,
+          request,
+          {
+            signal: context.signal,
+            timeoutMs: context.timeoutMs() ?? defaultTimeoutMs,
+            requestId: context.values.get(requestIdKey),
+            tenant: credential?.id,
+          },
+          credential,
+        );
         if (result.cache !== undefined) {
           context.responseHeader.set("x-cache", result.cache.status);
           context.responseHeader.set("age", String(result.cache.ageSeconds));

@@ -1,12 +1,14 @@
 // One structured log line per Connect, gRPC or gRPC-Web call: procedure,
-// protocol, code, duration and request id. Never headers, so never keys.
+// protocol, code, duration, request id and caller (a key id or token
+// subject). Never headers, so never keys or tokens.
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../observability/index.js";
 import { requestIdKey, requestIdFrom } from "./request-context.js";
+import { credentialKey } from "./rpc-gate.js";
 
 export interface CallObserver {
-  (event: { method: DescMethod; protocol: string; code: Code | "ok"; durationMs: number }): void;
+  (event: { method: DescMethod; protocol: string; code: Code | "ok"; durationMs: number; caller?: string }): void;
 }
 
 /**
@@ -20,11 +22,13 @@ export function loggingInterceptor(logger: Logger, observe: CallObserver = () =>
     request.contextValues.set(requestIdKey, requestId);
     const protocol = protocolOf(request.header.get("content-type"));
     const started = performance.now();
+    const caller = request.contextValues.get(credentialKey)?.id;
     const finish = (code: Code | "ok", error?: ConnectError) => {
       const durationMs = performance.now() - started;
-      observe({ method: request.method, protocol, code, durationMs });
+      observe({ method: request.method, protocol, code, durationMs, caller });
       const fields = {
         requestId,
+        caller,
         procedure: `${request.service.typeName}/${request.method.name}`,
         protocol,
         code: code === "ok" ? "ok" : Code[code],
@@ -32,7 +36,7 @@ export function loggingInterceptor(logger: Logger, observe: CallObserver = () =>
       };
       if (error === undefined) {
         logger.debug("call", fields); // LOG_LEVEL=debug logs every successful call
-      } else if (code === Code.InvalidArgument || code === Code.Unauthenticated || code === Code.NotFound) {
+      } else if (code === Code.InvalidArgument || code === Code.Unauthenticated || code === Code.NotFound || code === Code.PermissionDenied) {
         // The caller's mistake (a health check of an unknown service, say): no warning.
         logger.info("call", fields);
       } else if (serverFault.has(code)) {

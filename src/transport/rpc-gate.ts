@@ -51,12 +51,24 @@ export function createRpcGate(next: RequestHandler, options: RpcGateOptions): Rp
       if (!keyedPaths.has(queryAt < 0 ? url : url.slice(0, queryAt))) return next(request, response);
       const declared = Number(request.headers["content-length"] ?? 0);
       if (declared > maxBodyBytes) return refuse(request, response, bodyTooLarge(maxBodyBytes), 413);
+      let credential: Credential | Promise<Credential>;
       try {
-        credentials.set(request, authenticate(headersOf(request), request.socket?.remoteAddress ?? ""));
+        credential = authenticate(headersOf(request), request.socket?.remoteAddress ?? "");
       } catch (error) {
         return refuse(request, response, error as ConnectError);
       }
-      next(request, response);
+      if (!(credential instanceof Promise)) {
+        credentials.set(request, credential);
+        return next(request, response);
+      }
+      // A token seen for the first time: its signature is checked before the body is read.
+      credential.then(
+        (verified) => {
+          credentials.set(request, verified);
+          next(request, response);
+        },
+        (error: unknown) => refuse(request, response, error as ConnectError),
+      );
     },
     contextValues: (request) => createContextValues().set(credentialKey, credentials.get(request)),
   };

@@ -8,6 +8,7 @@ describe("readConfig", () => {
       port: 8080,
       host: "127.0.0.1",
       apiKeys: [],
+      credentials: { apiKeysFile: undefined, apiKeysFilePollMs: 2000, jwtSecret: undefined, jwtPublicKey: undefined, jwtJwksFile: undefined },
       warehouse: { kind: "embedded", path: "./data", database: "default" },
       demoData: true,
       logLevel: "info",
@@ -64,6 +65,16 @@ describe("readConfig", () => {
     ["AUTH_FAILURES_PER_SECOND", "-1"],
   ])("refuses %s=%s naming the variable", (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be`));
+  });
+
+  it("takes a key file or a token key in place of API_KEYS with a server, and one way of verifying tokens", () => {
+    const server = { CLICKHOUSE_URL: "http://ch:8123" };
+    expect(readConfig({ ...server, API_KEYS_FILE: "/etc/keys.json" }).credentials.apiKeysFile).toBe("/etc/keys.json");
+    expect(readConfig({ ...server, JWT_SECRET: "s".repeat(32) }).credentials.jwtSecret).toBe("s".repeat(32));
+    expect(() => readConfig({ JWT_SECRET: "short" })).toThrow("JWT_SECRET must be at least 32 characters long, got 5");
+    expect(() => readConfig({ JWT_SECRET: "s".repeat(32), JWT_JWKS_FILE: "/k.json" })).toThrow(
+      "JWT_SECRET and JWT_JWKS_FILE: set one way of verifying tokens, not 2",
+    );
   });
 
   it.each([

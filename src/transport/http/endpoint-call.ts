@@ -22,25 +22,34 @@ export interface EndpointCalls {
   /** Answers `call`; failures become the JSON error body. */
   answer(request: HttpRequest, response: HttpResponse, call: PreparedCall, requestId: string, credential: Credential): void;
   /** Answers a call of `endpoint` whose parameters were refused, counted and logged as calls are. */
-  reject(request: HttpRequest, response: HttpResponse, endpoint: Endpoint, requestId: string, error: unknown): void;
+  reject(request: HttpRequest, response: HttpResponse, endpoint: Endpoint, requestId: string, credential: Credential, error: unknown): void;
 }
 
 export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls {
   const { service, metrics, logger, defaultTimeoutMs } = options;
   const logEveryCall = logger.enabled("debug");
 
-  function finish(call: { endpoint: Endpoint }, requestId: string, started: number, code: string) {
+  function finish(call: { endpoint: Endpoint }, requestId: string, caller: string, started: number, code: string) {
     const ms = performance.now() - started;
     const endpoint = call.endpoint.definition.name;
     metrics.recordCall(endpoint, "http", code, ms / 1000);
-    if (code !== "ok") logger.info("call", { requestId, endpoint, protocol: "http", code, durationMs: Math.round(ms) });
-    else if (logEveryCall) logger.debug("call", { requestId, endpoint, protocol: "http", code, durationMs: Math.round(ms) });
+    metrics.countCaller(caller, code);
+    if (code !== "ok") logger.info("call", { requestId, caller, endpoint, protocol: "http", code, durationMs: Math.round(ms) });
+    else if (logEveryCall) logger.debug("call", { requestId, caller, endpoint, protocol: "http", code, durationMs: Math.round(ms) });
   }
 
-  function fail(request: HttpRequest, response: HttpResponse, call: { endpoint: Endpoint }, requestId: string, started: number, error: unknown) {
+  function fail(
+    request: HttpRequest,
+    response: HttpResponse,
+    call: { endpoint: Endpoint },
+    requestId: string,
+    caller: string,
+    started: number,
+    error: unknown,
+  ) {
     const connectError = ConnectError.from(error);
-    if (connectError.code === Code.Internal) logger.error("get failed", { requestId, cause: connectError.cause ?? error });
-    finish(call, requestId, started, codeName(connectError.code));
+    if (connectError.code === Code.Internal) logger.error("get failed", { requestId, caller, cause: connectError.cause ?? error });
+    finish(call, requestId, caller, started, codeName(connectError.code));
     if (!response.headersSent) sendError(request, response, requestId, connectError);
   }
 
@@ -50,7 +59,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       const hit = service.peek(call);
       if (hit !== undefined) {
         sendResult(request, response, requestId, hit);
-        return finish(call, requestId, started, "ok");
+        return finish(call, requestId, credential.id, started, "ok");
       }
       service.execute(call, new GetCallContext(response, requestId, defaultTimeoutMs, credential.id)).then(
         (result) => {
@@ -58,15 +67,15 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
             sendResult(request, response, requestId, result);
           } catch (error) {
             // Rows that do not fit the row message: a bug, answered as INTERNAL.
-            return fail(request, response, call, requestId, started, error);
+            return fail(request, response, call, requestId, credential.id, started, error);
           }
-          finish(call, requestId, started, "ok");
+          finish(call, requestId, credential.id, started, "ok");
         },
-        (error: unknown) => fail(request, response, call, requestId, started, error),
+        (error: unknown) => fail(request, response, call, requestId, credential.id, started, error),
       );
     },
-    reject(request, response, endpoint, requestId, error) {
-      fail(request, response, { endpoint }, requestId, performance.now(), error);
+    reject(request, response, endpoint, requestId, credential, error) {
+      fail(request, response, { endpoint }, requestId, credential.id, performance.now(), error);
     },
   };
 }

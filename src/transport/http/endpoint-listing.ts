@@ -1,6 +1,7 @@
 // GET /api/endpoints: the definitions of the saved queries, read from the
-// proto options through the registry.
-import type { EndpointRegistry } from "../../endpoints/index.js";
+// proto options through the registry; for a scoped credential, only the
+// endpoints it may call, with the parameters it fixes.
+import type { EndpointRegistry, Scope } from "../../endpoints/index.js";
 
 export interface EndpointListing {
   name: string;
@@ -12,11 +13,14 @@ export interface EndpointListing {
   grpc_method: string;
   paths: string[];
   parameters: { name: string; required: boolean; allowed_values: string[]; default: string | null; max_length: number }[];
+  /** Present for a credential that fixes some of this endpoint's parameters: their values. */
+  fixed_parameters?: Record<string, string>;
 }
 
-export function endpointListing(registry: EndpointRegistry): { result: EndpointListing[] } {
+export function endpointListing(registry: EndpointRegistry, scope: Scope = {}): { result: EndpointListing[] } {
+  const callable = registry.endpoints.filter((e) => scope.endpoints?.has(e.definition.name) ?? true);
   return {
-    result: registry.endpoints.map(({ definition, grpcMethod, parameters }) => ({
+    result: callable.map(({ definition, grpcMethod, parameters }) => ({
       name: definition.name,
       id: definition.id,
       max_rows: definition.maxRows,
@@ -32,6 +36,12 @@ export function endpointListing(registry: EndpointRegistry): { result: EndpointL
         default: p.defaultValue === "" ? null : p.defaultValue,
         max_length: p.maxLength,
       })),
+      ...fixedOf(parameters, scope),
     })),
   };
+}
+
+function fixedOf(parameters: readonly { name: string }[], scope: Scope): { fixed_parameters?: Record<string, string> } {
+  const fixed = parameters.filter((p) => scope.fixed?.[p.name] !== undefined).map((p) => [p.name, scope.fixed![p.name]!]);
+  return fixed.length === 0 ? {} : { fixed_parameters: Object.fromEntries(fixed) };
 }

@@ -2,7 +2,7 @@
 // GET API of CONTRACT.md section 4, the listing, the OpenAPI document,
 // health, readiness and metrics.
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Authenticator, Credential, HeaderReader } from "../../auth/index.js";
+import { isScoped, type Authenticator, type Credential, type HeaderReader } from "../../auth/index.js";
 import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../errors/index.js";
 import type { EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
@@ -54,49 +54,78 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
   const preparedCalls = createPreparedCalls();
   const calls = createEndpointCalls(options);
 
-  /** OPTIONS, methods other than GET and HEAD, and the credential: undefined when that already answered. */
-  function admitted(request: HttpRequest, response: HttpResponse, headers: HeaderReader, requestId: string): Credential | undefined {
+  /** OPTIONS and methods other than GET and HEAD: true when that already answered. */
+  function answeredMethod(request: HttpRequest, response: HttpResponse, requestId: string): boolean {
     const method = request.method ?? "GET";
     if (method === "OPTIONS") {
       sendEmpty(response, 204, { ...corsPreflightHeaders, allow });
-      return undefined;
+      return true;
     }
     if (method !== "GET" && method !== "HEAD") {
       // 405 is HTTP's own answer, outside the Connect code mapping.
       const error = new ConnectError(`method ${method} is not allowed; use GET`, Code.Unimplemented);
       sendError(request, response, requestId, error, { allow }, 405);
-      return undefined;
+      return true;
     }
+    return false;
+  }
+
+  function refuse(request: HttpRequest, response: HttpResponse, requestId: string, error: unknown) {
+    metrics.requests.series({ endpoint: "", protocol: "http", code: codeName(ConnectError.from(error).code) }).inc();
+    sendError(request, response, requestId, error);
+  }
+
+  /**
+   * Runs `then` with the caller's credential, at once for a key or a token
+   * verified before, after the signature check for a new token; or answers
+   * the refusal.
+   */
+  function authenticated(
+    request: HttpRequest,
+    response: HttpResponse,
+    headers: HeaderReader,
+    requestId: string,
+    then: (credential: Credential) => void,
+  ): void {
+    let credential: Credential | Promise<Credential>;
     try {
-      return authenticate(headers, request.socket?.remoteAddress ?? "");
+      credential = authenticate(headers, request.socket?.remoteAddress ?? "");
     } catch (error) {
-      metrics.requests.series({ endpoint: "", protocol: "http", code: codeName(ConnectError.from(error).code) }).inc();
-      sendError(request, response, requestId, error);
-      return undefined;
+      return refuse(request, response, requestId, error);
     }
+    if (credential instanceof Promise) credential.then(then, (error: unknown) => refuse(request, response, requestId, error));
+    else then(credential);
   }
 
   /** Any target not asked before: health, metrics, documents, the listing, and first calls of endpoints. */
   function route(request: HttpRequest, response: HttpResponse, url: string, headers: HeaderReader, requestId: string): void {
-    const fail = (error: unknown, extra?: Record<string, string>, status?: number) =>
-      sendError(request, response, requestId, error, extra, status);
     if (url.length > maxUrlLength) {
-      return fail(new ConnectError(`request URL longer than ${maxUrlLength} characters`, Code.InvalidArgument), {}, 414);
+      const error = new ConnectError(`request URL longer than ${maxUrlLength} characters`, Code.InvalidArgument);
+      return sendError(request, response, requestId, error, {}, 414);
     }
     const queryAt = url.indexOf("?");
     const path = queryAt < 0 ? url : url.slice(0, queryAt);
-    const search = queryAt < 0 ? "" : url.slice(queryAt + 1);
     if (path === "/healthz") return sendJson(request, response, 200, { status: "ok" });
     if (path === "/readyz") return void readiness(request, response, ready);
     if (path === "/metrics") return void prometheus(request, response, metrics);
     if (path === "/openapi.json") return sendBytes(request, response, 200, openapi, corsHeaders);
     if (path !== "/api/endpoints" && !path.startsWith("/api/endpoints/")) {
-      return fail(new ConnectError("no such route", Code.NotFound));
+      return sendError(request, response, requestId, new ConnectError("no such route", Code.NotFound));
     }
-    const credential = admitted(request, response, headers, requestId);
-    if (credential === undefined) return;
-    if (path === "/api/endpoints") return sendBytes(request, response, 200, listing, corsHeaders);
+    if (answeredMethod(request, response, requestId)) return;
+    authenticated(request, response, headers, requestId, (credential) => routeApi(request, response, url, requestId, credential));
+  }
 
+  /** The listing or an endpoint call, for an authenticated caller. */
+  function routeApi(request: HttpRequest, response: HttpResponse, url: string, requestId: string, credential: Credential): void {
+    const fail = (error: unknown) => sendError(request, response, requestId, error);
+    const queryAt = url.indexOf("?");
+    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const search = queryAt < 0 ? "" : url.slice(queryAt + 1);
+    const scoped = isScoped(credential);
+    if (path === "/api/endpoints") {
+      return sendBytes(request, response, 200, scoped ? Buffer.from(JSON.stringify(endpointListing(registry, credential))) : listing, corsHeaders);
+    }
     const endpointKey = endpointKeyOf(path);
     if (endpointKey === undefined) return fail(new ConnectError("malformed endpoint name in path", Code.InvalidArgument));
     const endpoint = registry.find(endpointKey);
@@ -104,12 +133,13 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     const { request: message, violations } = requestFromQueryString(endpoint, search);
     let call: PreparedCall;
     try {
-      call = service.prepare(endpoint, message);
+      call = service.prepare(endpoint, message, credential);
     } catch (error) {
-      return calls.reject(request, response, endpoint, requestId, withViolations(violations, error));
+      return calls.reject(request, response, endpoint, requestId, credential, withViolations(violations, error));
     }
-    if (violations.length > 0) return calls.reject(request, response, endpoint, requestId, invalidArgument(violations));
-    preparedCalls.remember(url, call);
+    if (violations.length > 0) return calls.reject(request, response, endpoint, requestId, credential, invalidArgument(violations));
+    // A call prepared under a scope depends on the credential too: only unscoped calls are kept by target.
+    if (!scoped) preparedCalls.remember(url, call);
     calls.answer(request, response, call, requestId, credential);
   }
 
@@ -120,8 +150,24 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     // A target asked before is a known endpoint call: no parsing on the way to the cache.
     const known = preparedCalls.find(url);
     if (known === undefined) return route(request, response, url, headers, requestId);
-    const credential = admitted(request, response, headers, requestId);
-    if (credential !== undefined) calls.answer(request, response, known, requestId, credential);
+    if (answeredMethod(request, response, requestId)) return;
+    let credential: Credential | Promise<Credential>;
+    try {
+      credential = authenticate(headers, request.socket?.remoteAddress ?? "");
+    } catch (error) {
+      return refuse(request, response, requestId, error);
+    }
+    // The known call was prepared without a scope; a scoped caller's is prepared anew.
+    if (credential instanceof Promise) {
+      credential.then(
+        (verified) => routeApi(request, response, url, requestId, verified),
+        (error: unknown) => refuse(request, response, requestId, error),
+      );
+    } else if (isScoped(credential)) {
+      routeApi(request, response, url, requestId, credential);
+    } else {
+      calls.answer(request, response, known, requestId, credential);
+    }
   };
 }
 

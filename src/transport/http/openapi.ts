@@ -8,7 +8,8 @@ type Schema = Record<string, unknown>;
 
 const errorStatuses: Record<string, string> = {
   "400": "Invalid parameters: every problem listed, each naming its field",
-  "401": "Missing or wrong API key",
+  "401": "Missing or wrong API key, or a bad, expired or not yet valid token",
+  "403": "The credential may not call this endpoint, or fixes a parameter to another value",
   "404": "No endpoint of that name or id",
   "429": "Too many requests",
   "500": "Internal error",
@@ -51,16 +52,20 @@ export function openApiDocument(registry: EndpointRegistry): Schema {
     get: {
       operationId: "listEndpoints",
       summary: "The definitions of the saved queries",
+      description: "Only the endpoints the credential may call, each with the parameters it fixes (fixed_parameters).",
       responses: { "200": { description: "Endpoint definitions" }, "401": errorResponse("401") },
     },
   };
   return {
     openapi: "3.1.0",
     info: { title: "Saved-query endpoints", version: "1.0.0" },
-    security: [{ ApiKey: [] }],
+    security: [{ ApiKey: [] }, { Bearer: [] }],
     paths,
     components: {
-      securitySchemes: { ApiKey: { type: "apiKey", in: "header", name: "X-API-KEY" } },
+      securitySchemes: {
+        ApiKey: { type: "apiKey", in: "header", name: "X-API-KEY", description: "An API key, or a signed token (JWT)" },
+        Bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A signed token (JWT), or an API key" },
+      },
       schemas,
     },
   };

@@ -1,0 +1,143 @@
+// Scoped API keys from a JSON file (API_KEYS_FILE), stored only as SHA-256
+// digests: {"keys": [{"id", "sha256", "endpoints"?, "fixed"?,
+// "rate_limit_per_second"?, "rate_limit_burst"?}]}. The file is read again on
+// `reload()` (SIGHUP) and when it changes; a file that does not read keeps the
+// keys in force and says why in one log line, and a key removed from the file
+// stops working with the next call.
+import { createHash } from "node:crypto";
+import { readFileSync, unwatchFile, watchFile } from "node:fs";
+import { type Logger, silentLogger } from "../observability/index.js";
+import type { Credential } from "./credential.js";
+
+export interface KeyFileOptions {
+  path: string;
+  /** Endpoint names an entry may list. */
+  knownEndpoints: ReadonlySet<string>;
+  /** Parameter names an entry may fix. */
+  knownParameters: ReadonlySet<string>;
+  /** Default: silent. */
+  logger?: Logger;
+  /** How often the file is looked at for a change; 0 turns watching off. Default 2000 ms. */
+  pollMs?: number;
+}
+
+export interface KeyFile {
+  /** The credential of the key whose digest is `digest` (SHA-256, lowercase hex), if the file holds it. */
+  lookup(digest: string): Credential | undefined;
+  /** Reads the file again; false (and the keys in force kept) when it does not read. */
+  reload(): boolean;
+  /** Keys in force. */
+  readonly size: number;
+  /** Stops watching the file. */
+  close(): void;
+}
+
+/** A key file that cannot be read or parsed; the message names the file and the problem. */
+export class KeyFileError extends Error {
+  override readonly name = "KeyFileError";
+}
+
+/** Opens `options.path`; throws KeyFileError when it does not read at start. */
+export function openKeyFile(options: KeyFileOptions): KeyFile {
+  const logger = options.logger ?? silentLogger;
+  let keys = readKeyFile(options);
+  const pollMs = options.pollMs ?? 2000;
+  const reload = () => {
+    try {
+      keys = readKeyFile(options);
+      logger.info("API key file read", { path: options.path, keys: keys.size });
+      return true;
+    } catch (error) {
+      logger.error("API key file not read; the keys in force stay", { path: options.path, problem: (error as Error).message });
+      return false;
+    }
+  };
+  if (pollMs > 0) {
+    watchFile(options.path, { interval: pollMs, persistent: false }, (current, previous) => {
+      if (current.mtimeMs !== previous.mtimeMs || current.size !== previous.size || current.ino !== previous.ino) reload();
+    });
+  }
+  return {
+    lookup: (digest) => keys.get(digest),
+    reload,
+    get size() {
+      return keys.size;
+    },
+    close: () => unwatchFile(options.path),
+  };
+}
+
+/** The SHA-256 of `key` in lowercase hex: how the key file names a key. */
+export function keyDigest(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+function readKeyFile(options: KeyFileOptions): Map<string, Credential> {
+  let text: string;
+  try {
+    text = readFileSync(options.path, "utf8");
+  } catch (error) {
+    throw new KeyFileError(`API_KEYS_FILE ${options.path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    return parseKeyFile(text, options);
+  } catch (error) {
+    throw new KeyFileError(`API_KEYS_FILE ${options.path}: ${(error as Error).message}`);
+  }
+}
+
+/** Parses the text of a key file into credentials by digest; throws naming the first problem. */
+export function parseKeyFile(
+  text: string,
+  known: { knownEndpoints: ReadonlySet<string>; knownParameters: ReadonlySet<string> },
+): Map<string, Credential> {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`not JSON (${(error as Error).message})`);
+  }
+  const entries = isObject(document) ? document.keys : undefined;
+  if (!Array.isArray(entries)) throw new Error('expected {"keys": [...]}');
+  const byDigest = new Map<string, Credential>();
+  const ids = new Set<string>();
+  entries.forEach((entry: unknown, index) => {
+    const where = `keys[${index}]`;
+    if (!isObject(entry)) throw new Error(`${where} is not an object`);
+    const { id, sha256, endpoints, fixed, rate_limit_per_second: perSecond, rate_limit_burst: burst } = entry;
+    const unknown = Object.keys(entry).filter((k) => !entryFields.has(k));
+    if (unknown.length > 0) throw new Error(`${where} has unknown field ${unknown[0]}`);
+    if (typeof id !== "string" || !/^[\w.:-]{1,64}$/.test(id)) throw new Error(`${where}.id must be 1 to 64 letters, digits, _ . : or -`);
+    if (ids.has(id)) throw new Error(`${where}.id ${id} is used twice`);
+    ids.add(id);
+    if (typeof sha256 !== "string" || !/^[0-9a-fA-F]{64}$/.test(sha256)) throw new Error(`${where}.sha256 must be 64 hex digits`);
+    const digest = sha256.toLowerCase();
+    if (byDigest.has(digest)) throw new Error(`${where}.sha256 is the digest of another entry's key`);
+    const credential: Credential = { id };
+    if (endpoints !== undefined) {
+      if (!Array.isArray(endpoints) || !endpoints.every((e) => typeof e === "string")) throw new Error(`${where}.endpoints must be a list of endpoint names`);
+      const unknownEndpoint = endpoints.find((e) => !known.knownEndpoints.has(e));
+      if (unknownEndpoint !== undefined) throw new Error(`${where}.endpoints names no endpoint: ${unknownEndpoint}`);
+      credential.endpoints = new Set(endpoints as string[]);
+    }
+    if (fixed !== undefined) {
+      if (!isObject(fixed) || !Object.values(fixed).every((v) => typeof v === "string")) throw new Error(`${where}.fixed must map parameter names to strings`);
+      const unknownParameter = Object.keys(fixed).find((name) => !known.knownParameters.has(name));
+      if (unknownParameter !== undefined) throw new Error(`${where}.fixed names no parameter: ${unknownParameter}`);
+      credential.fixed = { ...(fixed as Record<string, string>) };
+    }
+    if (perSecond !== undefined || burst !== undefined) {
+      if (typeof perSecond !== "number" || !(perSecond >= 0)) throw new Error(`${where}.rate_limit_per_second must be a number of at least 0`);
+      if (burst !== undefined && (typeof burst !== "number" || !(burst >= 1))) throw new Error(`${where}.rate_limit_burst must be a number of at least 1`);
+      credential.rateLimit = { perSecond, burst: (burst as number | undefined) ?? Math.max(1, 2 * perSecond) };
+    }
+    byDigest.set(digest, credential);
+  });
+  return byDigest;
+}
+
+const entryFields = new Set(["id", "sha256", "endpoints", "fixed", "rate_limit_per_second", "rate_limit_burst"]);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,48 @@
+// Issues signed tokens (HS256 with the service's JWT_SECRET) with the claims
+// the token verifier reads: for `npm run token` and for tests.
+import { SignJWT } from "jose";
+
+export interface TokenClaims {
+  /** The caller's id in logs, metrics and rate limits. */
+  sub: string;
+  /** Endpoint names the token may call; undefined: all. */
+  endpoints?: readonly string[];
+  /** Parameters the token fixes. */
+  fixed?: Readonly<Record<string, string>>;
+  /** Its own rate limit, calls a second. */
+  rps?: number;
+}
+
+export interface IssueOptions {
+  secret: string;
+  /** Lifetime from `now`. */
+  ttlSeconds: number;
+  /** Default: the current time, in ms. */
+  now?: number;
+  /** Seconds from `now` before which the token is not valid. Default: none. */
+  notBeforeSeconds?: number;
+}
+
+export async function issueToken(claims: TokenClaims, options: IssueOptions): Promise<string> {
+  const nowSeconds = Math.floor((options.now ?? Date.now()) / 1000);
+  const payload: Record<string, unknown> = {};
+  if (claims.endpoints !== undefined) payload.endpoints = [...claims.endpoints];
+  if (claims.fixed !== undefined) payload.fixed = { ...claims.fixed };
+  if (claims.rps !== undefined) payload.rps = claims.rps;
+  const token = new SignJWT(payload)
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(claims.sub)
+    .setIssuedAt(nowSeconds)
+    .setExpirationTime(nowSeconds + options.ttlSeconds);
+  if (options.notBeforeSeconds !== undefined) token.setNotBefore(nowSeconds + options.notBeforeSeconds);
+  return token.sign(new TextEncoder().encode(options.secret));
+}
+
+/** `90s`, `15m`, `1h`, `7d` as seconds; undefined when it is none of these. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+)(s|m|h|d)$/.exec(text);
+  if (match === null) return undefined;
+  const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as "s" | "m" | "h" | "d"];
+  const seconds = Number(match[1]) * unit;
+  return seconds > 0 ? seconds : undefined;
+}

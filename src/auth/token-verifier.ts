@@ -1,0 +1,105 @@
+// Signed tokens (JWT, verified with jose): HS256 with a shared secret, or
+// RS256, ES256 and EdDSA with a public key or a JWKS. Claims: `exp`
+// (required), `nbf`, `sub` (the caller's id), `endpoints`, `fixed` and `rps`,
+// with the meaning of the key file's fields. A token verified once is kept
+// until it expires, so a repeated call costs a Map lookup, not a signature.
+import { createPublicKey, hash, type KeyObject } from "node:crypto";
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import { type Clock, systemClock } from "../observability/index.js";
+import type { Credential } from "./credential.js";
+
+export interface TokenVerifierOptions {
+  /** `JWT_SECRET`: HS256 tokens. */
+  secret?: string;
+  /** `JWT_PUBLIC_KEY`: a PEM public key for RS256, ES256 or EdDSA tokens. */
+  publicKeyPem?: string;
+  /** `JWT_JWKS_FILE`, parsed: keys for RS256, ES256 or EdDSA tokens, chosen by `kid`. */
+  jwks?: JSONWebKeySet;
+  /** Endpoint names a token may list, and parameter names it may fix. */
+  knownEndpoints: ReadonlySet<string>;
+  knownParameters: ReadonlySet<string>;
+  /** Default: the system clock (`exp` and `nbf` are read against it). */
+  clock?: Clock;
+  /** Most verified tokens kept. Default 10,000. */
+  maxKept?: number;
+}
+
+/** The credential of a token, or throws (or rejects) when it is not valid now. */
+export type TokenVerifier = (token: string) => Credential | Promise<Credential>;
+
+/** A token that does not verify: wrong signature, malformed, expired, not yet valid, or claims of the wrong shape. */
+export class InvalidTokenError extends Error {
+  override readonly name = "InvalidTokenError";
+}
+
+/** Whether `secret` has the shape of a JWT (three base64url parts), not of an API key. */
+export function looksLikeToken(secret: string): boolean {
+  return /^[\w-]+\.[\w-]+\.[\w-]*$/.test(secret);
+}
+
+export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+  const clock = options.clock ?? systemClock;
+  const maxKept = options.maxKept ?? 10_000;
+  const { key, algorithms } = verificationKey(options);
+  const kept = new Map<string, { credential: Credential; expiresAt: number; notBefore: number }>();
+
+  async function verify(token: string): Promise<Credential> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, key as never, {
+        algorithms,
+        requiredClaims: ["exp"],
+        currentDate: new Date(clock()),
+      }));
+    } catch (error) {
+      throw new InvalidTokenError((error as Error).message);
+    }
+    const credential = credentialOf(token, payload, options);
+    if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
+    kept.set(token, { credential, expiresAt: payload.exp! * 1000, notBefore: (payload.nbf ?? 0) * 1000 });
+    return credential;
+  }
+
+  return (token) => {
+    const known = kept.get(token);
+    if (known === undefined) return verify(token);
+    const now = clock();
+    if (now >= known.expiresAt) {
+      kept.delete(token);
+      throw new InvalidTokenError("token expired");
+    }
+    if (now < known.notBefore) throw new InvalidTokenError("token not yet valid");
+    return known.credential;
+  };
+}
+
+function verificationKey(options: TokenVerifierOptions): { key: Uint8Array | KeyObject | ReturnType<typeof createLocalJWKSet>; algorithms: string[] } {
+  if (options.secret !== undefined) return { key: new TextEncoder().encode(options.secret), algorithms: ["HS256"] };
+  if (options.publicKeyPem !== undefined) return { key: createPublicKey(options.publicKeyPem), algorithms: ["RS256", "ES256", "EdDSA"] };
+  if (options.jwks !== undefined) return { key: createLocalJWKSet(options.jwks), algorithms: ["RS256", "ES256", "EdDSA"] };
+  throw new Error("a token verifier needs a secret, a public key or a JWKS");
+}
+
+function credentialOf(token: string, payload: JWTPayload, known: TokenVerifierOptions): Credential {
+  const { sub, endpoints, fixed, rps } = payload as JWTPayload & { endpoints?: unknown; fixed?: unknown; rps?: unknown };
+  // Without a subject, the token itself is the caller (by a hash, never the token).
+  const credential: Credential = { id: typeof sub === "string" && sub !== "" ? sub : `token-${hash("sha256", token, "hex").slice(0, 12)}` };
+  if (endpoints !== undefined) {
+    if (!Array.isArray(endpoints) || !endpoints.every((e) => typeof e === "string" && known.knownEndpoints.has(e))) {
+      throw new InvalidTokenError("claim endpoints must list endpoint names");
+    }
+    credential.endpoints = new Set(endpoints as string[]);
+  }
+  if (fixed !== undefined) {
+    const entries = typeof fixed === "object" && fixed !== null && !Array.isArray(fixed) ? Object.entries(fixed) : undefined;
+    if (entries === undefined || !entries.every(([name, value]) => known.knownParameters.has(name) && typeof value === "string")) {
+      throw new InvalidTokenError("claim fixed must map parameter names to strings");
+    }
+    credential.fixed = Object.fromEntries(entries) as Record<string, string>;
+  }
+  if (rps !== undefined) {
+    if (typeof rps !== "number" || !(rps > 0)) throw new InvalidTokenError("claim rps must be a positive number");
+    credential.rateLimit = { perSecond: rps, burst: Math.max(1, 2 * rps) };
+  }
+  return credential;
+}

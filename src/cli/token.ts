@@ -1,0 +1,55 @@
+// `npm run token`: prints a signed token (JWT, HS256 with JWT_SECRET) for a
+// dashboard or a tenant: who it is, the endpoints it may call, the
+// parameters it may not change, and how long it lasts.
+import { issueToken, parseDuration } from "../auth/token-issuer.js";
+import { createEndpointRegistry, savedQueryServices } from "../endpoints/index.js";
+import { readCommandLine } from "./command-line.js";
+import { runCli } from "./run-cli.js";
+
+const { values } = readCommandLine({
+  usage: `usage: npm run token -- --sub ID [--endpoints NAME,...] [--fixed NAME=VALUE]... [--ttl 1h] [--rps N]
+
+Prints a token signed with JWT_SECRET (HS256), which the service accepts in
+X-API-KEY or Authorization: Bearer like a key.
+
+options:
+  --sub ID             who the token is: its id in logs, metrics and rate limits (required)
+  --endpoints NAMES    comma-separated endpoint names it may call (default: all)
+  --fixed NAME=VALUE   a parameter it may not change; repeat for several
+                       (for usage.api-counts, project is the whole URL pattern: anchor it,
+                       e.g. --fixed 'project=^https://abc\\.')
+  --ttl DURATION       how long it lasts: 90s, 15m, 1h, 7d (default 1h)
+  --rps N              its own rate limit, calls a second (default: the service's)
+  -h, --help           print this and exit`,
+  options: {
+    sub: { type: "string" },
+    endpoints: { type: "string" },
+    fixed: { type: "string", multiple: true },
+    ttl: { type: "string", default: "1h" },
+    rps: { type: "string" },
+  },
+});
+
+await runCli(async () => {
+  const secret = process.env.JWT_SECRET;
+  if (secret === undefined || secret.length < 32) throw new Error("JWT_SECRET must be set to the service's secret (at least 32 characters)");
+  if (values.sub === undefined || values.sub === "") throw new Error("--sub is required");
+  const ttlSeconds = parseDuration(values.ttl);
+  if (ttlSeconds === undefined) throw new Error(`--ttl must be a duration such as 90s, 15m, 1h or 7d, got "${values.ttl}"`);
+  const registry = createEndpointRegistry({ services: savedQueryServices });
+  const endpoints = values.endpoints?.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  for (const name of endpoints ?? []) {
+    if (registry.find(name) === undefined) throw new Error(`--endpoints names no endpoint: ${name}`);
+  }
+  const parameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.name)));
+  let fixed: Record<string, string> | undefined;
+  for (const pair of values.fixed ?? []) {
+    const at = pair.indexOf("=");
+    const name = pair.slice(0, at);
+    if (at < 1 || !parameters.has(name)) throw new Error(`--fixed must be NAME=VALUE with a parameter name, got "${pair}"`);
+    (fixed ??= {})[name] = pair.slice(at + 1);
+  }
+  const rps = values.rps === undefined ? undefined : Number(values.rps);
+  if (rps !== undefined && !(rps > 0)) throw new Error(`--rps must be a positive number, got "${values.rps}"`);
+  process.stdout.write(`${await issueToken({ sub: values.sub, endpoints, fixed, rps }, { secret, ttlSeconds })}\n`);
+});
