@@ -282,7 +282,11 @@ describe("listing, OpenAPI, health and metrics", () => {
     const { json: doc } = await get(server, "/openapi.json", {});
     const { json: listing } = await get(server, "/api/endpoints");
     expect(doc.openapi).toBe("3.1.0");
-    expect(doc.components.securitySchemes.ApiKey).toEqual({ type: "apiKey", in: "header", name: "X-API-KEY" });
+    expect(doc.components.securitySchemes).toEqual({
+      ApiKey: { type: "apiKey", in: "header", name: "X-API-KEY", description: "An API key, or a signed token (JWT)" },
+      Bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A signed token (JWT), or an API key" },
+    });
+    expect(doc.security).toEqual([{ ApiKey: [] }, { Bearer: [] }]);
     const expectedPaths = listing.result.flatMap((e: { name: string; id: string }) => [
       `/api/endpoints/${e.name}`,
       `/api/endpoints/query/${e.id}`,
@@ -298,7 +302,7 @@ describe("listing, OpenAPI, health and metrics", () => {
       expect(response.status, path).toBe(200);
       for (const parameter of item.get.parameters ?? []) expect((parameter.schema as { maxLength?: number }).maxLength).toBe(1024);
       if (path !== "/api/endpoints") {
-        expect(Object.keys(item.get.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "404", "500", "503", "504"]));
+        expect(Object.keys(item.get.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "500", "503", "504"]));
         const rowRef = (item.get.responses["200"] as { content: { "application/json": { schema: { properties: { result: { items: { $ref: string } } } } } } }).content["application/json"].schema.properties.result.items.$ref;
         const rowSchema = doc.components.schemas[rowRef.split("/").at(-1)!];
         for (const row of response.json.result) expect(Object.keys(row).sort()).toEqual(Object.keys(rowSchema.properties).sort());

@@ -12,8 +12,10 @@ const main = join(import.meta.dirname, "../../../src/main.ts");
 const LONG_KEY = "lifecycle-test-key-0123";
 
 function startProcess(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  // Credentials come from the test alone, never from the environment it runs in.
+  const unset = { API_KEYS_FILE: "", JWT_SECRET: "", JWT_PUBLIC_KEY: "", JWT_JWKS_FILE: "" };
   const child = spawn(process.execPath, ["--import", "tsx", main], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...unset, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -117,7 +119,7 @@ describe("service process", () => {
     const held = lines.filter((line) => line.includes("another process holds the data directory"));
     expect(held).toHaveLength(1);
     expect(JSON.parse(held[0]!)).toMatchObject({ level: "warn", path: dataDir, pid: holder.pid });
-    expect(lines.filter((line) => !line.startsWith("{") && !/^saved-query endpoints listening on |^API key/.test(line))).toEqual([]);
+    expect(lines.filter((line) => !line.startsWith("{") && !/^saved-query endpoints listening on |^API key|^credentials: /.test(line))).toEqual([]);
 
     holder.kill("SIGTERM");
     await new Promise((resolve) => holder.once("exit", resolve));
