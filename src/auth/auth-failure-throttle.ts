@@ -70,7 +70,9 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
 
   return {
     check(address) {
-      const retryAfter = buckets?.peek(address) ?? 0;
+      // Most calls come from addresses that never failed: one Map lookup, nothing written.
+      if (buckets === undefined || !buckets.has(address)) return;
+      const retryAfter = buckets.peek(address);
       if (retryAfter === 0) return;
       count(address, "refused");
       const error = new ConnectError("too many failed authentications from this address, try again later", Code.ResourceExhausted);

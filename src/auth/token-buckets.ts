@@ -19,6 +19,8 @@ export interface TokenBuckets {
   take(key: string): number;
   /** Like `take`, without taking anything. */
   peek(key: string): number;
+  /** Whether `key` has a bucket: it took a token and has not been forgotten since. */
+  has(key: string): boolean;
 }
 
 export function createTokenBuckets(options: TokenBucketsOptions): TokenBuckets {
@@ -51,5 +53,6 @@ export function createTokenBuckets(options: TokenBucketsOptions): TokenBuckets {
       const bucket = refill(key);
       return bucket.tokens < 1 ? wait(bucket.tokens) : 0;
     },
+    has: (key) => buckets.has(key),
   };
 }
