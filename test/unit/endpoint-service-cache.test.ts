@@ -8,9 +8,10 @@ import {
   createEndpointRegistry,
   createEndpointService,
   savedQueryServices,
+  type CallContext,
   type ComputedResponse,
 } from "../../src/endpoints/index.js";
-import type { QueryExecutor } from "../../src/executor/index.js";
+import type { ExecuteOptions, QueryExecutor } from "../../src/executor/index.js";
 import { fixedClock } from "../../src/observability/index.js";
 
 const registry = createEndpointRegistry({ services: savedQueryServices });
@@ -18,22 +19,24 @@ const registry = createEndpointRegistry({ services: savedQueryServices });
 function setup(rows: Record<string, unknown>[] = [], failures = 0) {
   const clock = fixedClock(Date.UTC(2026, 10, 20));
   const executed: Record<string, unknown>[] = [];
+  const contexts: ExecuteOptions[] = [];
   let toFail = failures;
   const executor: QueryExecutor = {
-    async execute(_query, params) {
+    async execute(_query, params, options = {}) {
       executed.push(params);
+      contexts.push(options);
       await new Promise((r) => setImmediate(r));
       if (toFail-- > 0) throw new ConnectError("warehouse unavailable", Code.Unavailable);
       return { rows, queryId: "q", durationMs: 1 };
     },
   };
-  const cache = createResultCache<ComputedResponse>({ clock, sweepIntervalMs: 0 });
-  const service = createEndpointService({ executor, cache, clock });
-  const run = (name: string, fields: Record<string, string>) => {
+  const cache = createResultCache<ComputedResponse>({ clock, sweepIntervalMs: 0, jitter: 0 });
+  const service = createEndpointService({ executor, cache, clock, refreshTimeoutMs: 30_000 });
+  const run = (name: string, fields: Record<string, string>, context?: CallContext) => {
     const endpoint = registry.find(name)!;
-    return service.run(endpoint, create(endpoint.method.input, fields as never));
+    return service.run(endpoint, create(endpoint.method.input, fields as never), context);
   };
-  return { clock, executed, run };
+  return { clock, executed, contexts, cache, run };
 }
 
 describe("endpoint service cache", () => {
@@ -99,5 +102,22 @@ describe("endpoint service cache", () => {
         },
       ],
     });
+  });
+
+  it("refreshes with the service's own deadline, request id and turn, never the first caller's", async () => {
+    const { clock, contexts, cache, run } = setup();
+    const caller = new AbortController();
+    const first = { timeoutMs: 100, requestId: "first-caller", tenant: "tenant-a", signal: caller.signal };
+    await run("usage.api-counts", { project: "p", interval: "daily" }, first);
+    clock.advance(1000);
+    await run("usage.api-counts", { project: "p", interval: "daily" }, { requestId: "second-caller", tenant: "tenant-b" });
+    clock.advance(300_000);
+    await cache.runWarming();
+    expect(contexts).toHaveLength(2);
+    const refresh = contexts[1]!;
+    expect(refresh.timeoutMs).toBe(30_000);
+    expect(refresh.requestId).toMatch(/^refresh-[0-9a-f-]{36}$/);
+    expect(refresh.tenant).toBe("cache-warming");
+    expect(refresh.signal).not.toBe(caller.signal);
   });
 });
