@@ -3,13 +3,11 @@
 // first-request bound frees the held ones, and a client on a connection it
 // already had is answered quickly throughout.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import { connect as connectHttp2 } from "node:http2";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { startServiceProcess } from "../../support/service-process.js";
+import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
-const main = join(import.meta.dirname, "../../../src/main.ts");
 /**
  * Attempts `count` connections to host:port, at most `most` at once, each
  * sending only the HTTP/2 preface and then waiting for the server to close it.
@@ -34,35 +32,22 @@ while (attempted < Number(count)) {
 await Promise.all(inFlight);
 process.stdout.write(JSON.stringify({ attempted, closed }));
 `;
-const dataDir = mkdtempSync(join(tmpdir(), "sqe-flood-"));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const dataDir = makeTemporaryDirectory("sqe-flood-");
+afterAll(() => removeTemporaryDirectory(dataDir));
 
 describe("a flood of preface-only connections", () => {
   it("answers /healthz within a second on an open connection while 20,000 are attempted", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", main], {
-      env: {
-        ...process.env,
-        CHDB_PATH: dataDir,
-        PORT: "0",
-        DEMO_DATA: "0",
-        API_KEYS: "flood-test-key-0123456789",
-        LOG_LEVEL: "warn",
-        MAX_CONNECTIONS: "1000",
-        FIRST_REQUEST_TIMEOUT_SECONDS: "2",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+    const service = startServiceProcess({
+      CHDB_PATH: dataDir,
+      PORT: "0",
+      DEMO_DATA: "0",
+      API_KEYS: "flood-test-key-0123456789",
+      LOG_LEVEL: "warn",
+      MAX_CONNECTIONS: "1000",
+      FIRST_REQUEST_TIMEOUT_SECONDS: "2",
     });
-    let output = "";
-    child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-    const exited = new Promise((resolve) => child.once("exit", resolve));
     try {
-      const deadline = Date.now() + 60_000;
-      while (!/listening on (http:\S+)/.test(output)) {
-        if (Date.now() > deadline) throw new Error(`no start: ${output}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const url = /listening on (http:\S+)/.exec(output)![1]!;
+      const url = await service.listening();
       const { hostname, port } = new URL(url);
 
       // The prober's connection is open before the flood starts.
@@ -103,8 +88,7 @@ describe("a flood of preface-only connections", () => {
       expect(fresh.status).toBe(200);
       session.close();
     } finally {
-      child.kill("SIGTERM");
-      await exited;
+      await service.stop();
     }
   });
 });

@@ -1,12 +1,13 @@
 // Scoped credentials in a service process, as an operator runs them: a key
 // file read again when it changes and on SIGHUP (a broken one keeps the keys
 // in force, with one log line), and a token made by `npm run token`.
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { keyDigest } from "../../../src/auth/index.js";
+import { startServiceProcess } from "../../support/service-process.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
 const root = join(import.meta.dirname, "../../..");
@@ -31,29 +32,20 @@ async function until(predicate: () => Promise<boolean> | boolean, timeoutMs = 20
 describe("credentials of a service process", () => {
   it("follows the key file as it changes and on SIGHUP, and accepts a token from npm run token", async () => {
     writeKeys(["a", keyA], ["b", keyB]);
-    const child = spawn(process.execPath, ["--import", "tsx", join(root, "src/main.ts")], {
-      env: {
-        ...process.env,
-        CHDB_PATH: join(directory, "data"),
-        PORT: "0",
-        DEMO_DATA: "0",
-        API_KEYS: "",
-        API_KEYS_FILE: keysPath,
-        API_KEYS_FILE_POLL_SECONDS: "1",
-        JWT_SECRET: secret,
-        LOG_LEVEL: "info",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+    const service = startServiceProcess({
+      CHDB_PATH: join(directory, "data"),
+      PORT: "0",
+      DEMO_DATA: "0",
+      API_KEYS_FILE: keysPath,
+      API_KEYS_FILE_POLL_SECONDS: "1",
+      JWT_SECRET: secret,
+      LOG_LEVEL: "info",
     });
-    let output = "";
-    child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const output = () => service.output();
     try {
-      await until(() => /listening on (http:\S+)/.test(output), 60_000);
-      const url = /listening on (http:\S+)/.exec(output)![1]!;
-      expect(output).toContain(`credentials: scoped keys in ${keysPath}, signed tokens (JWT)`);
-      expect(output).not.toMatch(/API key: /); // no key generated beside the configured credentials
+      const url = await service.listening();
+      expect(output()).toContain(`credentials: scoped keys in ${keysPath}, signed tokens (JWT)`);
+      expect(output()).not.toMatch(/API key: /); // no key generated beside the configured credentials
       const status = (credential: string, path = "/api/endpoints/logs.all") =>
         fetch(`${url}${path}`, { headers: { "x-api-key": credential } }).then((r) => r.status);
       expect([await status(keyA), await status(keyB)]).toEqual([200, 200]);
@@ -66,12 +58,12 @@ describe("credentials of a service process", () => {
 
       // A broken file keeps the keys in force and says so once.
       writeFileSync(keysPath, '{"keys": [');
-      await until(() => output.includes("API key file not read; the keys in force stay"));
+      await until(() => output().includes("API key file not read; the keys in force stay"));
       expect(await status(keyB)).toBe(200);
 
       // SIGHUP reads it again.
       writeKeys(["a", keyA]);
-      child.kill("SIGHUP");
+      service.child.kill("SIGHUP");
       await until(async () => (await status(keyA)) === 200);
 
       // A token made by the operator's command.
@@ -87,12 +79,11 @@ describe("credentials of a service process", () => {
       expect(await status(token, "/api/endpoints/functions.invocation-stats")).toBe(403);
       expect(await status(`${token}x`)).toBe(401);
       // Neither keys nor the token are ever logged; callers are named by key id or token subject.
-      for (const secretText of [keyA, keyB, token]) expect(output).not.toContain(secretText);
-      expect(output).toContain('"caller":"dashboard"');
-      expect(output).toContain('"caller":"a"');
+      for (const secretText of [keyA, keyB, token]) expect(output()).not.toContain(secretText);
+      expect(output()).toContain('"caller":"dashboard"');
+      expect(output()).toContain('"caller":"a"');
     } finally {
-      child.kill("SIGTERM");
-      await exited;
+      await service.stop();
     }
   });
 });
