@@ -87,8 +87,14 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     const path = queryAt < 0 ? url : url.slice(0, queryAt);
     const search = queryAt < 0 ? "" : url.slice(queryAt + 1);
     if (path === "/healthz") return sendJson(request, response, 200, { status: "ok" });
-    if (path === "/readyz") return void readiness(request, response, ready);
-    if (path === "/metrics") return void prometheus(request, response, metrics);
+    // Routes that answer later: their failure is logged and answered here, never left unhandled.
+    const settle = (work: Promise<void>) =>
+      void work.catch((error: unknown) => {
+        options.logger.error("route failed", { path, requestId, error });
+        if (!response.headersSent) fail(error);
+      });
+    if (path === "/readyz") return settle(readiness(request, response, ready));
+    if (path === "/metrics") return settle(prometheus(request, response, metrics));
     if (path === "/openapi.json") return sendBytes(request, response, 200, openapi, corsHeaders);
     if (path !== "/api/endpoints" && !path.startsWith("/api/endpoints/")) {
       return fail(new ConnectError("no such route", Code.NotFound));
