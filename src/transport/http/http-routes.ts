@@ -1,5 +1,5 @@
 // Everything on the port that is not a Connect, gRPC or gRPC-Web call: the
-// GET API of CONTRACT.md section 4, the listing, the OpenAPI document,
+// GET API of docs/http-api.md, the listing, the OpenAPI document,
 // health, readiness and metrics.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Authenticator, Credential, HeaderReader } from "../../auth/index.js";
