@@ -1,5 +1,5 @@
 -- functions.invocation-stats: time-bucketed statistics of one project's
--- serverless function invocations (specification 4.1, CONTRACT.md section 6).
+-- serverless function invocations (docs/endpoints.md, functions.invocation-stats).
 --
 -- Parameters:
 --   now          the time the query runs (injected, so tests can pin it)

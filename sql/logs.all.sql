@@ -1,5 +1,5 @@
 -- logs.all: the most recent edge log records of one project, within the
--- retention window of its tier (specification 4.3, CONTRACT.md section 6).
+-- retention window of its tier (docs/endpoints.md, logs.all).
 --
 -- Parameters:
 --   now                  the time the query runs (injected, so tests can pin it)

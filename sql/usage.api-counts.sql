@@ -1,5 +1,5 @@
 -- usage.api-counts: time-bucketed counts of a project's API requests by API
--- area (specification 4.2, CONTRACT.md section 6).
+-- area (docs/endpoints.md, usage.api-counts).
 --
 -- Parameters:
 --   now       the time the query runs (injected, so tests can pin it)

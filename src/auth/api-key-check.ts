@@ -30,9 +30,9 @@ export function createApiKeyCheck(keys: readonly string[]): ApiKeyCheck {
  * Whether `presented` equals `accepted`, in a time set by accepted's length:
  * every character of `accepted` is compared and the differences OR-ed
  * together, with no branch on a character. (Hashing each presented key with
- * SHA-256 for timingSafeEqual did the same in 0.83 us a check against 0.10 us,
- * 4% of a cache-hit GET.) Past its end, `presented` wraps around; its length
- * already differs then.
+ * SHA-256 for timingSafeEqual did the same at a cost that showed in every
+ * cache-hit GET: docs/performance.md.) Past its end, `presented` wraps around;
+ * its length already differs then.
  */
 function sameKey(presented: string, accepted: string): boolean {
   const length = presented.length;

@@ -1,4 +1,4 @@
-// The TTL result cache with warming (CONTRACT.md section 6), shared by every
+// The TTL result cache with warming (docs/endpoints.md, Caching and warming), shared by every
 // transport. node-cache holds the entries; lifetimes, recency, warming and
 // single-flight are kept here against an injected clock, so tests move time
 // instead of sleeping.

@@ -1,4 +1,4 @@
-// Service configuration read from environment variables (CONTRACT.md section 2).
+// Service configuration read from environment variables (docs/configuration.md).
 import type { LogLevel } from "../observability/index.js";
 
 /** Where the log tables live: a ClickHouse server over HTTP, or the embedded engine. */

@@ -1,6 +1,6 @@
-// Reads a request message against its endpoint's parameter rules (CONTRACT.md
-// section 5): every problem in one INVALID_ARGUMENT error, defaults applied,
-// and the values the SQL takes.
+// Reads a request message against its endpoint's parameter rules
+// (docs/endpoints.md, Parameter rules): every problem in one INVALID_ARGUMENT
+// error, defaults applied, and the values the SQL takes.
 import type { Message } from "@bufbuild/protobuf";
 import { ParameterFormat } from "../gen/endpoints/v1/endpoint_options_pb.js";
 import { invalidArgument, type FieldViolation } from "../errors/index.js";

@@ -2,10 +2,10 @@
 // the warehouse rows, field by field from the row schema, as proto3 JSON
 // would write the row messages (proto field names, every field present,
 // timestamps as RFC 3339 UTC strings, metadata as the stored JSON array), but
-// with 64-bit integers as JSON numbers (CONTRACT.md section 4).
+// with 64-bit integers as JSON numbers (docs/http-api.md, Success).
 //
-// GET callers never need the row messages, so their path builds none: on a
-// miss of `logs.all` (100 rows) that takes rows to bytes in 0.16 ms, not 0.43.
+// GET callers never need the row messages, so their path builds none, which
+// makes a miss cheaper (docs/performance.md has the figures).
 // test/unit/response-json.test.ts holds this to protobuf-es toJson of the
 // messages rowMessageFromWarehouse builds from the same rows.
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";

@@ -1,4 +1,5 @@
 // Structured JSON logs, one object a line, to stderr by default.
+import { logValue } from "./log-value.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -24,7 +25,10 @@ export interface LoggerOptions {
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-/** Creates a JSON-lines logger. Error values in fields are written as their name and message. */
+/**
+ * Creates a JSON-lines logger. Error values anywhere in the fields are written
+ * with their name, message, code, stack and cause chain (log-value.ts).
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const min = rank[options.level ?? "info"];
   const write = options.write ?? ((line: string) => process.stderr.write(line));
@@ -33,7 +37,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     const log = (level: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
       if (rank[level] < min) return;
       const record = { time: new Date(now()).toISOString(), level, msg, ...bound, ...fields };
-      write(JSON.stringify(record, replaceErrors) + "\n");
+      write(JSON.stringify(logValue(record)) + "\n");
     };
     return {
       debug: log("debug"),
@@ -49,10 +53,3 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
 /** A logger that drops everything, for tests and tools. */
 export const silentLogger: Logger = createLogger({ write: () => {} });
-
-function replaceErrors(_key: string, value: unknown): unknown {
-  if (value instanceof Error) {
-    return { name: value.name, message: value.message, code: (value as { code?: unknown }).code };
-  }
-  return value;
-}

@@ -24,7 +24,10 @@ export interface SinglePortServerOptions {
   idleTimeoutMs?: number;
   /** Open connections; more are refused at once while the open ones keep working. Default 4,096. */
   maxConnections?: number;
-  /** Where refused connections are summed up, one line a second at most. Default: silent. */
+  /**
+   * Where a handler's exception is logged, and refused connections summed up
+   * one line a second at most. Default: silent.
+   */
   logger?: Logger;
   /** Concurrent HTTP/2 streams per connection. Default 100. */
   maxConcurrentStreams?: number;
@@ -58,7 +61,7 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
       // How often Node looks for connections past those timeouts (its default is 30 s).
       connectionsCheckingInterval: Math.min(1_000, headersTimeout),
     },
-    guarded(handler) as never,
+    guarded(handler, logger) as never,
   );
   http1.keepAliveTimeout = idleTimeout;
   // Node enforces headersTimeout and requestTimeout from a timer it starts on
@@ -67,7 +70,7 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
   http1.emit("listening");
   const http2 = createHttp2Server(
     { settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100 }, maxSessionMemory: 32, maxHeaderListPairs: 128 },
-    guarded(handler) as never,
+    guarded(handler, logger) as never,
   );
   const sessions = new Set<Http2Session>();
   http2.on("session", (session) => {
@@ -184,13 +187,15 @@ function watchSession(session: Http2Session, bounds: { firstRequestTimeout: numb
 
 /**
  * An exception thrown synchronously by the handler ends that request with a
- * 500, never the process. (Asynchronous work in the handlers catches its own.)
+ * 500 and an error line, never the process. (Asynchronous work in the
+ * handlers catches its own.)
  */
-function guarded(handler: RequestHandler): RequestHandler {
+function guarded(handler: RequestHandler, logger: Logger): RequestHandler {
   return (request, response) => {
     try {
       handler(request, response);
-    } catch {
+    } catch (error) {
+      logger.error("request handler threw", { method: request.method, path: pathOf(request.url), error });
       const writable = response as unknown as { headersSent: boolean; writeHead(s: number, h: object): void; end(b?: string): void };
       if (!writable.headersSent) {
         writable.writeHead(500, { "content-type": "application/json; charset=utf-8" });
@@ -198,4 +203,11 @@ function guarded(handler: RequestHandler): RequestHandler {
       }
     }
   };
+}
+
+/** The path of a request target, without the query string (which may hold a key or personal data). */
+function pathOf(url: string | undefined): string {
+  const target = url ?? "/";
+  const queryAt = target.indexOf("?");
+  return queryAt < 0 ? target : target.slice(0, queryAt);
 }

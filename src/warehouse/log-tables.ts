@@ -1,4 +1,4 @@
-// The names of the nine log tables of the log-table contract (CONTRACT.md section 3).
+// The names of the nine log tables that log shippers write (README, "Your own logs").
 
 export const logTables = [
   "edge_logs",

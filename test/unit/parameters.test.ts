@@ -1,5 +1,6 @@
-// Parameter rules of the three endpoints (CONTRACT.md section 5), read from
-// the proto options: required, allowed values, defaults, formats.
+// Parameter rules of the three endpoints (docs/endpoints.md, Parameter
+// rules), read from the proto options: required, allowed values, defaults,
+// formats.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The JSON error body of GET responses (CONTRACT.md section 4):
+// The JSON error body of GET responses (docs/http-api.md, Errors):
 // {"error": {"code", "message", "details": [{"field", "description"}]}}.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { fieldViolationsOf } from "../../errors/index.js";

@@ -1,5 +1,5 @@
 // Everything on the port that is not a Connect, gRPC or gRPC-Web call: the
-// GET API of CONTRACT.md section 4, the listing, the OpenAPI document,
+// GET API of docs/http-api.md, the listing, the OpenAPI document,
 // health, readiness and metrics.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { isScoped, type Authenticator, type Credential, type HeaderReader } from "../../auth/index.js";
@@ -106,8 +106,14 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     const queryAt = url.indexOf("?");
     const path = queryAt < 0 ? url : url.slice(0, queryAt);
     if (path === "/healthz") return sendJson(request, response, 200, { status: "ok" });
-    if (path === "/readyz") return void readiness(request, response, ready);
-    if (path === "/metrics") return void prometheus(request, response, metrics);
+    // Routes that answer later: their failure is logged and answered here, never left unhandled.
+    const settle = (work: Promise<void>) =>
+      void work.catch((error: unknown) => {
+        options.logger.error("route failed", { path, requestId, error });
+        if (!response.headersSent) fail(error);
+      });
+    if (path === "/readyz") return settle(readiness(request, response, ready));
+    if (path === "/metrics") return settle(prometheus(request, response, metrics));
     if (path === "/openapi.json") return sendBytes(request, response, 200, openapi, corsHeaders);
     if (path !== "/api/endpoints" && !path.startsWith("/api/endpoints/")) {
       return sendError(request, response, requestId, new ConnectError("no such route", Code.NotFound));

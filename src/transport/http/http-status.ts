@@ -1,5 +1,5 @@
 // Connect code -> HTTP status for GET responses: one exhaustive switch
-// (CONTRACT.md section 4; the mapping of connect's protocol-connect/http-status.ts).
+// (docs/http-api.md, Errors; the mapping of connect's protocol-connect/http-status.ts).
 import { Code } from "@connectrpc/connect";
 
 export function httpStatusFromCode(code: Code): number {
