@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { create, fromJsonString, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { cacheKey, type CachePolicy, type CacheLookup, type ResultCache } from "../cache/index.js";
+import { cacheKey, type CachePolicy, type CacheLookup, type Compute, type Computed, type ResultCache } from "../cache/index.js";
 import type { QueryExecutor, QueryParamValue, WarehouseRow } from "../executor/index.js";
 import type { Clock } from "../observability/index.js";
 import { bindParameters } from "./parameters.js";
@@ -109,6 +109,26 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
     return computedResponse(call.endpoint, rows);
   }
 
+  /**
+   * A result to cache: kept as its JSON bytes alone (see cachedResponse),
+   * counted twice for the message a Connect caller may add later.
+   */
+  async function computeCached(call: PreparedCall, context: CallContext): Promise<Computed<ComputedResponse>> {
+    const value = await compute(call, context);
+    const json = value.json();
+    return { value: cachedResponse(call.endpoint, json), bytes: 2 * json.length };
+  }
+
+  /**
+   * The refresh the cache keeps with an entry: made here, away from any
+   * caller's context, because closures made in one scope share what they
+   * capture, so a refresh made beside the caller's computation would keep
+   * that caller (its deadline, its response) alive with the entry.
+   */
+  function refreshOf(call: PreparedCall): Compute<ComputedResponse> {
+    return (signal) => computeCached(call, { timeoutMs: refreshTimeoutMs, requestId: `refresh-${randomUUID()}`, tenant: warmingTenant, signal });
+  }
+
   function fromCache(lookup: CacheLookup<ComputedResponse>): EndpointResult {
     const ageSeconds = Math.max(0, Math.floor((clock() - lookup.computedAt) / 1000));
     const { message, json } = lookup.value;
@@ -133,20 +153,12 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
     async execute(call, context = {}) {
       const entry = call.cacheEntry;
       if (cache === undefined || entry === undefined) return compute(call, context);
-      const cached = async (callContext: CallContext) => {
-        const value = await compute(call, callContext);
-        // Kept as its JSON bytes alone (see cachedResponse), which with the
-        // message a Connect caller may add later are what the entry holds.
-        const bytes = value.json().length;
-        return { value: cachedResponse(call.endpoint, value.json()), bytes: 2 * bytes };
-      };
       const lookup = await cache.get(
         entry.key,
         entry.policy,
-        (signal) => cached({ timeoutMs: context.timeoutMs, requestId: context.requestId, tenant: context.tenant, signal }),
+        (signal) => computeCached(call, { timeoutMs: context.timeoutMs, requestId: context.requestId, tenant: context.tenant, signal }),
         context.signal,
-        // Refreshes hold the prepared call only, never this caller's context.
-        (signal) => cached({ timeoutMs: refreshTimeoutMs, requestId: `refresh-${randomUUID()}`, tenant: warmingTenant, signal }),
+        refreshOf(call),
       );
       return fromCache(lookup);
     },

@@ -2,6 +2,8 @@
 // normalised keys, single-flight, logs.all never cached, errors not cached.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createResultCache } from "../../src/cache/index.js";
 import {
@@ -119,5 +121,22 @@ describe("endpoint service cache", () => {
     expect(refresh.requestId).toMatch(/^refresh-[0-9a-f-]{36}$/);
     expect(refresh.tenant).toBe("cache-warming");
     expect(refresh.signal).not.toBe(caller.signal);
+  });
+
+  it("keeps nothing of the first caller alive with the cached entry", async () => {
+    // A real garbage collection, to see what the entry holds on to.
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const { cache, run } = setup();
+    let context: CallContext | undefined = { timeoutMs: 100, requestId: "first-caller", tenant: "tenant-a", signal: new AbortController().signal };
+    const caller = new WeakRef(context);
+    await run("usage.api-counts", { project: "p", interval: "daily" }, context);
+    context = undefined;
+    await new Promise((r) => setImmediate(r));
+    gc();
+    await new Promise((r) => setImmediate(r));
+    gc();
+    expect(cache.size.entries).toBe(1);
+    expect(caller.deref()).toBeUndefined();
   });
 });

@@ -110,7 +110,7 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     const settle = (work: Promise<void>) =>
       void work.catch((error: unknown) => {
         options.logger.error("route failed", { path, requestId, error });
-        if (!response.headersSent) fail(error);
+        if (!response.headersSent) sendError(request, response, requestId, error);
       });
     if (path === "/readyz") return settle(readiness(request, response, ready));
     if (path === "/metrics") return settle(prometheus(request, response, metrics));
