@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { create, fromJsonString, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { cacheKey, type CachePolicy, type CacheLookup, type ResultCache } from "../cache/index.js";
-import type { QueryExecutor, QueryParamValue, WarehouseRow } from "../executor/index.js";
+import type { QueryExecutor, QueryParamValue, QueryStatistics, WarehouseRow } from "../executor/index.js";
 import type { Clock } from "../observability/index.js";
 import { bindParameters } from "./parameters.js";
 import type { Endpoint } from "./registry.js";
@@ -49,6 +49,24 @@ export interface ComputedResponse {
   message(): Message;
   /** The GET body `{"result": [...]}`. */
   json(): Buffer;
+  /**
+   * Another body of the same rows kept in `slot` (the transport numbers its
+   * formats and encodings), or undefined before `keepVariant` put one there.
+   */
+  variant(slot: number): Buffer | undefined;
+  /** Keeps `body` in `slot` for later callers; a cached result counts its bytes in the cache's bound. */
+  keepVariant(slot: number, body: Buffer): void;
+  /** What computing it took; a cached result keeps the figures of its computation. */
+  readonly computation: Computation;
+}
+
+export interface Computation {
+  /** Wall time of the warehouse query. */
+  warehouseMs: number;
+  /** Time spent writing the JSON body when the result was computed (0 when it is written later, on first use). */
+  serializeMs: number;
+  /** Rows and bytes the query read, when the warehouse reports them. */
+  statistics?: QueryStatistics;
 }
 
 export interface EndpointResult extends ComputedResponse {
@@ -100,14 +118,14 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   }
 
   async function compute(call: PreparedCall, context: CallContext): Promise<ComputedResponse> {
-    const { rows } = await executor.execute(call.endpoint.savedQuery, call.queryParams, context);
-    return computedResponse(call.endpoint, rows);
+    const { rows, durationMs, statistics } = await executor.execute(call.endpoint.savedQuery, call.queryParams, context);
+    return computedResponse(call.endpoint, rows, { warehouseMs: durationMs, serializeMs: 0, statistics });
   }
 
   function fromCache(lookup: CacheLookup<ComputedResponse>): EndpointResult {
     const ageSeconds = Math.max(0, Math.floor((clock() - lookup.computedAt) / 1000));
-    const { message, json } = lookup.value;
-    return { message, json, cache: { status: lookup.status, ageSeconds } };
+    const { message, json, variant, keepVariant, computation } = lookup.value;
+    return { message, json, variant, keepVariant, computation, cache: { status: lookup.status, ageSeconds } };
   }
 
   const service: EndpointService = {
@@ -129,10 +147,14 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
       if (cache === undefined || entry === undefined) return compute(call, context);
       const cached = async (callContext: CallContext) => {
         const value = await compute(call, callContext);
+        const started = performance.now();
+        const json = value.json();
+        const computation = { ...value.computation, serializeMs: performance.now() - started };
         // Kept as its JSON bytes alone (see cachedResponse), which with the
-        // message a Connect caller may add later are what the entry holds.
-        const bytes = value.json().length;
-        return { value: cachedResponse(call.endpoint, value.json()), bytes: 2 * bytes };
+        // message a Connect caller may add later are what the entry holds;
+        // bodies in other formats and encodings are counted as they are made.
+        const response = cachedResponse(call.endpoint, json, computation, (self, bytes) => cache.grow(entry.key, self, bytes));
+        return { value: response, bytes: 2 * json.length };
       };
       const lookup = await cache.get(
         entry.key,
@@ -156,15 +178,29 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
  * A cached response: the JSON body only, the message made from it (proto3
  * JSON, which the body is) the first time a Connect or gRPC caller asks.
  */
-function cachedResponse(endpoint: Endpoint, json: Buffer): ComputedResponse {
+function cachedResponse(
+  endpoint: Endpoint,
+  json: Buffer,
+  computation: Computation,
+  grew: (response: ComputedResponse, bytes: number) => void,
+): ComputedResponse {
   let message: Message | undefined;
-  return {
+  const variants: (Buffer | undefined)[] = [];
+  const response: ComputedResponse = {
     message: () => (message ??= converting(() => fromJsonString(endpoint.method.output, json.toString()))),
     json: () => json,
+    variant: (slot) => variants[slot],
+    keepVariant(slot, body) {
+      const previous = variants[slot];
+      variants[slot] = body;
+      grew(response, body.length - (previous?.length ?? 0));
+    },
+    computation,
   };
+  return response;
 }
 
-function computedResponse(endpoint: Endpoint, warehouseRows: WarehouseRow[]): ComputedResponse {
+function computedResponse(endpoint: Endpoint, warehouseRows: WarehouseRow[], computation: Computation): ComputedResponse {
   let rows: WarehouseRow[] | undefined = warehouseRows;
   let message: Message | undefined;
   let json: Buffer | undefined;
@@ -172,7 +208,11 @@ function computedResponse(endpoint: Endpoint, warehouseRows: WarehouseRow[]): Co
   const release = () => {
     if (message !== undefined && json !== undefined) rows = undefined;
   };
+  const variants: (Buffer | undefined)[] = [];
   return {
+    computation,
+    variant: (slot) => variants[slot],
+    keepVariant: (slot, body) => void (variants[slot] = body),
     message() {
       if (message === undefined) {
         const result = converting(() => rows!.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row)));
