@@ -1,6 +1,7 @@
 // GET /api/endpoints: the definitions of the saved queries, read from the
 // proto options through the registry.
 import type { EndpointRegistry } from "../../endpoints/index.js";
+import { formats } from "./content-negotiation.js";
 
 export interface EndpointListing {
   name: string;
@@ -11,6 +12,8 @@ export interface EndpointListing {
   sandboxed: boolean;
   grpc_method: string;
   paths: string[];
+  /** Body formats a GET call may ask for with `format=` or Accept. */
+  formats: string[];
   parameters: { name: string; required: boolean; allowed_values: string[]; default: string | null; max_length: number }[];
 }
 
@@ -25,6 +28,7 @@ export function endpointListing(registry: EndpointRegistry): { result: EndpointL
       sandboxed: definition.sandboxed,
       grpc_method: grpcMethod,
       paths: [`/api/endpoints/${definition.name}`, `/api/endpoints/query/${definition.id}`],
+      formats: [...formats],
       parameters: parameters.map((p) => ({
         name: p.name,
         required: p.required,

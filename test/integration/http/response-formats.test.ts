@@ -191,3 +191,22 @@ describe("timing and statistics headers", () => {
     expect(response.headers["timing-allow-origin"]).toBe("*");
   });
 });
+
+describe("documentation of formats and headers", () => {
+  it("lists the body formats of every endpoint", async () => {
+    const listing = JSON.parse((await raw("/api/endpoints")).body.toString()) as { result: { formats: string[] }[] };
+    expect(listing.result.length).toBe(3);
+    for (const endpoint of listing.result) expect(endpoint.formats).toEqual(["json", "csv", "ndjson"]);
+  });
+
+  it("documents the format parameter, the CSV and NDJSON bodies and the answer headers in OpenAPI", async () => {
+    const document = JSON.parse((await raw("/openapi.json")).body.toString());
+    const path = document.paths["/api/endpoints/usage.api-counts"];
+    expect(path.parameters).toEqual([expect.objectContaining({ name: "format", in: "query", schema: expect.objectContaining({ enum: ["json", "csv", "ndjson"] }) })]);
+    const ok = path.get.responses["200"];
+    expect(Object.keys(ok.content)).toEqual(["application/json", "text/csv", "application/x-ndjson"]);
+    expect(Object.keys(ok.headers)).toEqual(
+      expect.arrayContaining(["Content-Encoding", "Vary", "Server-Timing", "X-Rows-Read", "X-Bytes-Read", "X-Cache", "Age"]),
+    );
+  });
+});
