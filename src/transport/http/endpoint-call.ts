@@ -9,16 +9,16 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { Credential } from "../../auth/index.js";
 import type { CallContext, Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
-import { sendError } from "./error-body.js";
 import {
   encodingFromAcceptEncoding,
+  encodings,
   formatFromAccept,
   IDENTITY,
   JSON_FORMAT,
-  encodings,
   type BodyFormat,
   type ContentEncoding,
 } from "./content-negotiation.js";
+import { sendError } from "./error-body.js";
 import { codeName } from "./http-status.js";
 import { corsHeaders, writeResponse, type HttpRequest, type HttpResponse } from "./respond.js";
 import { createResponseBodies, type ResponseBodies } from "./response-body.js";
@@ -136,7 +136,7 @@ function sendResult(
   const encoding: ContentEncoding = acceptEncoding === undefined ? IDENTITY : encodingFromAcceptEncoding(acceptEncoding);
   const hit = result.cache?.status === "HIT";
   let body = hit ? bodies.ready(result, format, encoding) : undefined;
-  let serializeMs = 0;
+  let serializeMs: number | undefined;
   if (body === undefined) {
     const before = performance.now();
     body = bodies.make(result, call.endpoint, format, encoding);
@@ -170,10 +170,10 @@ function sendResult(
  * be made); for a computed result the cache lookup (when the endpoint is
  * cached), the warehouse query and the serialisation, in milliseconds.
  */
-function serverTiming(result: EndpointResult, lookupMs: number, serializeMs: number): string {
-  const made = serializeMs > 0 ? `, serialize;dur=${serializeMs.toFixed(3)}` : "";
+function serverTiming(result: EndpointResult, lookupMs: number, serializeMs: number | undefined): string {
+  const made = serializeMs === undefined ? "" : `, serialize;dur=${serializeMs.toFixed(3)}`;
   if (result.cache?.status === "HIT") return `cache;desc="hit";dur=${lookupMs.toFixed(3)}${made}`;
   const { warehouseMs, serializeMs: computedMs } = result.computation;
   const cache = result.cache === undefined ? "" : `cache;desc="miss";dur=${lookupMs.toFixed(3)}, `;
-  return `${cache}warehouse;dur=${warehouseMs.toFixed(3)}, serialize;dur=${(computedMs + serializeMs).toFixed(3)}`;
+  return `${cache}warehouse;dur=${warehouseMs.toFixed(3)}, serialize;dur=${(computedMs + (serializeMs ?? 0)).toFixed(3)}`;
 }

@@ -26,6 +26,7 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
   const violations: FieldViolation[] = [];
   const seen = new Map<string, string>();
   let format: BodyFormat | undefined;
+  let formatGiven = false;
   for (const pair of search === "" ? [] : search.split("&")) {
     if (pair === "") continue;
     const eq = pair.indexOf("=");
@@ -44,11 +45,12 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
       continue;
     }
     if (name === "format") {
-      if (seen.has(name) || format !== undefined) {
+      if (formatGiven) {
         if (!violations.some((v) => v.field === name)) violations.push({ field: name, description: "format is given more than once" });
-      } else if ((format = formatFromParameter(value)) === undefined) {
-        seen.set(name, value);
-        violations.push({ field: name, description: "format must be one of json, csv, ndjson" });
+      } else {
+        formatGiven = true;
+        format = formatFromParameter(value);
+        if (format === undefined) violations.push({ field: name, description: "format must be one of json, csv, ndjson" });
       }
       continue;
     }
