@@ -18,6 +18,7 @@ import { noisyLoad, quietLoad } from "./fairness.js";
 import { readCommandLine } from "../src/cli/command-line.js";
 import { temporaryDirectory } from "./temp-directory.js";
 import { unaryLoad } from "./unary-load.js";
+import { wireBytes } from "./wire-bytes.js";
 
 const { values: flags } = readCommandLine({
   usage: `usage: npm run bench [-- --smoke]
@@ -204,6 +205,16 @@ async function main() {
     goal: "< 1 ms overhead",
     met: overheadMs < 1 ? "yes" : "no",
   });
+  const logsBytes = await wireBytes(`${url}${missPath}`, headers);
+  results.logsWireBytes = logsBytes;
+  rows.push({
+    measure: "logs.all (100 rows) body bytes on the wire, gzip / br",
+    service: `${logsBytes.gzip} / ${logsBytes.br}`,
+    baseline: `${logsBytes.identity} uncompressed`,
+    ratio: `${(logsBytes.gzip / logsBytes.identity).toFixed(2)} / ${(logsBytes.br / logsBytes.identity).toFixed(2)}`,
+    goal: "(context)",
+    met: "",
+  });
   rows.push({
     measure: "HTTP round trip alone, median ms",
     service: median(hopTimes).toFixed(2),
@@ -225,7 +236,8 @@ async function main() {
   const body = Buffer.from(await (await fetch(`${url}${hitPath}`, { headers })).arrayBuffer());
   const bodyFile = join(dataDir, "body.json");
   writeFileSync(bodyFile, body);
-  const hitRounds: { bare: Load; floor: Load; service: Load }[] = [];
+  const hitRounds: { bare: Load; floor: Load; service: Load; serviceGzip: Load }[] = [];
+  const gzipHeaders = { ...headers, "accept-encoding": "gzip" };
   for (let round = 0; round < getRounds; round++) {
     progress(`cache-hit GET round ${round + 1} of ${getRounds}: ${connections} connections, ${seconds} s per server`);
     const roundData = join(dataDir, `hit-${round}`);
@@ -240,7 +252,9 @@ async function main() {
     const order = [...names.slice(round % 3), ...names.slice(0, round % 3)];
     const measured = {} as Record<(typeof names)[number], Load>;
     for (const name of order) measured[name] = await getRps(`${servers[name].url}${hitPath}`, headers, seconds);
-    hitRounds.push(measured);
+    // The same hits asking for gzip: the compressed body is made on the first and kept.
+    await getRps(`${servers.service.url}${hitPath}`, gzipHeaders, warmSeconds);
+    hitRounds.push({ ...measured, serviceGzip: await getRps(`${servers.service.url}${hitPath}`, gzipHeaders, seconds) });
     await Promise.all(names.map((name) => servers[name].stop()));
   }
   const ratios = hitRounds.map((r) => r.service.rps / r.bare.rps);
@@ -256,6 +270,16 @@ async function main() {
     ratio: `${getRatio.toFixed(2)} (rounds: ${list(ratios)})`,
     goal: ">= 0.8",
     met: getRatio >= 0.8 ? "yes" : "no",
+  });
+  const gzipRatios = hitRounds.map((r) => r.serviceGzip.rps / r.service.rps);
+  results.cacheHitGetGzip = { ratios: gzipRatios, ratio: median(gzipRatios) };
+  rows.push({
+    measure: "cache-hit GET with Accept-Encoding: gzip req/s (p50/p99 ms)",
+    service: `${middle.serviceGzip.rps.toFixed(0)} (${middle.serviceGzip.p50Ms}/${middle.serviceGzip.p99Ms})`,
+    baseline: `${middle.service.rps.toFixed(0)} uncompressed, same round`,
+    ratio: `${median(gzipRatios).toFixed(2)} (rounds: ${list(gzipRatios)})`,
+    goal: "(context)",
+    met: "",
   });
   rows.push({
     measure: "cache-hit GET floor of the design req/s (p50/p99 ms)",

@@ -103,6 +103,12 @@ export interface ResultCache<V> {
   get(key: string, policy: CachePolicy, compute: Compute<V>, signal?: AbortSignal, refresh?: Compute<V>): Promise<CacheLookup<V>>;
   /** The HIT that `get` would answer, without computing anything on a miss (and without counting it). */
   peek(key: string, policy: CachePolicy): CacheLookup<V> | undefined;
+  /**
+   * Counts `bytes` more for `key` while it still holds `value` (a body made
+   * later from the value, kept with it), evicting other entries if the bounds
+   * are passed; nothing when the entry was replaced or dropped meanwhile.
+   */
+  grow(key: string, value: V, bytes: number): void;
   /** Refreshes due entries and drops idle or expired ones; resolves when the refreshes end. */
   runWarming(): Promise<void>;
   readonly size: { entries: number; bytes: number };
@@ -163,9 +169,14 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     });
     bytes += size;
     touch(key);
+    evictOverBounds(key);
+  }
+
+  /** Drops the least recently used entries but `keep` until both bounds hold. */
+  function evictOverBounds(keep: string) {
     for (const oldest of recency.keys()) {
       if (recency.size <= maxEntries && bytes <= maxBytes) break;
-      if (oldest === key) continue; // never evict what was just computed for a caller
+      if (oldest === keep) continue; // never evict what a caller is being served
       const evicted = entryOf(oldest);
       remove(oldest);
       onEvent("eviction", evicted?.policy.label ?? "");
@@ -284,6 +295,13 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
       onEvent("miss", policy.label ?? "");
       const computed = await waitFor(flight(key, policy, compute, refresh), signal);
       return { value: computed.value, status: "MISS", computedAt: entryOf(key)?.computedAt ?? clock() };
+    },
+    grow(key, value, more) {
+      const entry = entryOf(key);
+      if (entry === undefined || entry.value !== value) return;
+      entry.bytes += more;
+      bytes += more;
+      evictOverBounds(key);
     },
     async runWarming() {
       await (sweeping ??= sweep().finally(() => (sweeping = undefined)));

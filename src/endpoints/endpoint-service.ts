@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { create, fromJsonString, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { cacheKey, type CachePolicy, type CacheLookup, type Compute, type Computed, type ResultCache } from "../cache/index.js";
-import type { QueryExecutor, QueryParamValue, WarehouseRow } from "../executor/index.js";
+import type { QueryExecutor, QueryParamValue, QueryStatistics, WarehouseRow } from "../executor/index.js";
 import type { Clock } from "../observability/index.js";
 import { bindParameters } from "./parameters.js";
 import type { Endpoint } from "./registry.js";
@@ -50,6 +50,24 @@ export interface ComputedResponse {
   message(): Message;
   /** The GET body `{"result": [...]}`. */
   json(): Buffer;
+  /**
+   * Another body of the same rows kept in `slot` (the transport numbers its
+   * formats and encodings), or undefined before `keepVariant` put one there.
+   */
+  variant(slot: number): Buffer | undefined;
+  /** Keeps `body` in `slot` for later callers; a cached result counts its bytes in the cache's bound. */
+  keepVariant(slot: number, body: Buffer): void;
+  /** What computing it took; a cached result keeps the figures of its computation. */
+  readonly computation: Computation;
+}
+
+export interface Computation {
+  /** Wall time of the warehouse query. */
+  warehouseMs: number;
+  /** Time spent writing the JSON body when the result was computed (0 when it is written later, on first use). */
+  serializeMs: number;
+  /** Rows and bytes the query read, when the warehouse reports them. */
+  statistics?: QueryStatistics;
 }
 
 export interface EndpointResult extends ComputedResponse {
@@ -105,8 +123,8 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   }
 
   async function compute(call: PreparedCall, context: CallContext): Promise<ComputedResponse> {
-    const { rows } = await executor.execute(call.endpoint.savedQuery, call.queryParams, context);
-    return computedResponse(call.endpoint, rows);
+    const { rows, durationMs, statistics } = await executor.execute(call.endpoint.savedQuery, call.queryParams, context);
+    return computedResponse(call.endpoint, rows, { warehouseMs: durationMs, serializeMs: 0, statistics });
   }
 
   /**
@@ -115,8 +133,14 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
    */
   async function computeCached(call: PreparedCall, context: CallContext): Promise<Computed<ComputedResponse>> {
     const value = await compute(call, context);
+    const started = performance.now();
     const json = value.json();
-    return { value: cachedResponse(call.endpoint, json), bytes: 2 * json.length };
+    const computation = { ...value.computation, serializeMs: performance.now() - started };
+    // Bodies in other formats and encodings are counted as they are made.
+    // (The closure sees the prepared call only: nothing of `context`.)
+    const key = call.cacheEntry!.key;
+    const response = cachedResponse(call.endpoint, json, computation, (self, bytes) => cache!.grow(key, self, bytes));
+    return { value: response, bytes: 2 * json.length };
   }
 
   /**
@@ -131,8 +155,8 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
 
   function fromCache(lookup: CacheLookup<ComputedResponse>): EndpointResult {
     const ageSeconds = Math.max(0, Math.floor((clock() - lookup.computedAt) / 1000));
-    const { message, json } = lookup.value;
-    return { message, json, cache: { status: lookup.status, ageSeconds } };
+    const { message, json, variant, keepVariant, computation } = lookup.value;
+    return { message, json, variant, keepVariant, computation, cache: { status: lookup.status, ageSeconds } };
   }
 
   const service: EndpointService = {
@@ -174,15 +198,29 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
  * A cached response: the JSON body only, the message made from it (proto3
  * JSON, which the body is) the first time a Connect or gRPC caller asks.
  */
-function cachedResponse(endpoint: Endpoint, json: Buffer): ComputedResponse {
+function cachedResponse(
+  endpoint: Endpoint,
+  json: Buffer,
+  computation: Computation,
+  grew: (response: ComputedResponse, bytes: number) => void,
+): ComputedResponse {
   let message: Message | undefined;
-  return {
+  const variants: (Buffer | undefined)[] = [];
+  const response: ComputedResponse = {
     message: () => (message ??= converting(() => fromJsonString(endpoint.method.output, json.toString()))),
     json: () => json,
+    variant: (slot) => variants[slot],
+    keepVariant(slot, body) {
+      const previous = variants[slot];
+      variants[slot] = body;
+      grew(response, body.length - (previous?.length ?? 0));
+    },
+    computation,
   };
+  return response;
 }
 
-function computedResponse(endpoint: Endpoint, warehouseRows: WarehouseRow[]): ComputedResponse {
+function computedResponse(endpoint: Endpoint, warehouseRows: WarehouseRow[], computation: Computation): ComputedResponse {
   let rows: WarehouseRow[] | undefined = warehouseRows;
   let message: Message | undefined;
   let json: Buffer | undefined;
@@ -190,7 +228,11 @@ function computedResponse(endpoint: Endpoint, warehouseRows: WarehouseRow[]): Co
   const release = () => {
     if (message !== undefined && json !== undefined) rows = undefined;
   };
+  const variants: (Buffer | undefined)[] = [];
   return {
+    computation,
+    variant: (slot) => variants[slot],
+    keepVariant: (slot, body) => void (variants[slot] = body),
     message() {
       if (message === undefined) {
         const result = converting(() => rows!.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row)));

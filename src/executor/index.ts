@@ -14,5 +14,7 @@ export { connectErrorFromClickHouse, unavailableRetryAfterSeconds } from "./clic
 export type { ClickHouseErrorContext } from "./clickhouse-error.js";
 export { createQueryTuning, tunedNow } from "./query-tuning.js";
 export type { QueryTuning, QueryTuningOptions } from "./query-tuning.js";
+export { statisticsFromHeaders } from "./query-statistics.js";
+export type { QueryStatistics } from "./query-statistics.js";
 export { createAdmission } from "./admission.js";
 export type { Admission, AdmissionOptions } from "./admission.js";

@@ -7,6 +7,7 @@ import { silentLogger, systemClock, type Clock, type Logger } from "../observabi
 import { toDateTime64Param } from "../warehouse/index.js";
 import { createAdmission, type AdmissionOptions } from "./admission.js";
 import { connectErrorFromClickHouse, unavailableError } from "./clickhouse-error.js";
+import { statisticsFromHeaders, type QueryStatistics } from "./query-statistics.js";
 import { readResultRows } from "./result-rows.js";
 import { tunedNow, type QueryTuning } from "./query-tuning.js";
 
@@ -52,6 +53,8 @@ export interface QueryResult {
   queryId: string;
   /** Wall time of the warehouse round trip. */
   durationMs: number;
+  /** Rows and bytes the query read, when the warehouse reports them (a server does; the embedded engine does not). */
+  statistics?: QueryStatistics;
 }
 
 /** Called after every query, for metrics. */
@@ -190,18 +193,21 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         query_params: { ...params, now: toDateTime64Param(tunedNow(clock(), tuning)) },
         abort_signal: signal,
       };
-      let rows = readResultRows(await (await client.query({ ...request, query_id: queryId })).text());
+      let answer = await client.query({ ...request, query_id: queryId });
+      let rows = readResultRows(await answer.text());
       if (rows === undefined) {
         // Output a failed query left behind came first (result-rows.ts); it
         // went with this answer, so the next one is the query's own.
         logger.warn("warehouse answer held more than this query's rows; asked again", { query: query.name, queryId });
-        rows = readResultRows(await (await client.query({ ...request, query_id: randomUUID() })).text());
+        answer = await client.query({ ...request, query_id: randomUUID() });
+        rows = readResultRows(await answer.text());
         if (rows === undefined) throw new Error("the warehouse answered twice with something other than one JSON array of rows");
       }
       rows = rows.slice(0, query.maxRows);
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs });
-      return { rows, queryId, durationMs };
+      const statistics = statisticsFromHeaders(answer.response_headers);
+      return statistics === undefined ? { rows, queryId, durationMs } : { rows, queryId, durationMs, statistics };
     } catch (cause) {
       const aborted = !signal.aborted ? undefined : isDeadline(signal.reason) ? "deadline" : "caller";
       const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });

@@ -29,7 +29,7 @@ function setup(rows: Record<string, unknown>[] = [], failures = 0) {
       contexts.push(options);
       await new Promise((r) => setImmediate(r));
       if (toFail-- > 0) throw new ConnectError("warehouse unavailable", Code.Unavailable);
-      return { rows, queryId: "q", durationMs: 1 };
+      return { rows, queryId: "q", durationMs: 7, statistics: { rowsRead: 1200, bytesRead: 34000 } };
     },
   };
   const cache = createResultCache<ComputedResponse>({ clock, sweepIntervalMs: 0, jitter: 0 });
@@ -42,6 +42,28 @@ function setup(rows: Record<string, unknown>[] = [], failures = 0) {
 }
 
 describe("endpoint service cache", () => {
+  it("keeps a body made later with the cached result, counting its bytes in the cache's bound", async () => {
+    const { run, cache } = setup();
+    const miss = await run("usage.api-counts", { project: "p", interval: "daily" });
+    const before = cache.size.bytes;
+    miss.keepVariant(3, Buffer.alloc(1000));
+    expect(cache.size.bytes).toBe(before + 1000);
+    const hit = await run("usage.api-counts", { project: "p", interval: "daily" });
+    expect(hit.cache?.status).toBe("HIT");
+    expect(hit.variant(3)?.length).toBe(1000);
+    expect(hit.variant(4)).toBeUndefined();
+    // Replacing a slot counts the difference only.
+    hit.keepVariant(3, Buffer.alloc(400));
+    expect(cache.size.bytes).toBe(before + 400);
+  });
+
+  it("answers a hit with the warehouse figures of the computation that made it", async () => {
+    const { run } = setup();
+    await run("usage.api-counts", { project: "p", interval: "daily" });
+    const hit = await run("usage.api-counts", { project: "p", interval: "daily" });
+    expect(hit.computation).toMatchObject({ warehouseMs: 7, statistics: { rowsRead: 1200, bytesRead: 34000 } });
+  });
+
   it("shares one entry between an absent, an unknown and the default interval", async () => {
     const { executed, run } = setup();
     const statuses = [];

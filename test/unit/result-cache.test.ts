@@ -207,6 +207,30 @@ describe("result cache bounds", () => {
     expect(cache.size).toEqual({ entries: 2, bytes: 22 });
   });
 
+  it("counts what an entry grows by and evicts other entries when the growth passes the byte bound", async () => {
+    const { cache, compute, events } = setup({ maxBytes: 40 }); // 11 bytes an entry: three fit
+    for (const key of ["a", "b", "c"]) await cache.get(key, policy, compute);
+    cache.grow("c", "v3", 5);
+    expect(cache.size).toEqual({ entries: 3, bytes: 38 });
+    // 38 + 5 = 43 passes 40: the least recently used (a) goes, the growing entry stays.
+    cache.grow("c", "v3", 5);
+    expect(cache.size).toEqual({ entries: 2, bytes: 32 });
+    expect(events.filter((e) => e === "eviction")).toHaveLength(1);
+    expect((await cache.get("c", policy, compute)).status).toBe("HIT");
+  });
+
+  it("ignores growth reported for a value the entry no longer holds", async () => {
+    const { clock, cache, compute } = setup();
+    await cache.get("k", policy, compute); // v1
+    cache.grow("k", "v0", 100);
+    cache.grow("gone", "v1", 100);
+    expect(cache.size).toEqual({ entries: 1, bytes: 11 });
+    clock.set(900 * SECOND);
+    await cache.get("k", policy, compute); // v2 replaces v1
+    cache.grow("k", "v1", 100);
+    expect(cache.size).toEqual({ entries: 1, bytes: 11 });
+  });
+
   it("counts each entry's overhead towards the byte bound", async () => {
     const { cache, compute } = setup({ maxBytes: 300, entryOverheadBytes: 100 });
     for (const key of ["key-1", "key-2", "key-3"]) await cache.get(key, policy, compute);

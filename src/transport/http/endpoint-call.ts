@@ -2,13 +2,30 @@
 // cached result at once, without a promise in between, else the warehouse;
 // then the metrics and, for failures (or every call at LOG_LEVEL=debug), a
 // log line. Nothing here is made per call that a cache hit does not need.
+// The body is in the format and content coding the caller asked for
+// (content-negotiation.ts, response-body.ts), with Server-Timing and, where
+// the warehouse reports them, the rows and bytes its query read.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Credential } from "../../auth/index.js";
 import type { CallContext, Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
+import {
+  encodingFromAcceptEncoding,
+  encodings,
+  formatFromAccept,
+  IDENTITY,
+  JSON_FORMAT,
+  type BodyFormat,
+  type ContentEncoding,
+} from "./content-negotiation.js";
 import { sendError } from "./error-body.js";
 import { codeName } from "./http-status.js";
 import { corsHeaders, writeResponse, type HttpRequest, type HttpResponse } from "./respond.js";
+import { createResponseBodies, type ResponseBodies } from "./response-body.js";
+import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
+
+/** A prepared GET call, with the format its query string named (else `Accept` decides). */
+export type GetCall = PreparedCall & { format?: BodyFormat };
 
 export interface EndpointCallOptions {
   service: EndpointService;
@@ -16,11 +33,13 @@ export interface EndpointCallOptions {
   logger: Logger;
   /** Deadline of a GET call. */
   defaultTimeoutMs: number;
+  /** Compression levels. Default: see ResponseCompressionOptions. */
+  compression?: ResponseCompressionOptions;
 }
 
 export interface EndpointCalls {
   /** Answers `call`; failures become the JSON error body. */
-  answer(request: HttpRequest, response: HttpResponse, call: PreparedCall, requestId: string, credential: Credential): void;
+  answer(request: HttpRequest, response: HttpResponse, call: GetCall, requestId: string, credential: Credential): void;
   /** Answers a call of `endpoint` whose parameters were refused, counted and logged as calls are. */
   reject(request: HttpRequest, response: HttpResponse, endpoint: Endpoint, requestId: string, credential: Credential, error: unknown): void;
 }
@@ -28,6 +47,7 @@ export interface EndpointCalls {
 export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls {
   const { service, metrics, logger, defaultTimeoutMs } = options;
   const logEveryCall = logger.enabled("debug");
+  const bodies = createResponseBodies(createCompressor(options.compression));
 
   function finish(call: { endpoint: Endpoint }, requestId: string, caller: string, started: number, code: string) {
     const ms = performance.now() - started;
@@ -57,14 +77,15 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
     answer(request, response, call, requestId, credential) {
       const started = performance.now();
       const hit = service.peek(call);
+      const lookupMs = performance.now() - started;
       if (hit !== undefined) {
-        sendResult(request, response, requestId, hit);
+        sendResult(bodies, request, response, requestId, call, hit, lookupMs);
         return finish(call, requestId, credential.id, started, "ok");
       }
       service.execute(call, new GetCallContext(response, requestId, defaultTimeoutMs, credential.id)).then(
         (result) => {
           try {
-            sendResult(request, response, requestId, result);
+            sendResult(bodies, request, response, requestId, call, result, lookupMs);
           } catch (error) {
             // Rows that do not fit the row message: a bug, answered as INTERNAL.
             return fail(request, response, call, requestId, credential.id, started, error);
@@ -102,19 +123,66 @@ class GetCallContext implements CallContext {
   }
 }
 
-/** 200 with the result's JSON body, its cache status and age when it has them. */
-function sendResult(request: HttpRequest, response: HttpResponse, requestId: string, result: EndpointResult) {
-  const body = result.json();
+const contentTypes = ["application/json; charset=utf-8", "text/csv; charset=utf-8; header=present", "application/x-ndjson"];
+
+/**
+ * 200 with the result's body in the asked format and coding, its cache
+ * status and age when it has them, Server-Timing, and the rows and bytes
+ * read when known (for a hit, those of the computation it was made by).
+ */
+function sendResult(
+  bodies: ResponseBodies,
+  request: HttpRequest,
+  response: HttpResponse,
+  requestId: string,
+  call: GetCall,
+  result: EndpointResult,
+  lookupMs: number,
+) {
+  const accept = request.headers.accept;
+  const format = call.format ?? (accept === undefined ? JSON_FORMAT : formatFromAccept(accept));
+  const acceptEncoding = request.headers["accept-encoding"];
+  const encoding: ContentEncoding = acceptEncoding === undefined ? IDENTITY : encodingFromAcceptEncoding(acceptEncoding);
+  const hit = result.cache?.status === "HIT";
+  let body = hit ? bodies.ready(result, format, encoding) : undefined;
+  let serializeMs: number | undefined;
+  if (body === undefined) {
+    const before = performance.now();
+    body = bodies.make(result, call.endpoint, format, encoding);
+    serializeMs = performance.now() - before;
+  }
   const headers: Record<string, string> = {
-    "content-type": "application/json; charset=utf-8",
+    "content-type": contentTypes[format]!,
     "content-length": String(body.length),
+    vary: "Accept, Accept-Encoding",
     "access-control-allow-origin": corsHeaders["access-control-allow-origin"],
     "access-control-expose-headers": corsHeaders["access-control-expose-headers"],
+    "timing-allow-origin": "*",
     "x-request-id": requestId,
+    "server-timing": serverTiming(result, lookupMs, serializeMs),
   };
+  if (encoding !== IDENTITY) headers["content-encoding"] = encodings[encoding];
   if (result.cache !== undefined) {
     headers["x-cache"] = result.cache.status;
     headers.age = String(result.cache.ageSeconds);
   }
+  const statistics = result.computation.statistics;
+  if (statistics !== undefined) {
+    headers["x-rows-read"] = String(statistics.rowsRead);
+    headers["x-bytes-read"] = String(statistics.bytesRead);
+  }
   writeResponse(request, response, 200, headers, body);
+}
+
+/**
+ * `cache;desc="hit";dur=…` for a hit (with `serialize` when its body had to
+ * be made); for a computed result the cache lookup (when the endpoint is
+ * cached), the warehouse query and the serialisation, in milliseconds.
+ */
+function serverTiming(result: EndpointResult, lookupMs: number, serializeMs: number | undefined): string {
+  const made = serializeMs === undefined ? "" : `, serialize;dur=${serializeMs.toFixed(3)}`;
+  if (result.cache?.status === "HIT") return `cache;desc="hit";dur=${lookupMs.toFixed(3)}${made}`;
+  const { warehouseMs, serializeMs: computedMs } = result.computation;
+  const cache = result.cache === undefined ? "" : `cache;desc="miss";dur=${lookupMs.toFixed(3)}, `;
+  return `${cache}warehouse;dur=${warehouseMs.toFixed(3)}, serialize;dur=${(computedMs + (serializeMs ?? 0)).toFixed(3)}`;
 }

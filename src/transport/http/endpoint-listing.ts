@@ -2,6 +2,7 @@
 // proto options through the registry; for a scoped credential, only the
 // endpoints it may call, with the parameters it fixes.
 import type { EndpointRegistry, Scope } from "../../endpoints/index.js";
+import { formats } from "./content-negotiation.js";
 
 export interface EndpointListing {
   name: string;
@@ -12,6 +13,8 @@ export interface EndpointListing {
   sandboxed: boolean;
   grpc_method: string;
   paths: string[];
+  /** Body formats a GET call may ask for with `format=` or Accept. */
+  formats: string[];
   parameters: { name: string; required: boolean; allowed_values: string[]; default: string | null; max_length: number }[];
   /** Present for a credential that fixes some of this endpoint's parameters: their values. */
   fixed_parameters?: Record<string, string>;
@@ -29,6 +32,7 @@ export function endpointListing(registry: EndpointRegistry, scope: Scope = {}): 
       sandboxed: definition.sandboxed,
       grpc_method: grpcMethod,
       paths: [`/api/endpoints/${definition.name}`, `/api/endpoints/query/${definition.id}`],
+      formats: [...formats],
       parameters: parameters.map((p) => ({
         name: p.name,
         required: p.required,

@@ -4,11 +4,11 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { isScoped, type Authenticator, type Credential, type HeaderReader } from "../../auth/index.js";
 import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../errors/index.js";
-import type { EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
+import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
 import { requestIdFrom } from "../request-context.js";
 import { endpointListing } from "./endpoint-listing.js";
-import { createEndpointCalls } from "./endpoint-call.js";
+import { createEndpointCalls, type GetCall } from "./endpoint-call.js";
 import { sendError } from "./error-body.js";
 import { codeName } from "./http-status.js";
 import { openApiDocument } from "./openapi.js";
@@ -136,14 +136,15 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     if (endpointKey === undefined) return fail(new ConnectError("malformed endpoint name in path", Code.InvalidArgument));
     const endpoint = registry.find(endpointKey);
     if (endpoint === undefined) return fail(new ConnectError("no endpoint of that name or id", Code.NotFound));
-    const { request: message, violations } = requestFromQueryString(endpoint, search);
-    let call: PreparedCall;
+    const { request: message, violations, format } = requestFromQueryString(endpoint, search);
+    let call: GetCall;
     try {
       call = service.prepare(endpoint, message, credential);
     } catch (error) {
       return calls.reject(request, response, endpoint, requestId, credential, withViolations(violations, error));
     }
     if (violations.length > 0) return calls.reject(request, response, endpoint, requestId, credential, invalidArgument(violations));
+    if (format !== undefined) call = { ...call, format }; // the body's format only: the same rows, the same cache entry
     // A call prepared under a scope depends on the credential too: only unscoped calls are kept by target.
     if (!scoped) preparedCalls.remember(url, call);
     calls.answer(request, response, call, requestId, credential);

@@ -3,6 +3,7 @@
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { ParameterFormat } from "../../gen/endpoints/v1/endpoint_options_pb.js";
 import type { Endpoint, EndpointRegistry } from "../../endpoints/index.js";
+import { answerHeaders, formatParameter, otherBodies } from "./response-documentation.js";
 
 type Schema = Record<string, unknown>;
 
@@ -45,8 +46,9 @@ export function openApiDocument(registry: EndpointRegistry): Schema {
   for (const endpoint of registry.endpoints) {
     schemas[endpoint.rowSchema.name] = rowSchema(endpoint.rowSchema);
     const byName = operation(endpoint, "ByName");
-    paths[`/api/endpoints/${endpoint.definition.name}`] = { get: byName };
-    paths[`/api/endpoints/query/${endpoint.definition.id}`] = { get: operation(endpoint, "ById") };
+    // The format parameter, which every endpoint takes, at the path level.
+    paths[`/api/endpoints/${endpoint.definition.name}`] = { get: byName, parameters: [formatParameter] };
+    paths[`/api/endpoints/query/${endpoint.definition.id}`] = { get: operation(endpoint, "ById"), parameters: [formatParameter] };
   }
   paths["/api/endpoints"] = {
     get: {
@@ -76,7 +78,7 @@ function operation(endpoint: Endpoint, suffix: string): Schema {
   const responses: Record<string, Schema> = {
     "200": {
       description: `At most ${definition.maxRows} rows`,
-      headers: definition.cacheTtlSeconds > 0 ? cacheHeaders : undefined,
+      headers: definition.cacheTtlSeconds > 0 ? { ...answerHeaders, ...cacheHeaders } : answerHeaders,
       content: {
         "application/json": {
           schema: {
@@ -85,6 +87,7 @@ function operation(endpoint: Endpoint, suffix: string): Schema {
             properties: { result: { type: "array", items: { $ref: `#/components/schemas/${endpoint.rowSchema.name}` } } },
           },
         },
+        ...otherBodies,
       },
     },
   };

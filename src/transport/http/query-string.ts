@@ -3,6 +3,7 @@
 import { create, type Message } from "@bufbuild/protobuf";
 import type { FieldViolation } from "../../errors/index.js";
 import type { Endpoint } from "../../endpoints/index.js";
+import { formatFromParameter, type BodyFormat } from "./content-negotiation.js";
 
 export interface QueryStringRequest {
   /** The request message, from the parameters that were read cleanly. */
@@ -12,6 +13,8 @@ export interface QueryStringRequest {
    * sandboxing is disabled); a repeated parameter is left out of `request`.
    */
   violations: FieldViolation[];
+  /** The body format `format=` named; reserved for every endpoint, never a query parameter. */
+  format?: BodyFormat;
 }
 
 /**
@@ -22,6 +25,8 @@ export interface QueryStringRequest {
 export function requestFromQueryString(endpoint: Endpoint, search: string): QueryStringRequest {
   const violations: FieldViolation[] = [];
   const seen = new Map<string, string>();
+  let format: BodyFormat | undefined;
+  let formatGiven = false;
   for (const pair of search === "" ? [] : search.split("&")) {
     if (pair === "") continue;
     const eq = pair.indexOf("=");
@@ -37,6 +42,16 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
     }
     if (value === undefined) {
       violations.push({ field: name, description: `${name} has malformed percent-encoding` });
+      continue;
+    }
+    if (name === "format") {
+      if (formatGiven) {
+        if (!violations.some((v) => v.field === name)) violations.push({ field: name, description: "format is given more than once" });
+      } else {
+        formatGiven = true;
+        format = formatFromParameter(value);
+        if (format === undefined) violations.push({ field: name, description: "format must be one of json, csv, ndjson" });
+      }
       continue;
     }
     const spec = endpoint.parameters.find((p) => p.name === name);
@@ -55,7 +70,8 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
     const named = violations.some((v) => v.field === spec.name);
     if (value !== undefined && !named) init[spec.field.localName] = value;
   }
-  return { request: create(endpoint.method.input, init as never), violations };
+  const request = create(endpoint.method.input, init as never);
+  return format === undefined ? { request, violations } : { request, violations, format };
 }
 
 /** application/x-www-form-urlencoded decoding; undefined when malformed. */

@@ -28,6 +28,13 @@ describe("query executor", () => {
     expect(rows[999]).toEqual({ number: 999 });
   });
 
+  it("reports no rows or bytes read on the embedded engine, which does not say", async () => {
+    const executor = createQueryExecutor({ client: warehouse.client });
+    const result = await executor.execute(query("SELECT count() AS n FROM numbers(1000)"), {});
+    expect(result.rows).toEqual([{ n: 1000 }]);
+    expect(result.statistics).toBeUndefined();
+  });
+
   it("leaves no setting behind for the next statement of the session", async () => {
     const executor = createQueryExecutor({ client: warehouse.client });
     await executor.execute(query("SELECT number FROM numbers(10)", 3), {});

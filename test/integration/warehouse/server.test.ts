@@ -47,6 +47,21 @@ describe.skipIf(url === undefined)("on a ClickHouse server (skipped: CLICKHOUSE_
   });
 });
 
+describe.skipIf(url === undefined)("query statistics on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)", () => {
+  it("reports the rows and bytes a query read", async () => {
+    const credentials = { username: process.env.CLICKHOUSE_USER ?? "default", password: process.env.CLICKHOUSE_PASSWORD ?? "" };
+    const warehouse = await openWarehouse({ kind: "server", url: url!, ...credentials, database: "default" });
+    try {
+      const executor = createQueryExecutor({ client: warehouse.client });
+      const result = await executor.execute({ name: "test.count", sql: "SELECT sum(number) AS n FROM numbers(1000)", maxRows: 1 }, {});
+      // numbers(1000): 1000 rows of one UInt64 column, 8 bytes each.
+      expect(result.statistics).toEqual({ rowsRead: 1000, bytesRead: 8000 });
+    } finally {
+      await warehouse.close();
+    }
+  });
+});
+
 describe.skipIf(url === undefined)("aborted queries on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)", () => {
   it("stops a query past its deadline with KILL QUERY", async () => {
     const credentials = { username: process.env.CLICKHOUSE_USER ?? "default", password: process.env.CLICKHOUSE_PASSWORD ?? "" };

@@ -1,0 +1,109 @@
+// Which body a GET caller reads: the format from `format=` in the query
+// string or else from `Accept`, the content coding from `Accept-Encoding`.
+// Header values repeat from call to call (a client sends the same ones every
+// time), so each distinct value is parsed once and its answer remembered.
+import { zstdAvailable } from "./response-encoding.js";
+
+/** Body formats by number: a body's slot is format * encodings.length + encoding. */
+export const formats = ["json", "csv", "ndjson"] as const;
+export type BodyFormat = 0 | 1 | 2;
+export const JSON_FORMAT: BodyFormat = 0;
+export const CSV_FORMAT: BodyFormat = 1;
+export const NDJSON_FORMAT: BodyFormat = 2;
+
+/** Content codings by number, the server's preference among equals last to first: br, then zstd, then gzip. */
+export const encodings = ["identity", "gzip", "zstd", "br"] as const;
+export type ContentEncoding = 0 | 1 | 2 | 3;
+export const IDENTITY: ContentEncoding = 0;
+
+/** The `format` query-string value's format; undefined for anything but json, csv or ndjson. */
+export function formatFromParameter(value: string): BodyFormat | undefined {
+  const index = (formats as readonly string[]).indexOf(value);
+  return index < 0 ? undefined : (index as BodyFormat);
+}
+
+const mediaTypes: Record<string, BodyFormat> = {
+  "application/json": JSON_FORMAT,
+  "*/*": JSON_FORMAT,
+  "application/*": JSON_FORMAT,
+  "text/csv": CSV_FORMAT,
+  "text/*": CSV_FORMAT,
+  "application/x-ndjson": NDJSON_FORMAT,
+  "application/ndjson": NDJSON_FORMAT,
+};
+
+const codings: Record<string, ContentEncoding> = { gzip: 1, "x-gzip": 1, br: 3, ...(zstdAvailable ? { zstd: 2 } : {}) };
+
+/** Remembers up to `max` header values' answers; past that it starts again. */
+function memo<T>(parse: (value: string) => T, max = 256): (value: string) => T {
+  const known = new Map<string, T>();
+  return (value) => {
+    let answer = known.get(value);
+    if (answer === undefined) {
+      if (known.size >= max) known.clear();
+      answer = parse(value);
+      known.set(value, answer);
+    }
+    return answer;
+  };
+}
+
+/** `name;q=0.5` → [name lowercased, 0.5]; a missing or unreadable q is 1. */
+function weighted(item: string): [string, number] {
+  const parts = item.split(";");
+  let q = 1;
+  for (let i = 1; i < parts.length; i += 1) {
+    const [key, value] = parts[i]!.split("=").map((p) => p.trim());
+    if (key?.toLowerCase() === "q" && value !== undefined) {
+      const n = Number(value);
+      if (Number.isFinite(n) && n >= 0 && n <= 1) q = n;
+    }
+  }
+  return [parts[0]!.trim().toLowerCase(), q];
+}
+
+/**
+ * The format an `Accept` value asks for: the supported media range with the
+ * highest q (the first among equals); JSON when none is supported, so a
+ * browser asking for HTML or anything reads JSON.
+ */
+export const formatFromAccept = memo((accept: string): BodyFormat => {
+  let best: BodyFormat = JSON_FORMAT;
+  let bestQ = 0;
+  for (const item of accept.split(",")) {
+    const [type, q] = weighted(item);
+    const format = mediaTypes[type];
+    if (format !== undefined && q > bestQ) {
+      best = format;
+      bestQ = q;
+    }
+  }
+  return best;
+});
+
+/**
+ * The content coding an `Accept-Encoding` value allows: the highest q, br
+ * before zstd before gzip among equals; `*` stands for gzip unless named;
+ * identity when none is acceptable.
+ */
+export const encodingFromAcceptEncoding = memo((header: string): ContentEncoding => {
+  let best: ContentEncoding = IDENTITY;
+  let bestQ = 0;
+  let starQ = 0;
+  const named = new Set<string>();
+  for (const item of header.split(",")) {
+    const [name, q] = weighted(item);
+    if (name === "*") {
+      starQ = q;
+      continue;
+    }
+    named.add(name);
+    const coding = codings[name];
+    if (coding !== undefined && q > 0 && (q > bestQ || (q === bestQ && coding > best))) {
+      best = coding;
+      bestQ = q;
+    }
+  }
+  if (starQ > bestQ && !named.has("gzip") && !named.has("x-gzip")) best = 1;
+  return best;
+});

@@ -1,0 +1,54 @@
+// The body a GET caller reads, in its format and content coding: the JSON
+// body as the result has it, or a variant made from it once and kept with
+// the result (a cached result counts it in the cache's bound), so a later
+// caller asking for the same one reads it as is.
+import type { ComputedResponse, Endpoint } from "../../endpoints/index.js";
+import { CSV_FORMAT, encodings, IDENTITY, JSON_FORMAT, type BodyFormat, type ContentEncoding } from "./content-negotiation.js";
+import { csvFromJsonBody } from "./csv-body.js";
+import { ndjsonFromJsonBody } from "./ndjson-body.js";
+import type { Compressor } from "./response-encoding.js";
+
+export interface ResponseBodies {
+  /** The body if no work is needed to have it: the JSON body, or a variant already kept. */
+  ready(result: ComputedResponse, format: BodyFormat, encoding: ContentEncoding): Buffer | undefined;
+  /** The body, made (and kept) if it was not yet. */
+  make(result: ComputedResponse, endpoint: Endpoint, format: BodyFormat, encoding: ContentEncoding): Buffer;
+}
+
+const columnsOf = new WeakMap<Endpoint, string[]>();
+
+export function createResponseBodies(compress: Compressor): ResponseBodies {
+  function formatted(result: ComputedResponse, endpoint: Endpoint, format: BodyFormat): Buffer {
+    if (format === JSON_FORMAT) return result.json();
+    const slot = format * encodings.length;
+    let body = result.variant(slot);
+    if (body === undefined) {
+      if (format === CSV_FORMAT) {
+        let columns = columnsOf.get(endpoint);
+        if (columns === undefined) columnsOf.set(endpoint, (columns = endpoint.rowSchema.fields.map((f) => f.name)));
+        body = csvFromJsonBody(result.json(), columns);
+      } else {
+        body = ndjsonFromJsonBody(result.json());
+      }
+      result.keepVariant(slot, body);
+    }
+    return body;
+  }
+
+  return {
+    ready(result, format, encoding) {
+      if (format === JSON_FORMAT && encoding === IDENTITY) return result.json();
+      return result.variant(format * encodings.length + encoding);
+    },
+    make(result, endpoint, format, encoding) {
+      if (encoding === IDENTITY) return formatted(result, endpoint, format);
+      const slot = format * encodings.length + encoding;
+      let body = result.variant(slot);
+      if (body === undefined) {
+        body = compress(formatted(result, endpoint, format), encoding);
+        result.keepVariant(slot, body);
+      }
+      return body;
+    },
+  };
+}
