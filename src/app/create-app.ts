@@ -129,7 +129,7 @@ export function createApp(options: AppOptions): App {
       metrics.cacheBytes.set(bytes);
     },
   });
-  const service = createEndpointService({ executor, cache, clock, refreshTimeoutMs: maxQueryMs });
+  const service = createEndpointService({ executor, cache, clock, sharedTimeoutMs: maxQueryMs });
   const knownEndpoints = new Set(registry.endpoints.map((e) => e.definition.name));
   const knownParameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.name)));
   const keyFile =

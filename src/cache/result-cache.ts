@@ -51,8 +51,8 @@ export interface ResultCacheOptions {
   warmConcurrency?: number;
   /**
    * The largest share of the time refreshes may keep a warehouse query
-   * running: after a refresh that took d ms the next waits d * (1 / share - 1)
-   * ms. Default 0.25.
+   * running: after a refresh that took d ms (real time) the next waits
+   * d * (1 / share - 1) ms. Default 0.25.
    */
   warmShare?: number;
   /** A refresh is due up to this fraction of the warming period early, at random. Default 0.1. */
@@ -248,8 +248,11 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   }
 
   let sweeping: Promise<void> | undefined;
-  /** Clock time before which no refresh starts: keeps refreshes within their share. */
-  let nextRefreshAt = Number.NEGATIVE_INFINITY;
+  /**
+   * performance.now() before which no refresh starts: keeps refreshes within
+   * their share of the warehouse's time (real time, whatever the clock says).
+   */
+  let nextRefreshAt = 0;
   async function sweep() {
     const now = clock();
     const due: [string, Entry<V>][] = [];
@@ -268,19 +271,23 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     }
     onSize(recency.size, bytes);
     // A fixed number of workers share the due list: at most warmConcurrency
-    // queries at once, each started only when the share allows; what is left
-    // stays due for the next sweep.
+    // queries at once, each started only when the share allows, waiting for
+    // that rather than leaving the rest to the next sweep.
     const workers = Array.from({ length: Math.min(warmConcurrency, due.length) }, async () => {
-      for (let next = due.shift(); next !== undefined && clock() >= nextRefreshAt; next = due.shift()) {
-        const started = clock();
+      for (let next = due.shift(); next !== undefined; next = due.shift()) {
+        const wait = nextRefreshAt - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
+        if (closed) return;
+        const started = performance.now();
         await refresh(...next);
-        const ended = clock();
+        const ended = performance.now();
         nextRefreshAt = Math.max(nextRefreshAt, ended + (ended - started) * (1 / warmShare - 1));
       }
     });
     await Promise.all(workers);
   }
 
+  let closed = false;
   const timer =
     (options.sweepIntervalMs ?? 1000) > 0
       ? setInterval(() => void (sweeping ??= sweep().finally(() => (sweeping = undefined))), options.sweepIntervalMs ?? 1000)
@@ -310,6 +317,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
       return { entries: recency.size, bytes };
     },
     close() {
+      closed = true;
       if (timer !== undefined) clearInterval(timer);
     },
   };

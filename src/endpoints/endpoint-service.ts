@@ -96,8 +96,11 @@ export interface EndpointServiceOptions {
   cache?: ResultCache<ComputedResponse>;
   /** For the Age of cached results. Default Date.now. */
   clock?: Clock;
-  /** Deadline of a cache refresh, which has no caller. Default 30 000 ms. */
-  refreshTimeoutMs?: number;
+  /**
+   * Deadline of a computation of a cached result, which callers share (a
+   * miss others may join, a refresh with no caller at all). Default 30 000 ms.
+   */
+  sharedTimeoutMs?: number;
 }
 
 /** The tenant cache refreshes run as: they take their turns at the warehouse beside the callers. */
@@ -106,7 +109,7 @@ export const warmingTenant = "cache-warming";
 export function createEndpointService(options: EndpointServiceOptions): EndpointService {
   const { executor, cache } = options;
   const clock = options.clock ?? Date.now;
-  const refreshTimeoutMs = options.refreshTimeoutMs ?? 30_000;
+  const sharedTimeoutMs = options.sharedTimeoutMs ?? 30_000;
   const policies = new Map<Endpoint, CachePolicy>();
 
   function policyOf(endpoint: Endpoint): CachePolicy {
@@ -150,7 +153,7 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
    * that caller (its deadline, its response) alive with the entry.
    */
   function refreshOf(call: PreparedCall): Compute<ComputedResponse> {
-    return (signal) => computeCached(call, { timeoutMs: refreshTimeoutMs, requestId: `refresh-${randomUUID()}`, tenant: warmingTenant, signal });
+    return (signal) => computeCached(call, { timeoutMs: sharedTimeoutMs, requestId: `refresh-${randomUUID()}`, tenant: warmingTenant, signal });
   }
 
   function fromCache(lookup: CacheLookup<ComputedResponse>): EndpointResult {
@@ -180,7 +183,10 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
       const lookup = await cache.get(
         entry.key,
         entry.policy,
-        (signal) => computeCached(call, { timeoutMs: context.timeoutMs, requestId: context.requestId, tenant: context.tenant, signal }),
+        // Other callers may join this computation: it runs to the service's own
+        // deadline, each caller leaving at its own (its signal), and stops
+        // only when none waits any more.
+        (signal) => computeCached(call, { timeoutMs: sharedTimeoutMs, requestId: context.requestId, tenant: context.tenant, signal }),
         context.signal,
         refreshOf(call),
       );

@@ -33,7 +33,7 @@ function setup(rows: Record<string, unknown>[] = [], failures = 0) {
     },
   };
   const cache = createResultCache<ComputedResponse>({ clock, sweepIntervalMs: 0, jitter: 0 });
-  const service = createEndpointService({ executor, cache, clock, refreshTimeoutMs: 30_000 });
+  const service = createEndpointService({ executor, cache, clock, sharedTimeoutMs: 30_000 });
   const run = (name: string, fields: Record<string, string>, context?: CallContext) => {
     const endpoint = registry.find(name)!;
     return service.run(endpoint, create(endpoint.method.input, fields as never), context);
@@ -138,6 +138,8 @@ describe("endpoint service cache", () => {
     clock.advance(300_000);
     await cache.runWarming();
     expect(contexts).toHaveLength(2);
+    // The miss others could join ran to the service's deadline, not the first caller's 100 ms.
+    expect(contexts[0]!.timeoutMs).toBe(30_000);
     const refresh = contexts[1]!;
     expect(refresh.timeoutMs).toBe(30_000);
     expect(refresh.requestId).toMatch(/^refresh-[0-9a-f-]{36}$/);

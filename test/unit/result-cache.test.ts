@@ -91,29 +91,32 @@ describe("result cache lifetime", () => {
     expect(cache.size.entries).toBe(0);
   });
 
-  it("keeps refreshes to their share of the time, leaving the rest due for later sweeps", async () => {
+  it("keeps refreshes to their share of the time, waiting between them rather than leaving them for later", async () => {
     const { clock, cache } = setup({ warmShare: 0.25 });
-    const refreshedAt: number[] = [];
-    // Each computation takes 100 ms of the (pinned) clock.
+    const started: number[] = [];
+    const ended: number[] = [];
+    // Each computation takes 40 ms of real time: the pace is measured, not the pinned clock.
     const slow: Compute<string> = async () => {
-      refreshedAt.push(clock());
-      clock.advance(100);
+      started.push(performance.now());
+      await new Promise((r) => setTimeout(r, 40));
+      ended.push(performance.now());
       return { value: "x", bytes: 1 };
     };
     for (const key of ["a", "b", "c"]) await cache.get(key, policy, slow);
     for (const key of ["a", "b", "c"]) await cache.get(key, policy, slow);
-    refreshedAt.length = 0;
-    const due = 301 * SECOND; // all three computed within the first second
-    clock.set(due);
+    started.length = 0;
+    ended.length = 0;
+    clock.set(300 * SECOND);
     await cache.runWarming();
-    // One refresh of 100 ms, then 300 ms without: a quarter of the time at most.
-    expect(refreshedAt).toEqual([due]);
-    clock.set(due + 399);
-    await cache.runWarming();
-    expect(refreshedAt).toHaveLength(1);
-    clock.set(due + 400);
-    await cache.runWarming();
-    expect(refreshedAt).toEqual([due, due + 400]);
+    // All three refreshed in one sweep, each after a pause of three times the last one's length.
+    expect(started).toHaveLength(3);
+    for (let i = 1; i < 3; i++) {
+      const took = ended[i - 1]! - started[i - 1]!;
+      expect(started[i]! - ended[i - 1]!).toBeGreaterThanOrEqual(3 * took - 5);
+    }
+    const busy = ended.reduce((sum, end, i) => sum + (end - started[i]!), 0);
+    // Three refreshes of d and the two pauses of 3d between them: busy 3d of 9d.
+    expect(busy / (ended[2]! - started[0]!)).toBeLessThanOrEqual(3 / 9 + 0.05);
   });
 });
 

@@ -8,6 +8,7 @@ import { ClickHouseLogLevel, createClient as createClickHouseClient } from "@cli
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FunctionsService } from "../../../src/gen/functions/v1/functions_pb.js";
 import { LogsService } from "../../../src/gen/logs/v1/logs_pb.js";
 import type { Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
@@ -152,6 +153,19 @@ describe("a noisy key beside a quiet one", () => {
     const answeredBefore = finished.slice(0, finished.indexOf("quiet"));
     expect(answeredBefore).toHaveLength(3); // the two refusals and the query that was running
     expect(finished.slice(finished.indexOf("quiet") + 1)).toHaveLength(3); // the three that were waiting
+  });
+
+  it("lets a caller that joins another's uncached call wait for it to its own deadline, not the first caller's", async () => {
+    const client = createClient(FunctionsService, createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" }));
+    const request = create(FunctionsService.method.getInvocationStats.input, { project: "joined", interval: "1hr" });
+    // The first caller gives up at 100 ms; the query takes 300 ms.
+    const first = client.getInvocationStats(request, { headers: { "x-api-key": quiet }, timeoutMs: 100 }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    const second = fetch(`${server.url}/api/endpoints/functions.invocation-stats?project=joined&interval=1hr`, { headers: { "x-api-key": noisy } });
+    expect(((await first) as ConnectError).code).toBe(Code.DeadlineExceeded);
+    const response = await second;
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-cache")).toBe("MISS");
   });
 });
 
