@@ -2,6 +2,7 @@
 // protocol, without the Connect router: for calls refused from their headers
 // alone (no key, a body too large) before any of the body is read, and for
 // calls of procedures that are not served.
+import { constants as http2Constants } from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { codeName, httpStatusFromCode } from "./http/http-status.js";
 import type { HttpRequest, HttpResponse } from "./http/respond.js";
@@ -63,6 +64,8 @@ export function sendRpcError(
         // which gRPC clients read as the status (Node's compatibility API
         // would send the headers and then an empty DATA frame).
         response.stream.respond({ ":status": 200, ...trailers }, { endStream: true });
+        // A body still coming is not read: the stream is reset once answered.
+        if (!request.readableEnded) response.stream.close(http2Constants.NGHTTP2_NO_ERROR);
       } else {
         writable.writeHead(200, trailers);
         writable.end();
@@ -93,7 +96,8 @@ export function sendRpcError(
   }
 }
 
-function hasBody(request: HttpRequest): boolean {
+/** Whether `request` declares a body (a length above 0, or chunks). */
+export function hasBody(request: HttpRequest): boolean {
   const length = request.headers["content-length"];
   return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }

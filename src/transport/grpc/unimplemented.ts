@@ -30,7 +30,6 @@ export function createUnimplementedFallback(options: UnimplementedOptions): Requ
     if (protocol === undefined) return options.fallback(request, response);
     const queryAt = url.indexOf("?");
     const message = unimplementedMessage(queryAt < 0 ? url : url.slice(0, queryAt), services);
-    request.resume(); // the request body is not needed
     sendRpcError(request, response, protocol, new ConnectError(message, Code.Unimplemented));
   };
 }

@@ -2,6 +2,7 @@
 // {"error": {"code", "message", "details": [{"field", "description"}]}}.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { fieldViolationsOf } from "../../errors/index.js";
+import { hasBody } from "../rpc-error-response.js";
 import { codeName, httpStatusFromCode } from "./http-status.js";
 import { corsHeaders, sendJson, type HttpRequest, type HttpResponse } from "./respond.js";
 
@@ -47,6 +48,8 @@ export function sendError(
     ...corsHeaders,
     "x-request-id": requestId,
     ...answer.headers,
+    // A body nobody reads is not drained: the HTTP/1.1 connection closes instead.
+    ...(request.httpVersionMajor === 1 && hasBody(request) ? { connection: "close" } : {}),
     ...extra,
   });
 }

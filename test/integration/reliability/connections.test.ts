@@ -152,6 +152,34 @@ describe("request bodies", () => {
     expect(received).toContain('{"code":"unauthenticated","message":"missing or invalid API key"}');
   });
 
+  it.each([
+    ["a method the GET API does not take", "POST /api/endpoints/logs.all", /^HTTP\/1\.1 405 /],
+    ["an unknown route", "POST /nowhere", /^HTTP\/1\.1 404 /],
+  ])("answers %s without reading the body, closing the connection", async (_label, requestLine, status) => {
+    const socket = await openSocket(server);
+    const closed = closedAfter(socket);
+    socket.write(`${requestLine} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 200000000\r\n\r\n`);
+    socket.write(Buffer.alloc(64 * 1024)); // a little of the 200 MB, and never the rest
+    const { received } = await closed;
+    expect(received).toMatch(status);
+    expect(received).toContain("connection: close");
+  });
+
+  it("answers an unknown gRPC method without reading its body, resetting the stream", async () => {
+    const session = connectHttp2(server.url);
+    const stream = session.request({ ":method": "POST", ":path": "/nope.v1.Nope/Call", "content-type": "application/grpc", te: "trailers" });
+    stream.write(Buffer.alloc(64 * 1024)); // and never the end
+    stream.resume();
+    const headers = await new Promise<Record<string, unknown>>((resolve) => stream.once("response", resolve));
+    const code = await new Promise<number>((resolve) => {
+      stream.on("error", () => {});
+      stream.once("close", () => resolve(stream.rstCode ?? -1));
+    });
+    expect(headers["grpc-status"]).toBe("12");
+    expect(code).toBe(constants.NGHTTP2_NO_ERROR);
+    session.destroy();
+  });
+
   it("refuses a declared body over the bound with 413 and resource_exhausted, even with a key", async () => {
     const response = await fetch(`${server.url}/logs.v1.LogsService/GetAllLogs`, {
       method: "POST",
