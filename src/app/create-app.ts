@@ -28,6 +28,7 @@ import {
   type RequestHandler,
 } from "../transport/index.js";
 import type { Warehouse } from "../warehouse/index.js";
+import { sharedReadiness } from "./shared-readiness.js";
 
 export interface AppOptions {
   /** `cluster` and `queryCacheSeconds`, when set, tune every saved query (executor/query-tuning.ts). */
@@ -69,6 +70,8 @@ export interface AppOptions {
   ready?: () => Promise<boolean>;
   /** Loads a saved query's SQL by name. Default: `sql/<name>.sql`. */
   readSql?: (name: string) => string;
+  /** How long an answer of `ready` is reused for /readyz and health checks. Default 1000 ms. */
+  readinessReuseMs?: number;
   /** How often a gRPC health Watch asks `ready` while someone watches. Default 1000 ms. */
   healthPollMs?: number;
 }
@@ -148,7 +151,10 @@ export function createApp(options: AppOptions): App {
     logger,
   });
 
-  const ready = options.ready ?? (() => options.warehouse.client.ping().then((r) => r.success, () => false));
+  const ready = sharedReadiness(
+    options.ready ?? (() => options.warehouse.client.ping().then((r) => r.success, () => false)),
+    options.readinessReuseMs,
+  );
   const httpRoutes = createHttpRoutes({
     registry,
     service,

@@ -45,5 +45,5 @@ function sameKey(presented: string, accepted: string): boolean {
 
 /** A short id of a key for the rate limiter: the start of its SHA-256, never the key. */
 function keyId(key: string): string {
-  return hash("sha256", key, "hex").slice(0, 12);
+  return `api-key:${hash("sha256", key, "hex").slice(0, 12)}`;
 }

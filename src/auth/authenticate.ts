@@ -59,20 +59,17 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
     authenticate(headers, address) {
       throttle.check(address);
       const secret = presentedSecret(headers);
-      if (secret !== undefined && verifyToken !== undefined && looksLikeToken(secret)) {
-        let verified: Credential | Promise<Credential>;
-        try {
-          verified = verifyToken(secret);
-        } catch {
-          throw refused(address);
-        }
-        return verified instanceof Promise
-          ? verified.then(admitted, () => Promise.reject(refused(address)))
-          : admitted(verified);
+      // Keys first (an operator's key may look like a token), then a token.
+      const key = secret === undefined ? undefined : (keyFile?.lookup(keyDigest(secret)) ?? checkKey(secret));
+      if (key !== undefined) return admitted(key);
+      if (secret === undefined || verifyToken === undefined || !looksLikeToken(secret)) throw refused(address);
+      let verified: Credential | Promise<Credential>;
+      try {
+        verified = verifyToken(secret);
+      } catch {
+        throw refused(address);
       }
-      const credential = (secret !== undefined ? keyFile?.lookup(keyDigest(secret)) : undefined) ?? checkKey(secret);
-      if (credential === undefined) throw refused(address);
-      return admitted(credential);
+      return verified instanceof Promise ? verified.then(admitted, () => Promise.reject(refused(address))) : admitted(verified);
     },
     close() {
       throttle.close();

@@ -82,8 +82,13 @@ function verificationKey(options: TokenVerifierOptions): { key: Uint8Array | Key
 
 function credentialOf(token: string, payload: JWTPayload, known: TokenVerifierOptions): Credential {
   const { sub, endpoints, fixed, rps } = payload as JWTPayload & { endpoints?: unknown; fixed?: unknown; rps?: unknown };
-  // Without a subject, the token itself is the caller (by a hash, never the token).
-  const credential: Credential = { id: typeof sub === "string" && sub !== "" ? sub : `token-${hash("sha256", token, "hex").slice(0, 12)}` };
+  // Token callers are named apart from keys and the service's own work. Without
+  // a subject the signed part is the caller (by a hash, never the token): the
+  // signature is left out, as one token can be written with several.
+  const signed = token.slice(0, token.lastIndexOf("."));
+  const credential: Credential = {
+    id: typeof sub === "string" && sub !== "" ? `token:${sub}` : `token:${hash("sha256", signed, "hex").slice(0, 12)}`,
+  };
   if (endpoints !== undefined) {
     if (!Array.isArray(endpoints) || !endpoints.every((e) => typeof e === "string" && known.knownEndpoints.has(e))) {
       throw new InvalidTokenError("claim endpoints must list endpoint names");

@@ -104,7 +104,7 @@ export interface EndpointServiceOptions {
 }
 
 /** The tenant cache refreshes run as: they take their turns at the warehouse beside the callers. */
-export const warmingTenant = "cache-warming";
+export const warmingTenant = "(cache warming)";
 
 export function createEndpointService(options: EndpointServiceOptions): EndpointService {
   const { executor, cache } = options;

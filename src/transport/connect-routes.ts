@@ -1,7 +1,7 @@
 // Connect, gRPC and gRPC-Web routes: every saved query of the registry as a
 // unary method that calls the shared endpoint service.
 import type { DescMessage, DescMethodUnary } from "@bufbuild/protobuf";
-import type { ConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointService } from "../endpoints/index.js";
 import { requestIdKey } from "./request-context.js";
 import { credentialKey } from "./rpc-gate.js";
@@ -22,6 +22,8 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
       const method = endpoint.method as DescMethodUnary<DescMessage, DescMessage>;
       router.rpc(method, async (request, context) => {
         const credential = context.values.get(credentialKey);
+        // The gate admits every call of these routes; one it did not see is refused, never run unscoped.
+        if (credential === undefined) throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
         const result = await service.run(
           endpoint,
           request,

@@ -69,7 +69,12 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
   // connections), so start that timer here. server.close() stops it.
   http1.emit("listening");
   const http2 = createHttp2Server(
-    { settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100 }, maxSessionMemory: 32, maxHeaderListPairs: 128 },
+    {
+      // The same header bound as HTTP/1.1, announced and enforced.
+      settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100, maxHeaderListSize: maxHeaderSize },
+      maxSessionMemory: 32,
+      maxHeaderListPairs: 128,
+    },
     guarded(handler, logger) as never,
   );
   const sessions = new Set<Http2Session>();

@@ -14,7 +14,7 @@ function check(headers: Record<string, string>): string | Code {
   return run(presentedSecret({ get: (name) => headers[name] ?? null }))?.id ?? Code.Unauthenticated;
 }
 
-const idOf = (key: string) => createHash("sha256").update(key).digest("hex").slice(0, 12);
+const idOf = (key: string) => `api-key:${createHash("sha256").update(key).digest("hex").slice(0, 12)}`;
 
 describe("createApiKeyCheck", () => {
   it.each([

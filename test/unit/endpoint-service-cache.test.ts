@@ -143,7 +143,7 @@ describe("endpoint service cache", () => {
     const refresh = contexts[1]!;
     expect(refresh.timeoutMs).toBe(30_000);
     expect(refresh.requestId).toMatch(/^refresh-[0-9a-f-]{36}$/);
-    expect(refresh.tenant).toBe("cache-warming");
+    expect(refresh.tenant).toBe("(cache warming)");
     expect(refresh.signal).not.toBe(caller.signal);
   });
 

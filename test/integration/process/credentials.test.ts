@@ -80,7 +80,7 @@ describe("credentials of a service process", () => {
       expect(await status(`${token}x`)).toBe(401);
       // Neither keys nor the token are ever logged; callers are named by key id or token subject.
       for (const secretText of [keyA, keyB, token]) expect(output()).not.toContain(secretText);
-      expect(output()).toContain('"caller":"dashboard"');
+      expect(output()).toContain('"caller":"token:dashboard"');
       expect(output()).toContain('"caller":"a"');
     } finally {
       await service.stop();
