@@ -106,6 +106,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     firstRequestTimeoutMs: config.limits.firstRequestTimeoutMs,
     idleTimeoutMs: config.limits.idleTimeoutMs,
     maxConnections: config.limits.maxConnections,
+    maxConnectionsPerAddress: config.limits.maxConnectionsPerAddress,
     logger,
   });
   const address = await server.listen(config.port, config.host);

@@ -69,7 +69,8 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
   }
 
   return {
-    check(address) {
+    check(client) {
+      const address = throttledAddress(client);
       // Most calls come from addresses that never failed: one Map lookup, nothing written.
       if (buckets === undefined || !buckets.has(address)) return;
       const retryAfter = buckets.peek(address);
@@ -79,7 +80,8 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
       error.metadata.set("retry-after", String(retryAfter));
       throw error;
     },
-    fail(address) {
+    fail(client) {
+      const address = throttledAddress(client);
       buckets?.take(address);
       count(address, "failures");
     },
@@ -89,4 +91,18 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
       timer = undefined;
     },
   };
+}
+
+/**
+ * The address failures are counted by: an IPv4 address as it is, an IPv6
+ * address by its /64 network, as one client commonly holds a whole /64 and
+ * could otherwise start afresh from each of its addresses.
+ */
+export function throttledAddress(address: string): string {
+  if (!address.includes(":") || address.startsWith("::ffff:")) return address;
+  const [head = "", tail] = address.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "").toLowerCase()).join(":")}::/64`;
 }

@@ -6,7 +6,7 @@ export { isScoped, presentedSecret } from "./credential.js";
 export type { Credential, HeaderReader } from "./credential.js";
 export { createAuthenticator } from "./authenticate.js";
 export type { Authenticator, AuthenticatorOptions } from "./authenticate.js";
-export { createAuthFailureThrottle } from "./auth-failure-throttle.js";
+export { createAuthFailureThrottle, throttledAddress } from "./auth-failure-throttle.js";
 export type { AuthFailureThrottle, AuthFailureThrottleOptions } from "./auth-failure-throttle.js";
 export { createRateLimiter } from "./rate-limiter.js";
 export type { RateLimiter, RateLimitOptions } from "./rate-limiter.js";

@@ -76,6 +76,8 @@ export interface Limits {
   maxParameterLength: number;
   /** `MAX_CONNECTIONS`, default 4,096: open connections; more are refused while existing ones keep working. */
   maxConnections: number;
+  /** `MAX_CONNECTIONS_PER_ADDRESS`, default 256: open connections from one client address. */
+  maxConnectionsPerAddress: number;
   /** `FIRST_REQUEST_TIMEOUT_SECONDS`, default 10: a new connection must send its first request's headers within this. */
   firstRequestTimeoutMs: number;
   /** `IDLE_TIMEOUT_SECONDS`, default 60: a connection with no request in flight for this long is closed. */
@@ -211,6 +213,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: whole("MAX_BODY_BYTES", 64 * 1024),
     maxParameterLength: whole("MAX_PARAMETER_LENGTH", 1024),
     maxConnections: whole("MAX_CONNECTIONS", 4096),
+    maxConnectionsPerAddress: whole("MAX_CONNECTIONS_PER_ADDRESS", 256),
     firstRequestTimeoutMs: whole("FIRST_REQUEST_TIMEOUT_SECONDS", 10) * 1000,
     idleTimeoutMs: whole("IDLE_TIMEOUT_SECONDS", 60) * 1000,
     maxQueryMs: whole("MAX_QUERY_SECONDS", 30) * 1000,

@@ -24,6 +24,8 @@ export interface SinglePortServerOptions {
   idleTimeoutMs?: number;
   /** Open connections; more are refused at once while the open ones keep working. Default 4,096. */
   maxConnections?: number;
+  /** Open connections from one client address; more from it are refused at once. Default 256. */
+  maxConnectionsPerAddress?: number;
   /**
    * Where a handler's exception is logged, and refused connections summed up
    * one line a second at most. Default: silent.
@@ -92,10 +94,34 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
     stream.once("close", () => clearTimeout(timer));
   });
   const sockets = new Set<Socket>();
+  const maxPerAddress = options.maxConnectionsPerAddress ?? 256;
+  const perAddress = new Map<string, number>();
+  let refused = 0;
+  const countRefused = (reason: string) => {
+    if (refused++ === 0) {
+      setTimeout(() => {
+        logger.warn("connections refused", { refused, reason, maxConnections: tcp.maxConnections, maxConnectionsPerAddress: maxPerAddress });
+        refused = 0;
+      }, 1000).unref();
+    }
+  };
 
   const tcp = createNetServer((socket) => {
+    const address = socket.remoteAddress ?? "";
+    const open = perAddress.get(address) ?? 0;
+    if (open >= maxPerAddress) {
+      countRefused("one address holds its bound of open connections");
+      socket.destroy();
+      return;
+    }
+    perAddress.set(address, open + 1);
     sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
+    socket.once("close", () => {
+      sockets.delete(socket);
+      const left = perAddress.get(address)! - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+    });
     socket.setTimeout(firstRequestTimeout, () => socket.destroy());
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
@@ -120,15 +146,7 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
     socket.on("error", () => socket.destroy());
   });
   tcp.maxConnections = options.maxConnections ?? 4096;
-  let refused = 0;
-  tcp.on("drop", () => {
-    if (refused++ === 0) {
-      setTimeout(() => {
-        logger.warn("connections refused: the open-connection bound is reached", { refused, maxConnections: tcp.maxConnections });
-        refused = 0;
-      }, 1000).unref();
-    }
-  });
+  tcp.on("drop", () => countRefused("the open-connection bound is reached"));
 
   return {
     listen(port, host) {

@@ -4,7 +4,7 @@
 // line a second, never naming a key.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createAuthenticator } from "../../src/auth/index.js";
+import { createAuthenticator, throttledAddress } from "../../src/auth/index.js";
 import { createLogger, fixedClock } from "../../src/observability/index.js";
 
 const goodKey = "good-key-0123456789";
@@ -94,5 +94,19 @@ describe("authenticator", () => {
     vi.advanceTimersByTime(5000);
     expect(lines).toHaveLength(1); // nothing new, nothing written
     close();
+  });
+});
+
+describe("throttledAddress", () => {
+  it.each([
+    ["10.1.2.3", "10.1.2.3"],
+    ["::ffff:10.1.2.3", "::ffff:10.1.2.3"],
+    ["2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"],
+    ["2001:0db8:0001:0002::1", "2001:db8:1:2::/64"],
+    ["2001:db8::1", "2001:db8:0:0::/64"],
+    ["::1", "0:0:0:0::/64"],
+    ["fe80::1:2:3:4", "fe80:0:0:0::/64"],
+  ])("counts %s as %s", (address, key) => {
+    expect(throttledAddress(address)).toBe(key);
   });
 });

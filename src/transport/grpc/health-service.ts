@@ -13,6 +13,11 @@ export interface HealthServiceOptions {
   services: readonly string[];
   /** How often Watch asks `ready` while someone watches; one poller serves all watchers. Default 1000 ms. */
   pollMs?: number;
+  /**
+   * Watch calls open at once, all callers together: Watch needs no key and
+   * never ends by itself, so past this one is RESOURCE_EXHAUSTED. Default 256.
+   */
+  maxWatches?: number;
 }
 
 export interface HealthService {
@@ -26,6 +31,8 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   const known = new Set(["", ...options.services]);
   const poller = createReadinessPoller({ ready: options.ready, intervalMs: options.pollMs });
   const watchers = new Set<() => void>();
+  const maxWatches = options.maxWatches ?? 256;
+  let watching = 0;
   let closed = false;
   const readyNow = () => options.ready().catch(() => false);
   const statusOf = (ready: boolean) => (ready ? Status.SERVING : Status.NOT_SERVING);
@@ -45,6 +52,20 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   }
 
   async function* watch(service: string, context: HandlerContext) {
+    if (watching >= maxWatches) {
+      const error = new ConnectError("too many health watches open, try again later", Code.ResourceExhausted);
+      error.metadata.set("retry-after", "10");
+      throw error;
+    }
+    watching += 1;
+    try {
+      yield* watchOpen(service, context);
+    } finally {
+      watching -= 1;
+    }
+  }
+
+  async function* watchOpen(service: string, context: HandlerContext) {
     if (!known.has(service)) {
       // The protocol: an unknown service is SERVICE_UNKNOWN, and the call stays open.
       yield { status: Status.SERVICE_UNKNOWN };

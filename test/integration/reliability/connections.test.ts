@@ -130,6 +130,30 @@ describe("the open-connection bound", () => {
   });
 });
 
+describe("the open-connection bound per address", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(warehouse, NOW, {}, { maxConnectionsPerAddress: 3, firstRequestTimeoutMs: 10_000 });
+  });
+  afterAll(() => server?.close());
+
+  it("refuses a fourth connection from one address at once, while another address is served", async () => {
+    const held = await Promise.all(Array.from({ length: 3 }, () => openSocket(server)));
+    const fourth = await openSocket(server);
+    expect((await closedAfter(fourth)).ms).toBeLessThan(2000); // not the 10 s first-request bound
+    // 127.0.0.2 is another client address on the loopback interface.
+    const [host, port] = server.address.split(":");
+    const other = await new Promise<Socket>((resolve, reject) => {
+      const socket = connect({ port: Number(port), host: host!, localAddress: "127.0.0.2" }, () => resolve(socket));
+      socket.on("error", reject);
+    });
+    const answer = closedAfter(other);
+    other.write("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expect((await answer).received).toMatch(/^HTTP\/1\.1 200 /);
+    for (const socket of held) socket.destroy();
+  });
+});
+
 describe("request bodies", () => {
   let server: TestServer;
   beforeAll(async () => {
