@@ -72,6 +72,8 @@ export interface AppOptions {
   readSql?: (name: string) => string;
   /** How long an answer of `ready` is reused for /readyz and health checks. Default 1000 ms. */
   readinessReuseMs?: number;
+  /** gRPC health Watch calls open at once, all callers together. Default 256. */
+  maxHealthWatches?: number;
   /** How often a gRPC health Watch asks `ready` while someone watches. Default 1000 ms. */
   healthPollMs?: number;
 }
@@ -165,7 +167,12 @@ export function createApp(options: AppOptions): App {
     defaultTimeoutMs,
   });
   // Beside the saved queries: gRPC health and server reflection, which need no key.
-  const health = createHealthService({ ready, services: savedQueryServices.map((s) => s.typeName), pollMs: options.healthPollMs });
+  const health = createHealthService({
+    ready,
+    services: savedQueryServices.map((s) => s.typeName),
+    pollMs: options.healthPollMs,
+    maxWatches: options.maxHealthWatches,
+  });
   const grpcServices = [...savedQueryServices, Health, ...serverReflectionServices];
   const savedQuery = connectRoutes({ registry, service, defaultTimeoutMs });
   const reflection = createServerReflection({ services: grpcServices });

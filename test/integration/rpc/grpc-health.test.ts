@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { ClickHouseClient } from "@clickhouse/client";
-import { Code, createClient } from "@connectrpc/connect";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,7 +42,7 @@ beforeAll(async () => {
     retryMs: 100,
   });
   warehouse = { client, kind: "embedded", location: dataDir, close: () => client.close() };
-  server = await startTestServer(warehouse, NOW, { healthPollMs: 20 });
+  server = await startTestServer(warehouse, NOW, { healthPollMs: 20, readinessReuseMs: 0, maxHealthWatches: 2 });
   clients = allClients(server.url, server.address);
 });
 afterAll(async () => {
@@ -176,5 +176,27 @@ describe("once the warehouse answers", () => {
     server.app.endStreams();
     await watch.done;
     expect(watch.seen).toEqual([Status.SERVING, Status.NOT_SERVING]);
+  });
+});
+
+describe("the bound on open Watch calls", () => {
+  it("refuses a third Watch while two are open, and admits one again once one ends", async () => {
+    const first = watchOverConnect("");
+    const second = watchOverConnect("");
+    await until(() => first.seen.length > 0 && second.seen.length > 0, "two open watches");
+    const health = createClient(Health, createGrpcTransport({ baseUrl: server.url }));
+    const third = await (async () => {
+      for await (const answer of health.watch({ service: "" })) return answer;
+      return "ended";
+    })().catch((error: unknown) => error);
+    expect((third as ConnectError).code).toBe(Code.ResourceExhausted);
+    first.stop();
+    await first.done;
+    await new Promise((r) => setTimeout(r, 50));
+    const fourth = watchOverConnect("");
+    await until(() => fourth.seen.length > 0, "a watch after one ended");
+    second.stop();
+    fourth.stop();
+    await Promise.all([second.done, fourth.done]);
   });
 });
