@@ -42,7 +42,7 @@ beforeAll(async () => {
     retryMs: 100,
   });
   warehouse = { client, kind: "embedded", location: dataDir, close: () => client.close() };
-  server = await startTestServer(warehouse, NOW, { healthPollMs: 20, readinessReuseMs: 0, maxHealthWatches: 2 });
+  server = await startTestServer(warehouse, NOW, { healthPollMs: 20, readinessReuseMs: 0 });
   clients = allClients(server.url, server.address);
 });
 afterAll(async () => {
@@ -180,11 +180,25 @@ describe("once the warehouse answers", () => {
 });
 
 describe("the bound on open Watch calls", () => {
+  let bounded: TestServer;
+  beforeAll(async () => {
+    bounded = await startTestServer(warehouse, NOW, { healthPollMs: 20, maxHealthWatches: 2 });
+  });
+  afterAll(() => bounded?.close());
+
   it("refuses a third Watch while two are open, and admits one again once one ends", async () => {
-    const first = watchOverConnect("");
-    const second = watchOverConnect("");
+    const health = createClient(Health, createGrpcTransport({ baseUrl: bounded.url }));
+    const open = () => {
+      const abort = new AbortController();
+      const seen: Status[] = [];
+      const done = (async () => {
+        for await (const answer of health.watch({ service: "" }, { signal: abort.signal })) seen.push(answer.status);
+      })().catch(() => {});
+      return { seen, done, stop: () => abort.abort() };
+    };
+    const first = open();
+    const second = open();
     await until(() => first.seen.length > 0 && second.seen.length > 0, "two open watches");
-    const health = createClient(Health, createGrpcTransport({ baseUrl: server.url }));
     const third = await (async () => {
       for await (const answer of health.watch({ service: "" })) return answer;
       return "ended";
@@ -193,7 +207,7 @@ describe("the bound on open Watch calls", () => {
     first.stop();
     await first.done;
     await new Promise((r) => setTimeout(r, 50));
-    const fourth = watchOverConnect("");
+    const fourth = open();
     await until(() => fourth.seen.length > 0, "a watch after one ended");
     second.stop();
     fourth.stop();
