@@ -1,4 +1,4 @@
--- The nine log tables of the log-table contract (CONTRACT.md section 3).
+-- The nine log tables that log shippers write (README, "Your own logs").
 --
 -- A shipper inserts only id, timestamp, event_message, metadata (JSON text) and,
 -- on five of the tables, project. Every column a saved query filters or

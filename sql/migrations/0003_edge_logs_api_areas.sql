@@ -1,9 +1,9 @@
 -- usage.api-counts counts each request in the totals of the API areas whose
 -- substring its path contains. Testing the four substrings once, at insert,
 -- into one byte per row lets the query read that byte instead of the path and
--- search it four times per row: at 10 million rows over 100 projects, one
--- project's query reads about 180,000 rows (the granules holding its URLs),
--- and the byte cut its median by 1 to 1.7 ms.
+-- search it four times per row, for every row the query reads (one project's
+-- query reads all the granules holding its URLs; docs/performance.md has the
+-- figures).
 --
 -- Bit 0: '/rest', bit 1: '/storage', bit 2: '/auth', bit 3: '/realtime'
 -- (a path may set several). Rows inserted before this migration get the

@@ -68,7 +68,7 @@ export async function migrate(client: WarehouseClient, options: MigrateOptions =
     const checksum = createHash("sha256").update(migration.sql).digest("hex");
     const previous = recorded.get(migration.name);
     if (previous !== undefined) {
-      if (previous !== checksum) {
+      if (previous !== checksum && !(migration.earlierChecksums ?? []).includes(previous)) {
         logger.warn("migration changed after it was applied; add a new migration instead", {
           migration: migration.name,
         });

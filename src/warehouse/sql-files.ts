@@ -19,14 +19,24 @@ export interface MigrationFile {
   /** File name, e.g. `0001_log_tables.sql`; migrations apply in name order. */
   name: string;
   sql: string;
+  /**
+   * Checksums of earlier texts of this migration that differ from this one
+   * in comments only (`sql/migrations/amended.json`): a record of one of
+   * them is a record of this migration.
+   */
+  earlierChecksums?: readonly string[];
 }
 
 /** Every migration in `sql/migrations`, in the order they apply. */
 export function readMigrationFiles(directory = join(sqlDirectory, "migrations")): MigrationFile[] {
-  return readdirSync(directory)
+  const files = readdirSync(directory);
+  const amended = files.includes("amended.json")
+    ? (JSON.parse(readFileSync(join(directory, "amended.json"), "utf8")) as { migrations: Record<string, string[]> }).migrations
+    : {};
+  return files
     .filter((file) => file.endsWith(".sql"))
     .sort()
-    .map((name) => ({ name, sql: readFileSync(join(directory, name), "utf8") }));
+    .map((name) => ({ name, sql: readFileSync(join(directory, name), "utf8"), earlierChecksums: amended[name] ?? [] }));
 }
 
 /**

@@ -1,7 +1,9 @@
 // The schema on the embedded engine: migrations applied once and recorded,
 // derived columns filled at insert, one-project reads pruned by the sort key.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { logTables, migrate, readMigrationFiles, type Warehouse } from "../../../src/warehouse/index.js";
+import { createHash } from "node:crypto";
+import { createLogger } from "../../../src/observability/index.js";
+import { logTables, migrate, readMigrationFiles, type MigrationFile, type Warehouse } from "../../../src/warehouse/index.js";
 import { edgeRow, functionEdgeRow, insertRows, openTestWarehouse, ts } from "../../support/embedded-warehouse.js";
 
 let warehouse: Warehouse;
@@ -34,6 +36,33 @@ describe("migrations", () => {
       "SELECT count() AS n FROM schema_migrations WHERE name = '9999_test_column.sql'",
     );
     expect(recorded).toEqual([{ n: 1 }]);
+  });
+
+  it("warns of a changed migration unless the text it was applied as is listed as an earlier text of it", async () => {
+    const files = readMigrationFiles();
+    const first = { name: "9998_comment.sql", sql: "-- version one\nALTER TABLE pgbouncer_logs ADD COLUMN IF NOT EXISTS remark String;" };
+    await migrate(warehouse.client, { migrations: [...files, first] });
+    const warnings = async (migration: MigrationFile) => {
+      const lines: string[] = [];
+      await migrate(warehouse.client, { migrations: [...files, migration], logger: createLogger({ write: (line) => lines.push(line) }) });
+      return lines.filter((line) => line.includes("migration changed after it was applied")).length;
+    };
+    const edited = { ...first, sql: first.sql.replace("version one", "version two") };
+    expect(await warnings(edited)).toBe(1);
+    expect(await warnings({ ...edited, earlierChecksums: [createHash("sha256").update(first.sql).digest("hex")] })).toBe(0);
+    // The files as they are: every amended migration lists the text it was applied as.
+    expect(await warnings(first)).toBe(0);
+  });
+
+  it("names the texts the amended migrations 0001 and 0003 were first applied as", () => {
+    // 0001 and 0003 as first applied (before their comments were edited), hashed independently with sha256sum.
+    const files = readMigrationFiles();
+    expect(files.find((f) => f.name === "0001_log_tables.sql")!.earlierChecksums).toEqual([
+      "5e739365ee49ed8ee78efd5ff56a54d0071dc996c571267c16ba2ce7949dd94e",
+    ]);
+    expect(files.find((f) => f.name === "0003_edge_logs_api_areas.sql")!.earlierChecksums).toEqual([
+      "d13384f2363bc6e806bf5924239c423cd0c729d206e61480862752c57f777bae",
+    ]);
   });
 });
 
