@@ -44,7 +44,7 @@ export interface ResultCacheOptions {
   /**
    * What an entry costs besides its value and key: the entry, its slots in the
    * store and the recency map, its refresh closure and the prepared call it
-   * keeps. Default 1,536 bytes (1,436 measured; docs/reliability.md).
+   * keeps. Default 2,048 bytes (1,996 measured; docs/reliability.md).
    */
   entryOverheadBytes?: number;
   /** Most refreshes running at once. Default 1. */
@@ -120,7 +120,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   const clock = options.clock ?? systemClock;
   const maxEntries = options.maxEntries ?? 10_000;
   const maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
-  const entryOverheadBytes = options.entryOverheadBytes ?? 1536;
+  const entryOverheadBytes = options.entryOverheadBytes ?? 2048;
   const warmConcurrency = options.warmConcurrency ?? 1;
   const warmShare = options.warmShare ?? 0.25;
   const jitter = options.jitter ?? 0.1;
