@@ -5,11 +5,14 @@
 // `tsc -b`, which compiles only what changed, and not even started when its
 // build info is newer than everything under src/ and tsconfig.json (a walk of
 // mtimes is quicker than starting the compiler). `--generate-only` stops
-// after src/gen/.
+// after src/gen/. `--then dist/x.js [args...]` runs that built script next in
+// this same process, with the args as its own: a restart starts Node once,
+// not twice.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { delimiter, join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const root = join(import.meta.dirname, "..");
 const stampFile = join(root, "src/gen/.inputs.sha256");
@@ -71,4 +74,11 @@ if (!process.argv.includes("--generate-only") && !distIsUpToDate()) {
   // tsc leaves its build info alone when it finds a newer file unchanged; mark dist/ as checked now.
   const now = new Date();
   utimesSync(join(root, "dist/.tsbuildinfo"), now, now);
+}
+
+const thenAt = process.argv.indexOf("--then");
+if (thenAt >= 0) {
+  const script = join(root, process.argv[thenAt + 1]);
+  process.argv = [process.argv[0], script, ...process.argv.slice(thenAt + 2)];
+  await import(pathToFileURL(script).href);
 }

@@ -1,6 +1,5 @@
 // Issues signed tokens (HS256 with the service's JWT_SECRET) with the claims
 // the token verifier reads: for `npm run token` and for tests.
-import { SignJWT } from "jose";
 
 export interface TokenClaims {
   /** The caller's id in logs, metrics and rate limits. */
@@ -24,6 +23,7 @@ export interface IssueOptions {
 }
 
 export async function issueToken(claims: TokenClaims, options: IssueOptions): Promise<string> {
+  const { SignJWT } = await import("jose"); // loaded when a token is made, not at start
   const nowSeconds = Math.floor((options.now ?? Date.now()) / 1000);
   const payload: Record<string, unknown> = {};
   if (claims.endpoints !== undefined) payload.endpoints = [...claims.endpoints];

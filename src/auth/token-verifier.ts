@@ -4,7 +4,7 @@
 // with the meaning of the key file's fields. A token verified once is kept
 // until it expires, so a repeated call costs a Map lookup, not a signature.
 import { createPublicKey, hash, type KeyObject } from "node:crypto";
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import type { JSONWebKeySet, JWTPayload } from "jose";
 import { type Clock, systemClock } from "../observability/index.js";
 import type { Credential } from "./credential.js";
 
@@ -38,15 +38,21 @@ export function looksLikeToken(secret: string): boolean {
 }
 
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+  if (options.secret === undefined && options.publicKeyPem === undefined && options.jwks === undefined) {
+    throw new Error("a token verifier needs a secret, a public key or a JWKS");
+  }
   const clock = options.clock ?? systemClock;
   const maxKept = options.maxKept ?? 10_000;
-  const { key, algorithms } = verificationKey(options);
+  // jose is loaded with the first token, not at start: most installations verify none.
+  let key: Promise<VerificationKey> | undefined;
   const kept = new Map<string, { credential: Credential; expiresAt: number; notBefore: number }>();
 
   async function verify(token: string): Promise<Credential> {
+    const { jwtVerify } = await import("jose");
+    const { key: verifyWith, algorithms } = await (key ??= verificationKey(options));
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, key as never, {
+      ({ payload } = await jwtVerify(token, verifyWith as never, {
         algorithms,
         requiredClaims: ["exp"],
         currentDate: new Date(clock()),
@@ -73,10 +79,18 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   };
 }
 
-function verificationKey(options: TokenVerifierOptions): { key: Uint8Array | KeyObject | ReturnType<typeof createLocalJWKSet>; algorithms: string[] } {
+interface VerificationKey {
+  key: Uint8Array | KeyObject | ((...args: never[]) => unknown);
+  algorithms: string[];
+}
+
+async function verificationKey(options: TokenVerifierOptions): Promise<VerificationKey> {
   if (options.secret !== undefined) return { key: new TextEncoder().encode(options.secret), algorithms: ["HS256"] };
   if (options.publicKeyPem !== undefined) return { key: createPublicKey(options.publicKeyPem), algorithms: ["RS256", "ES256", "EdDSA"] };
-  if (options.jwks !== undefined) return { key: createLocalJWKSet(options.jwks), algorithms: ["RS256", "ES256", "EdDSA"] };
+  if (options.jwks !== undefined) {
+    const { createLocalJWKSet } = await import("jose");
+    return { key: createLocalJWKSet(options.jwks), algorithms: ["RS256", "ES256", "EdDSA"] };
+  }
   throw new Error("a token verifier needs a secret, a public key or a JWKS");
 }
 
