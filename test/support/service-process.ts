@@ -10,6 +10,8 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** Everything it printed so far, stdout and stderr. */
   output(): string;
+  /** Its exit code, once it has exited. */
+  exited: Promise<number | null>;
   /** Its URL once it listens; rejects if it has not within `timeoutMs`. */
   listening(timeoutMs?: number): Promise<string>;
   /** SIGTERM, then resolves once it has exited. */
@@ -25,10 +27,11 @@ export function startServiceProcess(env: Record<string, string>): ServiceProcess
   let output = "";
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return {
     child,
     output: () => output,
+    exited,
     async listening(timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

@@ -1,29 +1,17 @@
 // The service as a process, started the way `npm start` starts it: the start
 // banner, a call with the printed key, a clean exit on SIGTERM, and one line
 // per bad configuration variable.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { startServiceProcess } from "../../support/service-process.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
-const main = join(import.meta.dirname, "../../../src/main.ts");
 const LONG_KEY = "lifecycle-test-key-0123";
 
-function startProcess(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  // Credentials come from the test alone, never from the environment it runs in.
-  const unset = { API_KEYS_FILE: "", JWT_SECRET: "", JWT_PUBLIC_KEY: "", JWT_JWKS_FILE: "" };
-  const child = spawn(process.execPath, ["--import", "tsx", main], {
-    env: { ...process.env, ...unset, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
+const startProcess = startServiceProcess;
 
 /** A GET on its own connection: `sent` once the request is written to a connected socket, `status` its answer (or the error). */
 function httpGet(url: string, headers: Record<string, string>): { sent: Promise<void>; status: Promise<number | string> } {
