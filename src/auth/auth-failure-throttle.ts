@@ -24,6 +24,14 @@ export interface AuthFailureThrottle {
   check(address: string): void;
   /** Counts one failed authentication of `address`. */
   fail(address: string): void;
+  /**
+   * Takes a failure's place for a check that ends later (a token's first
+   * verification), so that many checks at once cannot all start before the
+   * first failure is counted; `settle` says how it ended.
+   */
+  reserve(address: string): void;
+  /** Ends a reserved check: a failure is counted as one, a success gives the place back. */
+  settle(address: string, failed: boolean): void;
   /** Stops the summary timer (writing what is pending). */
   close(): void;
 }
@@ -84,6 +92,14 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
       const address = throttledAddress(client);
       buckets?.take(address);
       count(address, "failures");
+    },
+    reserve(client) {
+      buckets?.take(throttledAddress(client));
+    },
+    settle(client, failed) {
+      const address = throttledAddress(client);
+      if (failed) count(address, "failures");
+      else buckets?.giveBack(address);
     },
     close() {
       summarise();

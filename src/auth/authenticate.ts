@@ -69,7 +69,19 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
       } catch {
         throw refused(address);
       }
-      return verified instanceof Promise ? verified.then(admitted, () => Promise.reject(refused(address))) : admitted(verified);
+      if (!(verified instanceof Promise)) return admitted(verified);
+      // A token seen for the first time: its place among the address's failures is taken now.
+      throttle.reserve(address);
+      return verified.then(
+        (credential) => {
+          throttle.settle(address, false);
+          return admitted(credential);
+        },
+        () => {
+          throttle.settle(address, true);
+          return Promise.reject(new ConnectError("missing or invalid API key", Code.Unauthenticated));
+        },
+      );
     },
     close() {
       throttle.close();

@@ -21,6 +21,8 @@ export interface TokenBuckets {
   peek(key: string): number;
   /** Whether `key` has a bucket: it took a token and has not been forgotten since. */
   has(key: string): boolean;
+  /** Gives back a token taken from `key`'s bucket (never past `burst`). */
+  giveBack(key: string): void;
 }
 
 export function createTokenBuckets(options: TokenBucketsOptions): TokenBuckets {
@@ -54,5 +56,9 @@ export function createTokenBuckets(options: TokenBucketsOptions): TokenBuckets {
       return bucket.tokens < 1 ? wait(bucket.tokens) : 0;
     },
     has: (key) => buckets.has(key),
+    giveBack(key) {
+      const bucket = buckets.get(key);
+      if (bucket !== undefined) bucket.tokens = Math.min(burst, bucket.tokens + 1);
+    },
   };
 }

@@ -4,7 +4,7 @@
 // line a second, never naming a key.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createAuthenticator, throttledAddress } from "../../src/auth/index.js";
+import { createAuthenticator, createTokenVerifier, issueToken, throttledAddress } from "../../src/auth/index.js";
 import { createLogger, fixedClock } from "../../src/observability/index.js";
 
 const goodKey = "good-key-0123456789";
@@ -94,6 +94,39 @@ describe("authenticator", () => {
     vi.advanceTimersByTime(5000);
     expect(lines).toHaveLength(1); // nothing new, nothing written
     close();
+  });
+});
+
+describe("tokens checked at once", () => {
+  it("counts each new token's check against the address as it starts, so a burst of bogus tokens gets 429 past the bound", async () => {
+    const secret = "authenticate-test-secret-0123456789";
+    const verifyToken = createTokenVerifier({ secret, knownEndpoints: new Set(), knownParameters: new Set(), clock: fixedClock(Date.UTC(2026, 10, 20)) });
+    const { authenticate } = createAuthenticator({ apiKeys: [], verifyToken, authFailures: { perSecond: 0.001, burst: 20 }, clock: fixedClock(0) });
+    const bogus = (i: number) => `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIke2l9In0.bogus-signature-${i}`;
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        try {
+          await authenticate(headers(bogus(i)), "10.0.0.9");
+          return "ok";
+        } catch (error) {
+          return Code[ConnectError.from(error).code];
+        }
+      }),
+    );
+    // Worked out: the first 20 checks take the 20 places and fail; the other 10 are refused before any check.
+    expect(outcomes.filter((o) => o === "Unauthenticated")).toHaveLength(20);
+    expect(outcomes.filter((o) => o === "ResourceExhausted")).toHaveLength(10);
+  });
+
+  it("gives the place back when the token is good", async () => {
+    const secret = "authenticate-test-secret-0123456789";
+    const now = Date.UTC(2026, 10, 20);
+    const verifyToken = createTokenVerifier({ secret, knownEndpoints: new Set(), knownParameters: new Set(), clock: fixedClock(now) });
+    const { authenticate } = createAuthenticator({ apiKeys: [], verifyToken, authFailures: { perSecond: 0.001, burst: 2 }, clock: fixedClock(0) });
+    for (let i = 0; i < 5; i++) {
+      const token = await issueToken({ sub: `t${i}` }, { secret, ttlSeconds: 60, now });
+      expect((await authenticate(headers(token), "10.0.0.8")).id).toBe(`token:t${i}`);
+    }
   });
 });
 
