@@ -44,6 +44,16 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
   /** Failures and refusals since the last summary, by address. */
   let pending = new Map<string, { failures: number; refused: number }>();
   let timer: NodeJS.Timeout | undefined;
+  /** Client addresses as counted, kept so that a call does not split an IPv6 address each time. */
+  const counted = new Map<string, string>();
+  const countedAs = (client: string) => {
+    let address = counted.get(client);
+    if (address === undefined) {
+      if (counted.size >= 10_000) counted.clear();
+      counted.set(client, (address = throttledAddress(client)));
+    }
+    return address;
+  };
 
   function count(address: string, field: "failures" | "refused") {
     let entry = pending.get(address);
@@ -78,7 +88,7 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
 
   return {
     check(client) {
-      const address = throttledAddress(client);
+      const address = countedAs(client);
       // Most calls come from addresses that never failed: one Map lookup, nothing written.
       if (buckets === undefined || !buckets.has(address)) return;
       const retryAfter = buckets.peek(address);
@@ -89,15 +99,15 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
       throw error;
     },
     fail(client) {
-      const address = throttledAddress(client);
+      const address = countedAs(client);
       buckets?.take(address);
       count(address, "failures");
     },
     reserve(client) {
-      buckets?.take(throttledAddress(client));
+      buckets?.take(countedAs(client));
     },
     settle(client, failed) {
-      const address = throttledAddress(client);
+      const address = countedAs(client);
       if (failed) count(address, "failures");
       else buckets?.giveBack(address);
     },
