@@ -1,11 +1,22 @@
 // Locates and reads the SQL of the project: `sql/migrations/*.sql` and one
 // `sql/<endpoint name>.sql` per saved query.
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 
-/** `sql/` at the top of the project; the same from `src/` and from `dist/`. */
-export const sqlDirectory = fileURLToPath(new URL("../../sql/", import.meta.url));
+/**
+ * `sql/` at the top of the project: beside the nearest package.json above
+ * this module. The module runs from `src/warehouse/` under tsx and from a
+ * bundle in `dist/` or `dist/cli/` after a build, so no fixed relative path
+ * fits all three.
+ */
+export const sqlDirectory = join(projectRoot(import.meta.dirname), "sql");
+
+function projectRoot(from: string): string {
+  for (let directory = from; ; directory = dirname(directory)) {
+    if (existsSync(join(directory, "package.json"))) return directory;
+    if (dirname(directory) === directory) throw new Error(`no package.json above ${from}: cannot find the project's sql/ folder`);
+  }
+}
 
 /** The SQL text of the saved query named `name`, e.g. `usage.api-counts`. */
 export function readSavedQuerySql(name: string, directory = sqlDirectory): string {

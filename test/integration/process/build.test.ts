@@ -1,0 +1,126 @@
+// The build that `npm start` and the other commands run first
+// (scripts/build.mjs), in a copy of the project: it bundles when dist/ is
+// missing or older than a source, skips an up-to-date dist/, and the bundles
+// it makes are the real commands: an import and the service, called over
+// HTTP, from dist/ alone.
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
+
+const root = join(import.meta.dirname, "../../..");
+const project = "buildtestprojectabcd";
+const key = "build-test-key-0123456789";
+let copy: string;
+
+beforeAll(() => {
+  copy = makeTemporaryDirectory("sqe-build-");
+  // src/gen/ comes along with the hash of what it was made from, so buf is not run again.
+  for (const path of ["package.json", "tsconfig.json", "buf.yaml", "buf.gen.yaml", "scripts", "src", "sql", "proto"]) {
+    cpSync(join(root, path), join(copy, path), { recursive: true });
+  }
+  symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
+});
+afterAll(() => removeTemporaryDirectory(copy));
+
+function build(...args: string[]) {
+  return spawnSync(process.execPath, ["scripts/build.mjs", ...args], {
+    cwd: copy,
+    env: { ...process.env, CHDB_PATH: join(copy, "data") },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+}
+
+/** Makes `path` newer than the last build, as an edit after it would. */
+function edit(path: string) {
+  const built = new Date(Date.now() - 10_000);
+  utimesSync(join(copy, "dist/.inputs.json"), built, built);
+  const now = new Date();
+  utimesSync(join(copy, path), now, now);
+}
+
+describe("the build before every command", () => {
+  it("bundles a missing dist/, then skips it while nothing changed", () => {
+    const first = build();
+    expect(first.status).toBe(0);
+    expect(first.stderr).toMatch(/^build: bundling src\/ into dist\/ with esbuild\nbuild: 5 bundles from \d+ files in [\d.]+ s\n$/);
+    const second = build();
+    expect(second.status).toBe(0);
+    expect(second.stderr).toBe("");
+  });
+
+  it.each([
+    ["a source is newer", () => edit("src/app/lifecycle.ts")],
+    ["the build script is newer", () => edit("scripts/build.mjs")],
+    ["a bundle is gone", () => rmSync(join(copy, "dist/cli/seed.js"))],
+  ])("bundles again when %s", (_what, change) => {
+    change();
+    const after = build();
+    expect(after.status).toBe(0);
+    expect(after.stderr).toContain("build: bundling");
+    expect(build().stderr).toBe("");
+  });
+
+  it("counts the files of the bundled packages among its inputs, and not the packages left outside", () => {
+    const { inputs } = JSON.parse(readFileSync(join(copy, "dist/.inputs.json"), "utf8")) as { inputs: string[] };
+    expect(inputs).toContain("src/main.ts");
+    expect(inputs.some((path) => path.includes("node_modules/@connectrpc/connect/"))).toBe(true);
+    expect(inputs.some((path) => /node_modules\/(chdb|jose|@clickhouse\/client)\//.test(path))).toBe(false);
+  });
+
+  it("--then runs a bundle in the same process: an import, then the service answering from what it imported", async () => {
+    const now = Date.now();
+    const rows = [
+      { n: 1, path: "/rest/v1/todos", minutesAgo: 5 },
+      { n: 2, path: "/rest/v1/notes", minutesAgo: 6 },
+      { n: 3, path: "/storage/v1/object/a.png", minutesAgo: 7 },
+    ].map(({ n, path, minutesAgo }) =>
+      JSON.stringify({
+        id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
+        timestamp: new Date(now - minutesAgo * 60_000).toISOString(),
+        event_message: `GET | 200 | ${path}`,
+        project,
+        metadata: [{ request: [{ method: "GET", path, url: `https://${project}.supabase.co${path}` }], response: [{ status_code: 200 }] }],
+      }),
+    );
+    writeFileSync(join(copy, "edge.ndjson"), rows.join("\n") + "\n");
+    const imported = build("--then", "dist/cli/import.js", "--table", "edge_logs", "edge.ndjson");
+    expect(imported.stderr).not.toContain("build: bundling");
+    expect({ status: imported.status, stdout: imported.stdout }).toEqual({ status: 0, stdout: "imported 3 rows into edge_logs\n" });
+
+    const service = spawn(process.execPath, ["scripts/build.mjs", "--then", "dist/main.js"], {
+      cwd: copy,
+      env: { ...process.env, CHDB_PATH: join(copy, "data"), PORT: "0", API_KEYS: key, API_KEYS_FILE: "", JWT_SECRET: "", DEMO_DATA: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => service.once("exit", resolve));
+    try {
+      let output = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString();
+          const match = /listening on (http:\S+)/.exec(output);
+          if (match !== null) resolve(match[1]!);
+        };
+        service.stdout!.on("data", onData);
+        service.stderr!.on("data", onData);
+        void exited.then((code) => reject(new Error(`the service exited ${code}: ${output}`)));
+      });
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      // Newest first, as logs.all orders them: 1 (5 minutes ago), 2, 3.
+      const response = await fetch(`${url}/api/endpoints/logs.all?project=${project}`, { headers: { "x-api-key": key } });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { result: { id: string; event_message: string }[] };
+      expect(body.result.map((row) => [row.id.slice(-1), row.event_message])).toEqual([
+        ["1", "GET | 200 | /rest/v1/todos"],
+        ["2", "GET | 200 | /rest/v1/notes"],
+        ["3", "GET | 200 | /storage/v1/object/a.png"],
+      ]);
+    } finally {
+      service.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+  });
+});
