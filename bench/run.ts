@@ -184,14 +184,14 @@ async function main() {
 
   // 3. Miss path, before any load has grown the heap: logs.all (never
   // cached) by GET against the same SQL through @clickhouse/client directly.
-  // GETs go through node:http with one kept-alive socket: fetch adds about
-  // 0.2 ms of its own per call here, which is the client's cost, not the
-  // service's. A GET of the same bytes from a bare node:http server, also
-  // right after a direct call, measures the HTTP round trip alone: on this
-  // kind of VM a round trip after ~10 ms of idling costs far more than one
-  // made back to back, and every miss comes after such a wait. (The service
-  // reads the warehouse's answer faster than ResultSet.json() does, so its
-  // overhead can come out below the round trip alone.)
+  // GETs go through node:http with one kept-alive socket: fetch adds a cost
+  // of its own per call, which is the client's, not the service's. A GET of
+  // the same bytes from a bare node:http server, also right after a direct
+  // call, measures the HTTP round trip alone: on this kind of VM a round trip
+  // after an idle moment costs far more than one made back to back, and
+  // every miss comes after such a wait. (The service reads the warehouse's
+  // answer faster than ResultSet.json() does, so its overhead can come out
+  // below the round trip alone.) Figures: docs/performance.md, "Misses".
   const project = demoProjects()[0]!;
   const headers = { "x-api-key": key };
   const missPath = `/api/endpoints/logs.all?project=${project}&project_tier=PRO`;
@@ -221,8 +221,8 @@ async function main() {
   };
   // Strictly alternating, so each engine has been idle for about one call of
   // the other when its turn comes. (With a bare GET between two direct calls,
-  // half the direct calls found their engine busy a millisecond before and ran
-  // 0.5 ms faster, which counted against the service.)
+  // half the direct calls found their engine just busy and ran faster, which
+  // counted against the service.)
   for (let i = 0; i < missSamples; i++) {
     await timed(directTimes, directCall);
     await timed(serviceTimes, () => httpGet(agent, `${url}${missPath}`, headers));
@@ -266,10 +266,11 @@ async function main() {
   // in rounds. Each round starts all three servers afresh (the service on its
   // own copy of the data), warms each with the same load, then measures them
   // one after another in an order that rotates from round to round. Fresh
-  // processes, because two starts of the same server differ by up to a fifth
-  // here: V8 sometimes turns a call site inside Node's process.nextTick
-  // megamorphic under this load, and every tick of every request then goes
-  // through the runtime. The ratio is the median of the rounds' ratios.
+  // processes, because two starts of the same server differ widely here: V8
+  // sometimes turns a call site inside Node's process.nextTick megamorphic
+  // under this load, and every tick of every request then goes through the
+  // runtime (docs/performance.md, "How the GET rounds are run"). The ratio is
+  // the median of the rounds' ratios.
   const hitPath = `/api/endpoints/usage.api-counts?project=${project}&interval=daily`;
   const body = Buffer.from(await (await fetch(`${url}${hitPath}`, { headers })).arrayBuffer());
   const bodyFile = join(dataDir, "body.json");

@@ -3,9 +3,9 @@
 // table), median of repeated runs through the executor (no cache). The two
 // sizes are two databases of one engine, and their runs alternate, so both
 // medians come from the same minutes of a noisy machine (measured one size
-// after the other, the 1M medians alone moved between 7.3 and 12.4 ms from
-// run to run). Run by bench/run.ts in its own process (one chDB data
-// directory per process); prints one JSON line.
+// after the other, the small size's medians alone moved widely from run to
+// run). Run by bench/run.ts in its own process (one chDB data directory per
+// process); prints one JSON line.
 import { create } from "@bufbuild/protobuf";
 import { createEndpointRegistry, createEndpointService, savedQueryServices } from "../src/endpoints/index.js";
 import { createQueryExecutor } from "../src/executor/index.js";

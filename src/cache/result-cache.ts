@@ -44,7 +44,7 @@ export interface ResultCacheOptions {
   /**
    * What an entry costs besides its value and key: the entry, its slots in the
    * store and the recency map, its refresh closure and the prepared call it
-   * keeps. Default 2,048 bytes (1,996 measured; docs/reliability.md).
+   * keeps. Default 2,048 bytes, from a measurement (docs/reliability.md).
    */
   entryOverheadBytes?: number;
   /** Most refreshes running at once. Default 1. */
