@@ -58,9 +58,13 @@ function generationInputsHash() {
 
 /** Whether the bundles in dist/ are newer than every file they were made from, and all there. */
 function distIsUpToDate() {
-  if (!existsSync(inputsFile)) return false;
-  const made = statSync(inputsFile).mtimeMs;
-  const { inputs, outputs } = JSON.parse(readFileSync(inputsFile, "utf8"));
+  let made, inputs, outputs;
+  try {
+    made = statSync(inputsFile).mtimeMs;
+    ({ inputs, outputs } = JSON.parse(readFileSync(inputsFile, "utf8")));
+  } catch {
+    return false; // never built, or the list is damaged
+  }
   for (const path of [...inputs, relative(root, import.meta.filename)]) {
     const stat = statSync(join(root, path), { throwIfNoEntry: false });
     if (stat === undefined || stat.mtimeMs > made) return false;
