@@ -36,10 +36,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // The warehouse may be down at start (a server away, an engine that cannot
   // open its directory): serve 503 and keep trying to migrate it. A normal
   // start waits for the first try, so the schema and demo data come first.
-  const warehouse = await openResilientWarehouse(config.warehouse, logger);
+  const warehouse = await openResilientWarehouse(config.warehouse, logger, { retryMs: Math.min(2_000, config.warehouseRetryMs) });
   const seedDemo = warehouse.kind === "embedded" && config.demoData;
   const schema = keepSchema(warehouse.client, {
     logger,
+    maxRetryMs: config.warehouseRetryMs,
     cluster: warehouse.cluster,
     afterMigrate: seedDemo ? async (client) => void (await ensureDemoData(client, { logger, now: Date.now() })) : undefined,
   });
