@@ -197,12 +197,14 @@ export function createApp(options: AppOptions): App {
     readMaxBytes: maxBodyBytes,
     contextValues: (request) => rpcGate!.contextValues(request),
     interceptors: [
-      loggingInterceptor(logger, ({ method, protocol, code, durationMs, caller }) => {
-        const endpoint = endpointNames.get(method);
-        if (endpoint === undefined) return;
-        const name = code === "ok" ? "ok" : codeName(code);
-        metrics.recordCall(endpoint, protocol, name, durationMs / 1000);
-        if (caller !== undefined) metrics.countCaller(caller, name);
+      loggingInterceptor(logger, {
+        endpointOf: (method) => endpointNames.get(method),
+        observe: ({ endpoint, protocol, code, durationMs, caller }) => {
+          if (endpoint === undefined) return;
+          const name = code === "ok" ? "ok" : codeName(code);
+          metrics.recordCall(endpoint, protocol, name, durationMs / 1000);
+          if (caller !== undefined) metrics.countCaller(caller, name);
+        },
       }),
     ],
     // An RPC call of anything not served gets UNIMPLEMENTED in its protocol; the rest is plain HTTP.
