@@ -39,24 +39,25 @@ const { values, positionals } = readCommandLine({
     "batch-size": { type: "string", default: "10000" },
   },
   allowPositionals: true,
+  check: ({ values, positionals }) => {
+    const problems: string[] = [];
+    const table = values.table as LogTable | undefined;
+    const batchSize = Number(values["batch-size"]);
+    if (table === undefined) problems.push("--table is required");
+    else if (!logTables.includes(table)) problems.push(`--table must be one of ${logTables.join(", ")}`);
+    if (!(Number.isSafeInteger(batchSize) && batchSize > 0)) problems.push("--batch-size must be a positive whole number");
+    if (positionals.length !== 1) problems.push("give exactly one FILE, or - for standard input");
+    else if (positionals[0] !== "-" && !existsSync(positionals[0]!)) problems.push(`${positionals[0]} does not exist`);
+    return problems;
+  },
 });
 
 /** The most bad lines reported one by one; the rest are counted. */
 const maxReported = 20;
 
 await runCli(async () => {
-  const table = values.table as LogTable | undefined;
+  const table = values.table as LogTable;
   const batchSize = Number(values["batch-size"]);
-  const problems: string[] = [];
-  if (table === undefined) problems.push("--table is required");
-  else if (!logTables.includes(table)) problems.push(`--table must be one of ${logTables.join(", ")}`);
-  if (!(Number.isSafeInteger(batchSize) && batchSize > 0)) problems.push("--batch-size must be a positive whole number");
-  if (positionals.length !== 1) problems.push("give exactly one FILE, or - for standard input");
-  else if (positionals[0] !== "-" && !existsSync(positionals[0]!)) problems.push(`${positionals[0]} does not exist`);
-  if (problems.length > 0) {
-    process.stderr.write(`error: ${problems.join("; ")}\n\n${usage}\n`);
-    process.exit(2);
-  }
   const source = positionals[0]!;
   const fromStdin = source === "-";
   const say = (line: string) => process.stderr.write(`import: ${line}\n`);
@@ -71,7 +72,7 @@ await runCli(async () => {
     const held: ShippedRow[] = [];
     let good = 0;
     let bad = 0;
-    for await (const { number, check } of checkedLines(table!, source)) {
+    for await (const { number, check } of checkedLines(table, source)) {
       if (check.ok) {
         good += 1;
         if (fromStdin) held.push(check.row);
@@ -90,17 +91,17 @@ await runCli(async () => {
     }
 
     // Pass 2: insert in batches.
-    say(`inserting ${good} rows into ${table} (${warehouse.location}); columns ${shippedColumns(table!).join(", ")}`);
+    say(`inserting ${good} rows into ${table} (${warehouse.location}); columns ${shippedColumns(table).join(", ")}`);
     let inserted = 0;
     let batch: ShippedRow[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      await warehouse.client.insert({ table: table!, values: batch, format: "JSONEachRow" });
+      await warehouse.client.insert({ table, values: batch, format: "JSONEachRow" });
       inserted += batch.length;
       batch = [];
       say(`${inserted} of ${good} rows inserted`);
     };
-    const rows = fromStdin ? held : goodRows(table!, source);
+    const rows = fromStdin ? held : goodRows(table, source);
     for await (const row of rows) {
       batch.push(row);
       if (batch.length === batchSize) await flush();
