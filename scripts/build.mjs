@@ -17,13 +17,58 @@
 //   `npm test`) does that.
 //
 // `--generate-only` stops after src/gen/. `--then dist/x.js [args...]` runs
-// that built script next in this same process, with the args as its own: a
-// restart starts Node once, not twice.
+// that built script next in this same process, with the args as its own
+// (untouched, `--help` included): a restart starts Node once, not twice.
+// `--help` prints the usage; an unknown option is refused with the usage and
+// exit code 2, before anything is built, as every command does
+// (src/cli/command-line.ts).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { delimiter, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+const usage = `usage: node scripts/build.mjs [--generate-only] [--then SCRIPT [ARGS...]]      (npm run build)
+
+Brings src/gen/ (generated from proto/ by buf) and dist/ (one esbuild bundle
+per command) up to date, doing only what is out of date. npm start and the
+other commands run it with --then.
+
+options:
+  --generate-only         make src/gen/ only, no bundles
+  --then SCRIPT ARGS...   then run the built SCRIPT (dist/main.js, dist/cli/*.js)
+                          in this process; every argument after it is SCRIPT's own
+  -h, --help              print this and exit`;
+
+/**
+ * The build's own options (the arguments before `--then`) and what `--then`
+ * runs; prints the usage and exits on --help (0) or a usage error (2).
+ */
+function readCommandLine(args) {
+  const thenAt = args.indexOf("--then");
+  const own = thenAt < 0 ? args : args.slice(0, thenAt);
+  const then = thenAt < 0 ? undefined : args.slice(thenAt + 1);
+  const refuse = (message) => {
+    process.stderr.write(`error: ${message}\n\n${usage}\n`);
+    process.exit(2);
+  };
+  let values = {};
+  try {
+    ({ values } = parseArgs({ args: own, options: { "generate-only": { type: "boolean" }, help: { type: "boolean", short: "h" } }, strict: true }));
+  } catch (error) {
+    // parseArgs says what was wrong; its hint about "--" is noise here.
+    refuse(error.message.split("\n")[0].replace(/\. To specify a positional argument.*$/, ""));
+  }
+  if (values.help === true) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  if (then !== undefined && (then.length === 0 || then[0].startsWith("-"))) refuse("Option '--then <script>' argument missing");
+  return { generateOnly: values["generate-only"] === true, then };
+}
+
+const commandLine = readCommandLine(process.argv.slice(2));
 
 const root = join(import.meta.dirname, "..");
 const stampFile = join(root, "src/gen/.inputs.sha256");
@@ -116,11 +161,11 @@ if (stamp !== inputsHash) {
   run(join(root, "node_modules/.bin/buf"), ["generate"]);
   writeFileSync(stampFile, `${inputsHash}\n`);
 }
-if (!process.argv.includes("--generate-only") && !distIsUpToDate()) await bundle();
+if (!commandLine.generateOnly && !distIsUpToDate()) await bundle();
 
-const thenAt = process.argv.indexOf("--then");
-if (thenAt >= 0) {
-  const script = join(root, process.argv[thenAt + 1]);
-  process.argv = [process.argv[0], script, ...process.argv.slice(thenAt + 2)];
+if (commandLine.then !== undefined) {
+  const [name, ...args] = commandLine.then;
+  const script = join(root, name);
+  process.argv = [process.argv[0], script, ...args];
   await import(pathToFileURL(script).href);
 }

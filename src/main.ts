@@ -14,8 +14,9 @@ embedded one (DEMO_DATA=1), and serves the saved queries on one port until
 SIGTERM or SIGINT; SIGHUP reads API_KEYS_FILE again. Configured by
 environment variables: PORT, HOST, API_KEYS, API_KEYS_FILE, JWT_SECRET,
 JWT_PUBLIC_KEY, JWT_JWKS_FILE, CLICKHOUSE_URL, CLICKHOUSE_USER,
-CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE, CHDB_PATH, DEMO_DATA, LOG_LEVEL,
-RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST and the bounds (docs/configuration.md).
+CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE, CHDB_PATH, DEMO_DATA,
+WAREHOUSE_RETRY_SECONDS, LOG_LEVEL, RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST
+and the bounds (docs/configuration.md).
 
 options:
   -h, --help   print this and exit`,

@@ -66,7 +66,13 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** Longest value of any parameter, in characters. Default 1,024. */
   maxParameterLength?: number;
-  /** Whether the service can answer queries, for /readyz. Default: the warehouse answers a ping. */
+  /**
+   * Whether the warehouse's schema is in place and the saved queries fit
+   * their row messages: while false, /readyz answers 503 and every saved
+   * query UNAVAILABLE without reaching the warehouse. Default: always true.
+   */
+  schemaReady?: () => boolean;
+  /** Whether the service can answer queries, for /readyz. Default: `schemaReady` and the warehouse answers a ping. */
   ready?: () => Promise<boolean>;
   /** Loads a saved query's SQL by name. Default: `sql/<name>.sql`. */
   readSql?: (name: string) => string;
@@ -97,6 +103,7 @@ export function createApp(options: AppOptions): App {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
   const maxQueryMs = options.maxQueryMs ?? 30_000;
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
+  const schemaReady = options.schemaReady ?? (() => true);
   const registry = createEndpointRegistry({
     services: savedQueryServices,
     readSql: options.readSql,
@@ -111,6 +118,7 @@ export function createApp(options: AppOptions): App {
     maxTimeoutMs: maxQueryMs,
     admission: { maxPerKey: 16, ...options.admission },
     killAbortedQueries: options.warehouse.kind === "server",
+    schemaReady,
     tuning: createQueryTuning({
       distributed: options.warehouse.cluster !== undefined,
       queryCacheSeconds: options.warehouse.queryCacheSeconds,
@@ -154,7 +162,7 @@ export function createApp(options: AppOptions): App {
   });
 
   const ready = sharedReadiness(
-    options.ready ?? (() => options.warehouse.client.ping().then((r) => r.success, () => false)),
+    options.ready ?? (async () => schemaReady() && (await options.warehouse.client.ping().then((r) => r.success, () => false))),
     options.readinessReuseMs,
   );
   const httpRoutes = createHttpRoutes({
@@ -189,12 +197,14 @@ export function createApp(options: AppOptions): App {
     readMaxBytes: maxBodyBytes,
     contextValues: (request) => rpcGate!.contextValues(request),
     interceptors: [
-      loggingInterceptor(logger, ({ method, protocol, code, durationMs, caller }) => {
-        const endpoint = endpointNames.get(method);
-        if (endpoint === undefined) return;
-        const name = code === "ok" ? "ok" : codeName(code);
-        metrics.recordCall(endpoint, protocol, name, durationMs / 1000);
-        if (caller !== undefined) metrics.countCaller(caller, name);
+      loggingInterceptor(logger, {
+        endpointOf: (method) => endpointNames.get(method),
+        observe: ({ endpoint, protocol, code, durationMs, caller }) => {
+          if (endpoint === undefined) return;
+          const name = code === "ok" ? "ok" : codeName(code);
+          metrics.recordCall(endpoint, protocol, name, durationMs / 1000);
+          if (caller !== undefined) metrics.countCaller(caller, name);
+        },
       }),
     ],
     // An RPC call of anything not served gets UNIMPLEMENTED in its protocol; the rest is plain HTTP.

@@ -5,11 +5,11 @@ import { loadOrCreateApiKey } from "../auth/index.js";
 import { createPublicKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { apiKeyProblem, ConfigError, type Config, type CredentialsConfig } from "../config/index.js";
-import { resultColumnProblems } from "../endpoints/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer } from "../transport/index.js";
 import { keepSchema, openResilientWarehouse, ensureDemoData } from "../warehouse/index.js";
 import { createApp, type AppOptions } from "./create-app.js";
+import { watchSchemaFit, type SchemaFit } from "./schema-fit.js";
 
 export interface RunningService {
   url: string;
@@ -26,6 +26,8 @@ export interface StartOptions {
   shutdownGraceMs?: number;
   /** Where the start banner goes (the listen address and a key). Default: stdout. */
   print?: (line: string) => void;
+  /** Loads a saved query's SQL by name (tests give fixtures). Default: `sql/<name>.sql`. */
+  readSql?: (name: string) => string;
 }
 
 export async function startService(options: StartOptions): Promise<RunningService> {
@@ -36,10 +38,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // The warehouse may be down at start (a server away, an engine that cannot
   // open its directory): serve 503 and keep trying to migrate it. A normal
   // start waits for the first try, so the schema and demo data come first.
-  const warehouse = await openResilientWarehouse(config.warehouse, logger);
+  const warehouse = await openResilientWarehouse(config.warehouse, logger, { retryMs: Math.min(2_000, config.warehouseRetryMs) });
   const seedDemo = warehouse.kind === "embedded" && config.demoData;
   const schema = keepSchema(warehouse.client, {
     logger,
+    maxRetryMs: config.warehouseRetryMs,
     cluster: warehouse.cluster,
     afterMigrate: seedDemo ? async (client) => void (await ensureDemoData(client, { logger, now: Date.now() })) : undefined,
   });
@@ -62,6 +65,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     keyNote = `API key: ${stored.key}  (${stored.created ? "generated, " : ""}stored in ${stored.path})`;
   }
 
+  // Set once the app (and so the registry) exists, just below.
+  let fit: SchemaFit | undefined;
   let app: ReturnType<typeof createApp>;
   try {
     app = createApp({
@@ -80,7 +85,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
         maxQueued: config.limits.warehouseQueue,
         maxPerKey: config.limits.warehouseCallsPerKey,
       },
-      ready: async () => schema.migrated && (await warehouse.client.ping().then((r) => r.success, () => false)),
+      // Not ready, and every saved query UNAVAILABLE, until the schema is migrated and the saved queries fit it.
+      schemaReady: () => fit?.ready ?? false,
+      readSql: options.readSql,
     });
   } catch (error) {
     // A key file that does not read, say: nothing is served, and the warehouse is let go.
@@ -88,19 +95,27 @@ export async function startService(options: StartOptions): Promise<RunningServic
     await warehouse.close();
     throw error;
   }
-  // Each saved query's result columns must be its row message's fields: asked
-  // of the warehouse once it answers, so a mismatch stops start-up here
-  // instead of failing every call.
+  // Each saved query's result columns must be its row message's fields, of
+  // types that fill them: asked of the warehouse once the schema is migrated.
+  // At start a mismatch stops start-up here instead of failing every call;
+  // found later (the warehouse came after the service), it is logged and the
+  // service stays not ready.
+  fit = watchSchemaFit(schema, app.registry.endpoints, warehouse.client);
+  let stopping: Promise<void> | undefined;
   if (schema.migrated) {
-    const problems = await resultColumnProblems(app.registry.endpoints, warehouse.client).catch((error: unknown) => [
-      `cannot describe the saved queries' results: ${error instanceof Error ? error.message : String(error)}`,
-    ]);
+    const problems = await fit.checked;
     if (problems.length > 0) {
       app.close();
       schema.stop();
       await warehouse.close();
       throw new Error(`saved queries do not fit their row messages: ${problems.join("; ")}`);
     }
+  } else {
+    void fit.checked.then((problems) => {
+      if (problems.length > 0 && stopping === undefined) {
+        logger.error("saved queries do not fit their row messages; answering 503 until sql/ and proto/ agree and the service restarts", { problems });
+      }
+    });
   }
   const server = createSinglePortServer(app.handler, {
     firstRequestTimeoutMs: config.limits.firstRequestTimeoutMs,
@@ -116,7 +131,6 @@ export async function startService(options: StartOptions): Promise<RunningServic
   print(`saved-query endpoints listening on ${url}`);
   print(keyNote);
 
-  let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       logger.info("shutting down: no new connections, finishing calls in flight");

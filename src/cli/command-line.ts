@@ -1,6 +1,7 @@
 // The command line of each command: its options read strictly, `--help` or
-// `-h` printing its usage, and anything unknown refused with the usage and
-// exit code 2, before the command does anything.
+// `-h` printing its usage, and anything unknown, or an option value the
+// command cannot take, refused with the usage and exit code 2, before the
+// command does anything.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
 type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
@@ -12,6 +13,8 @@ export interface CommandLineSpec<T extends OptionsConfig> {
   options: T;
   /** Whether the command takes operands (a file name, say). Default false. */
   allowPositionals?: boolean;
+  /** What is wrong with the options' values and the operands, one sentence each; none when they are fine. Default: nothing. */
+  check?: (line: { values: Values<T>; positionals: string[] }) => string[];
 }
 
 type Values<T extends OptionsConfig> = ReturnType<typeof parseArgs<{ options: T; strict: true; allowPositionals: boolean }>>["values"];
@@ -31,6 +34,8 @@ export function parseCommandLine<T extends OptionsConfig>(spec: CommandLineSpec<
       allowPositionals: spec.allowPositionals ?? false,
     });
     if ((values as { help?: boolean }).help === true) return { kind: "help" };
+    const problems = spec.check?.({ values: values as Values<T>, positionals }) ?? [];
+    if (problems.length > 0) return { kind: "usage-error", message: problems.join("; ") };
     return { kind: "run", values: values as Values<T>, positionals };
   } catch (error) {
     // parseArgs says what was wrong and how to fix it; its hint about "--" is noise here.

@@ -1,7 +1,9 @@
 // `npm run import -- --table T FILE` (or `-` for standard input): loads log
 // rows, one JSON object a line in the columns a shipper inserts, into the
-// configured warehouse. Every line is checked first: with any bad line
-// nothing is inserted (each is reported by number) unless --skip-invalid.
+// configured warehouse. The warehouse is opened first (a held data directory
+// is said before a long file is read); then every line is checked: with any
+// bad line nothing is inserted (each is reported by number) unless
+// --skip-invalid.
 // A file is read twice (check, then insert) so it is never held in memory;
 // standard input, which cannot be read twice, is held.
 import { createReadStream, existsSync } from "node:fs";
@@ -37,65 +39,69 @@ const { values, positionals } = readCommandLine({
     "batch-size": { type: "string", default: "10000" },
   },
   allowPositionals: true,
+  check: ({ values, positionals }) => {
+    const problems: string[] = [];
+    const table = values.table as LogTable | undefined;
+    const batchSize = Number(values["batch-size"]);
+    if (table === undefined) problems.push("--table is required");
+    else if (!logTables.includes(table)) problems.push(`--table must be one of ${logTables.join(", ")}`);
+    if (!(Number.isSafeInteger(batchSize) && batchSize > 0)) problems.push("--batch-size must be a positive whole number");
+    if (positionals.length !== 1) problems.push("give exactly one FILE, or - for standard input");
+    else if (positionals[0] !== "-" && !existsSync(positionals[0]!)) problems.push(`${positionals[0]} does not exist`);
+    return problems;
+  },
 });
 
 /** The most bad lines reported one by one; the rest are counted. */
 const maxReported = 20;
 
 await runCli(async () => {
-  const table = values.table as LogTable | undefined;
+  const table = values.table as LogTable;
   const batchSize = Number(values["batch-size"]);
-  const problems: string[] = [];
-  if (table === undefined) problems.push("--table is required");
-  else if (!logTables.includes(table)) problems.push(`--table must be one of ${logTables.join(", ")}`);
-  if (!(Number.isSafeInteger(batchSize) && batchSize > 0)) problems.push("--batch-size must be a positive whole number");
-  if (positionals.length !== 1) problems.push("give exactly one FILE, or - for standard input");
-  else if (positionals[0] !== "-" && !existsSync(positionals[0]!)) problems.push(`${positionals[0]} does not exist`);
-  if (problems.length > 0) {
-    process.stderr.write(`error: ${problems.join("; ")}\n\n${usage}\n`);
-    process.exit(2);
-  }
   const source = positionals[0]!;
   const fromStdin = source === "-";
   const say = (line: string) => process.stderr.write(`import: ${line}\n`);
 
-  // Pass 1: check every line; standard input's good rows are kept for pass 2.
-  const held: ShippedRow[] = [];
-  let good = 0;
-  let bad = 0;
-  for await (const { number, check } of checkedLines(table!, source)) {
-    if (check.ok) {
-      good += 1;
-      if (fromStdin) held.push(check.row);
-      continue;
-    }
-    bad += 1;
-    if (bad <= maxReported) say(`line ${number}: ${check.problems.join("; ")}`);
-  }
-  if (bad > maxReported) say(`... and ${bad - maxReported} more bad lines`);
-  if (bad > 0 && !values["skip-invalid"]) {
-    throw new Error(`${bad} bad line${bad === 1 ? "" : "s"} in ${fromStdin ? "standard input" : source}; nothing was inserted (--skip-invalid inserts the ${good} good ones)`);
-  }
-  if (good === 0) {
-    say(`no rows to insert into ${table}`);
-    return;
-  }
-
-  // Pass 2: insert in batches.
+  // The warehouse first: a data directory another process holds, or a server
+  // that does not answer, is said before a long file is read.
   const warehouse = await openWarehouse(readConfig().warehouse);
   try {
     await migrate(warehouse.client, { logger: silentLogger });
-    say(`inserting ${good} rows into ${table} (${warehouse.location}); columns ${shippedColumns(table!).join(", ")}`);
+
+    // Pass 1: check every line; standard input's good rows are kept for pass 2.
+    const held: ShippedRow[] = [];
+    let good = 0;
+    let bad = 0;
+    for await (const { number, check } of checkedLines(table, source)) {
+      if (check.ok) {
+        good += 1;
+        if (fromStdin) held.push(check.row);
+        continue;
+      }
+      bad += 1;
+      if (bad <= maxReported) say(`line ${number}: ${check.problems.join("; ")}`);
+    }
+    if (bad > maxReported) say(`... and ${bad - maxReported} more bad lines`);
+    if (bad > 0 && !values["skip-invalid"]) {
+      throw new Error(`${bad} bad line${bad === 1 ? "" : "s"} in ${fromStdin ? "standard input" : source}; nothing was inserted (--skip-invalid inserts the ${good} good ones)`);
+    }
+    if (good === 0) {
+      say(`no rows to insert into ${table}`);
+      return;
+    }
+
+    // Pass 2: insert in batches.
+    say(`inserting ${good} rows into ${table} (${warehouse.location}); columns ${shippedColumns(table).join(", ")}`);
     let inserted = 0;
     let batch: ShippedRow[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      await warehouse.client.insert({ table: table!, values: batch, format: "JSONEachRow" });
+      await warehouse.client.insert({ table, values: batch, format: "JSONEachRow" });
       inserted += batch.length;
       batch = [];
       say(`${inserted} of ${good} rows inserted`);
     };
-    const rows = fromStdin ? held : goodRows(table!, source);
+    const rows = fromStdin ? held : goodRows(table, source);
     for await (const row of rows) {
       batch.push(row);
       if (batch.length === batchSize) await flush();

@@ -3,7 +3,7 @@
 // type, and `metadata` a JSON array of one object holding the fields the
 // table derives its columns from. Returns the row to insert, or every
 // problem of the line.
-import { parseIsoTimestamp } from "../endpoints/index.js";
+import { readIsoTimestamp } from "../endpoints/index.js";
 import { tablesWithProjectColumn, type LogTable, type ShippedRow } from "../warehouse/index.js";
 
 export type LogLineCheck = { ok: true; row: ShippedRow } | { ok: false; problems: string[] };
@@ -58,7 +58,8 @@ export function checkLogLine(table: LogTable, line: string): LogLineCheck {
 
   const { id, timestamp, event_message: message, project, metadata } = value;
   if (id !== undefined && !(typeof id === "string" && uuid.test(id))) problems.push("id must be a UUID string");
-  const when = typeof timestamp === "string" ? parseIsoTimestamp(timestamp) : undefined;
+  const reading = typeof timestamp === "string" ? readIsoTimestamp(timestamp) : undefined;
+  const when = reading !== undefined && "instant" in reading ? reading.instant : undefined;
   if (timestamp !== undefined && when === undefined) {
     problems.push("timestamp must be an ISO 8601 date-time between 1900 and 2299, e.g. 2026-11-20T21:59:00.123456Z");
   }

@@ -17,11 +17,11 @@ options:
   --scale N    multiply the row count by N (default 1)
   -h, --help   print this and exit`,
   options: { scale: { type: "string", default: "1" } },
+  check: ({ values }) => (Number(values.scale) > 0 ? [] : [`--scale must be a positive number, got "${values.scale}"`]),
 });
 
 await runCli(async () => {
   const scale = Number(values.scale);
-  if (!(scale > 0)) throw new Error(`--scale must be a positive number, got "${values.scale}"`);
   const config = readConfig();
   const logger = createLogger();
   const warehouse = await openWarehouse(config.warehouse);

@@ -6,6 +6,10 @@ import { createEndpointRegistry, savedQueryServices } from "../endpoints/index.j
 import { readCommandLine } from "./command-line.js";
 import { runCli } from "./run-cli.js";
 
+// Read before the command line, whose check names unknown endpoints and parameters.
+const registry = createEndpointRegistry({ services: savedQueryServices });
+const parameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.name)));
+
 const { values } = readCommandLine({
   usage: `usage: npm run token -- --sub ID [--endpoints NAME,...] [--fixed NAME=VALUE]... [--ttl 1h] [--rps N]
 
@@ -28,28 +32,39 @@ options:
     ttl: { type: "string", default: "1h" },
     rps: { type: "string" },
   },
+  check: ({ values }) => {
+    const problems: string[] = [];
+    if (values.sub === undefined || values.sub === "") problems.push("--sub is required");
+    if (parseDuration(values.ttl) === undefined) problems.push(`--ttl must be a duration such as 90s, 15m, 1h or 7d, got "${values.ttl}"`);
+    for (const name of endpointNames(values.endpoints) ?? []) {
+      if (registry.find(name) === undefined) problems.push(`--endpoints names no endpoint: ${name}`);
+    }
+    for (const pair of values.fixed ?? []) {
+      if (fixedPair(pair) === undefined) problems.push(`--fixed must be NAME=VALUE with a parameter name, got "${pair}"`);
+    }
+    if (values.rps !== undefined && !(Number(values.rps) > 0)) problems.push(`--rps must be a positive number, got "${values.rps}"`);
+    return problems;
+  },
 });
 
 await runCli(async () => {
   const secret = process.env.JWT_SECRET;
   if (secret === undefined || secret.length < 32) throw new Error("JWT_SECRET must be set to the service's secret (at least 32 characters)");
-  if (values.sub === undefined || values.sub === "") throw new Error("--sub is required");
-  const ttlSeconds = parseDuration(values.ttl);
-  if (ttlSeconds === undefined) throw new Error(`--ttl must be a duration such as 90s, 15m, 1h or 7d, got "${values.ttl}"`);
-  const registry = createEndpointRegistry({ services: savedQueryServices });
-  const endpoints = values.endpoints?.split(",").map((name) => name.trim()).filter((name) => name !== "");
-  for (const name of endpoints ?? []) {
-    if (registry.find(name) === undefined) throw new Error(`--endpoints names no endpoint: ${name}`);
-  }
-  const parameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.name)));
-  let fixed: Record<string, string> | undefined;
-  for (const pair of values.fixed ?? []) {
-    const at = pair.indexOf("=");
-    const name = pair.slice(0, at);
-    if (at < 1 || !parameters.has(name)) throw new Error(`--fixed must be NAME=VALUE with a parameter name, got "${pair}"`);
-    (fixed ??= {})[name] = pair.slice(at + 1);
-  }
+  const fixedPairs = (values.fixed ?? []).map((pair) => fixedPair(pair)!);
+  const fixed = fixedPairs.length === 0 ? undefined : Object.fromEntries(fixedPairs);
   const rps = values.rps === undefined ? undefined : Number(values.rps);
-  if (rps !== undefined && !(rps > 0)) throw new Error(`--rps must be a positive number, got "${values.rps}"`);
-  process.stdout.write(`${await issueToken({ sub: values.sub, endpoints, fixed, rps }, { secret, ttlSeconds })}\n`);
+  const ttlSeconds = parseDuration(values.ttl)!;
+  process.stdout.write(`${await issueToken({ sub: values.sub!, endpoints: endpointNames(values.endpoints), fixed, rps }, { secret, ttlSeconds })}\n`);
 });
+
+/** The names of `--endpoints`, or undefined (every endpoint) when it is not given. */
+function endpointNames(list: string | undefined): string[] | undefined {
+  return list?.split(",").map((name) => name.trim()).filter((name) => name !== "");
+}
+
+/** `NAME=VALUE` of `--fixed` as [name, value], or undefined when NAME is not a parameter. */
+function fixedPair(pair: string): [string, string] | undefined {
+  const at = pair.indexOf("=");
+  const name = pair.slice(0, at);
+  return at < 1 || !parameters.has(name) ? undefined : [name, pair.slice(at + 1)];
+}

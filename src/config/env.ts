@@ -46,6 +46,13 @@ export interface Config {
   warehouse: WarehouseConfig;
   /** `DEMO_DATA`, default true: embedded mode loads demo data into empty tables. */
   demoData: boolean;
+  /**
+   * `WAREHOUSE_RETRY_SECONDS`, default 5: the longest wait between two tries
+   * to reach a warehouse that does not answer (the migrations are retried
+   * after 1 s, doubling up to it; the embedded engine is reopened every 2 s,
+   * or this when shorter).
+   */
+  warehouseRetryMs: number;
   /** `LOG_LEVEL`, default `info`; `debug` also logs every successful call. */
   logLevel: LogLevel;
   /** `RATE_LIMIT_PER_SECOND` (default 100; 0 disables) and `RATE_LIMIT_BURST` (default 200), per API key. */
@@ -200,6 +207,16 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const rateLimit = { perSecond: rate("RATE_LIMIT_PER_SECOND", 100), burst: rate("RATE_LIMIT_BURST", 200) };
 
+  let warehouseRetryMs = 5_000;
+  const rawRetry = value("WAREHOUSE_RETRY_SECONDS");
+  if (rawRetry !== undefined) {
+    if (!/^\d+(\.\d+)?$/.test(rawRetry) || Number(rawRetry) < 0.1) {
+      problems.push(`WAREHOUSE_RETRY_SECONDS must be a number of at least 0.1, got "${rawRetry}"`);
+    } else {
+      warehouseRetryMs = Math.round(Number(rawRetry) * 1000);
+    }
+  }
+
   const apiKeys = (value("API_KEYS") ?? "")
     .split(",")
     .map((k) => k.trim())
@@ -240,7 +257,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, credentials, warehouse, demoData, logLevel, rateLimit, limits };
+  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, credentials, warehouse, demoData, warehouseRetryMs, logLevel, rateLimit, limits };
 }
 
 /** Why `key` may not be an API key (too short to resist guessing, or holding white space), or undefined. */

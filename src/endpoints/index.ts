@@ -5,7 +5,8 @@ export { createEndpointRegistry } from "./registry.js";
 export type { Endpoint, EndpointRegistry, EndpointRegistryOptions, ParameterSpec } from "./registry.js";
 export { bindParameters } from "./parameters.js";
 export type { BoundParameters } from "./parameters.js";
-export { parseIsoTimestamp } from "./iso-timestamp.js";
+export { readIsoTimestamp, isoTimestampProblems } from "./iso-timestamp.js";
+export type { IsoTimestampReading } from "./iso-timestamp.js";
 export { rowMessageFromWarehouse, timestampFromIso } from "./row-message.js";
 export { createEndpointService } from "./endpoint-service.js";
 export type {

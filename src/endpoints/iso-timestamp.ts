@@ -4,25 +4,40 @@
 const pattern =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
+/** The earliest and the first past the latest instant a bound may be, as the warehouse's DateTime64 holds them. */
+const earliest = Date.UTC(1900, 0, 1);
+const pastLatest = Date.UTC(2300, 0, 1);
+
+/** What is wrong with a bound, to follow its parameter's name (docs/endpoints.md, ISO 8601 bounds). */
+export const isoTimestampProblems = {
+  malformed: "must be an ISO 8601 date or date-time, e.g. 2026-11-20T21:59:00Z",
+  outOfRange: "must be between 1900-01-01 and 2299-12-31",
+} as const;
+
+export type IsoTimestampReading = { instant: string } | { problem: (typeof isoTimestampProblems)[keyof typeof isoTimestampProblems] };
+
 /**
- * `2026-11-20T21:59:00.123456+01:00` → `2026-11-20 20:59:00.123456`.
+ * `2026-11-20T21:59:00.123456+01:00` → `{ instant: "2026-11-20 20:59:00.123456" }`.
  * A date alone is midnight UTC; a date-time without a zone is UTC; digits past
- * microseconds are dropped. Returns undefined for anything else, including
- * impossible dates such as `2026-02-30`.
+ * microseconds are dropped. Anything else, impossible dates such as
+ * `2026-02-30` included, is malformed; a well-formed instant before 1900 or
+ * after 2299 (in UTC) is out of range.
  */
-export function parseIsoTimestamp(text: string): string | undefined {
+export function readIsoTimestamp(text: string): IsoTimestampReading {
+  const malformed = { problem: isoTimestampProblems.malformed };
   const m = pattern.exec(text.trim());
-  if (m === null) return undefined;
+  if (m === null) return malformed;
   const [, y, mo, d, h = "00", mi = "00", s = "00", fraction = "", zone = "Z"] = m;
   const fields = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
   const [year, month, day, hour, minute, second] = fields;
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return malformed;
   const local = utcMs(year, month, day, hour, minute, second);
-  if (new Date(local).getUTCDate() !== day) return undefined; // 2026-02-30 rolls over
+  if (new Date(local).getUTCDate() !== day) return malformed; // 2026-02-30 rolls over
   const utc = local - zoneOffsetMs(zone);
-  if (Number.isNaN(utc) || utc < Date.UTC(1900, 0, 1) || utc >= Date.UTC(2300, 0, 1)) return undefined;
+  if (Number.isNaN(utc)) return malformed;
+  if (utc < earliest || utc >= pastLatest) return { problem: isoTimestampProblems.outOfRange };
   const iso = new Date(utc).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${fraction.slice(0, 6).padEnd(6, "0")}`;
+  return { instant: `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${fraction.slice(0, 6).padEnd(6, "0")}` };
 }
 
 /**

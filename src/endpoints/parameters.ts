@@ -6,7 +6,7 @@ import { ParameterFormat } from "../gen/endpoints/v1/endpoint_options_pb.js";
 import { invalidArgument, type FieldViolation } from "../errors/index.js";
 import type { QueryParamValue } from "../executor/index.js";
 import type { Endpoint } from "./registry.js";
-import { parseIsoTimestamp } from "./iso-timestamp.js";
+import { readIsoTimestamp } from "./iso-timestamp.js";
 import { re2PatternProblem } from "./re2-pattern.js";
 
 export interface BoundParameters {
@@ -56,16 +56,13 @@ export function bindParameters(endpoint: Endpoint, request: Message): BoundParam
       continue;
     }
     if (spec.format === ParameterFormat.ISO8601 && value !== "") {
-      const instant = parseIsoTimestamp(value);
-      if (instant === undefined) {
-        violations.push({
-          field: spec.name,
-          description: `${spec.name} must be an ISO 8601 date or date-time, e.g. 2026-11-20T21:59:00Z`,
-        });
+      const reading = readIsoTimestamp(value);
+      if ("problem" in reading) {
+        violations.push({ field: spec.name, description: `${spec.name} ${reading.problem}` });
         continue;
       }
-      normalized[spec.name] = instant;
-      queryParams[spec.name] = instant;
+      normalized[spec.name] = reading.instant;
+      queryParams[spec.name] = reading.instant;
     } else {
       normalized[spec.name] = value;
       queryParams[spec.name] = spec.format === ParameterFormat.ISO8601 ? null : value;

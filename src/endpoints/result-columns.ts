@@ -1,16 +1,19 @@
-// The start-up check that each saved query's result columns are the fields
-// of its row message, asked of the warehouse itself (`DESCRIBE (query)`), so
-// a mismatch of `sql/` and `proto/` stops the service before any caller
-// meets it.
+// The check that each saved query's result columns are the fields of its
+// row message, of types that can fill them, asked of the warehouse itself
+// (`DESCRIBE (query)`), so a mismatch of `sql/` and `proto/` is found before
+// any caller meets it (docs/reliability.md, "Outages and shutdown").
 import type { QueryParamValue } from "../executor/index.js";
 import type { WarehouseClient } from "../warehouse/index.js";
+import { columnFitsField } from "./column-type-fit.js";
 import type { Endpoint } from "./registry.js";
+import { rowFieldKind } from "./row-message.js";
 import { placeholdersOf } from "./sql-placeholders.js";
 
 /**
  * The mismatches of each endpoint's result columns and row fields: a column
- * that is not a field of the row message, or a field no column fills. Empty
- * when every query fits. Throws when the warehouse cannot describe a query.
+ * that is not a field of the row message, a column whose type cannot fill
+ * its field (column-type-fit.ts), or a field no column fills. Empty when
+ * every query fits. Throws when the warehouse cannot describe a query.
  */
 export async function resultColumnProblems(endpoints: readonly Endpoint[], client: Pick<WarehouseClient, "query">): Promise<string[]> {
   const problems: string[] = [];
@@ -19,8 +22,14 @@ export async function resultColumnProblems(endpoints: readonly Endpoint[], clien
     const fields = endpoint.rowSchema.fields.map((f) => f.name);
     const name = endpoint.definition.name;
     for (const column of columns) {
-      if (!fields.includes(column.name)) {
+      const field = endpoint.rowSchema.fields.find((f) => f.name === column.name);
+      if (field === undefined) {
         problems.push(`${name}: result column ${column.name} (${column.type}) is not a field of ${endpoint.rowSchema.typeName} (fields: ${fields.join(", ")})`);
+        continue;
+      }
+      const kind = rowFieldKind(field);
+      if (kind !== undefined && !columnFitsField(column.type, kind)) {
+        problems.push(`${name}: result column ${column.name} (${column.type}) cannot fill ${endpoint.rowSchema.typeName}.${field.name} (${kind} field)`);
       }
     }
     for (const field of fields) {

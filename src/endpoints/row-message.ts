@@ -20,36 +20,58 @@ export function rowMessageFromWarehouse(schema: DescMessage, row: WarehouseRow):
 }
 
 function convert(field: DescField, value: unknown): unknown {
-  switch (field.fieldKind) {
-    case "scalar":
-      return scalar(field.scalar, value, field);
-    case "message":
-      if (field.message.typeName === TimestampSchema.typeName) return timestampFromIso(String(value));
-      break;
-    case "list":
-      // protobuf-es represents google.protobuf.Struct as a plain JSON object.
-      if (field.listKind === "message" && field.message.typeName === StructSchema.typeName) return readJsonObjects(field, value);
-      break;
+  switch (rowFieldKind(field)) {
+    case "string":
+      return String(value);
+    case "double":
+      return Number(value);
+    case "integer":
+      return is64Bit(field) ? BigInt(value as number | string) : Number(value);
+    case "bool":
+      return value === true || value === 1 || value === "1" || value === "true";
+    case "Timestamp":
+      return timestampFromIso(String(value));
+    case "JSON objects":
+      return readJsonObjects(field, value);
+    case undefined:
+      throw new Error(`cannot read column ${field.name} into ${field.parent.typeName}`);
   }
-  throw new Error(`cannot read column ${field.name} into ${field.parent.typeName}`);
 }
 
-function scalar(type: ScalarType, value: unknown, field: DescField): unknown {
-  switch (type) {
-    case ScalarType.STRING:
-      return String(value);
-    case ScalarType.DOUBLE:
-    case ScalarType.FLOAT:
-    case ScalarType.INT32:
-    case ScalarType.UINT32:
-      return Number(value);
-    case ScalarType.INT64:
-    case ScalarType.UINT64:
-      return BigInt(value as number | string);
-    case ScalarType.BOOL:
-      return value === true || value === 1 || value === "1" || value === "true";
+function is64Bit(field: DescField): boolean {
+  return field.fieldKind === "scalar" && (field.scalar === ScalarType.INT64 || field.scalar === ScalarType.UINT64);
+}
+
+/** What a row field is read as, for the start-up check of column types (column-type-fit.ts). */
+export type RowFieldKind = "string" | "integer" | "double" | "bool" | "Timestamp" | "JSON objects";
+
+/** The kind `convert` reads `field` as; undefined for a field it cannot read. */
+export function rowFieldKind(field: DescField): RowFieldKind | undefined {
+  switch (field.fieldKind) {
+    case "scalar":
+      switch (field.scalar) {
+        case ScalarType.STRING:
+          return "string";
+        case ScalarType.DOUBLE:
+        case ScalarType.FLOAT:
+          return "double";
+        case ScalarType.INT32:
+        case ScalarType.UINT32:
+        case ScalarType.INT64:
+        case ScalarType.UINT64:
+          return "integer";
+        case ScalarType.BOOL:
+          return "bool";
+        default:
+          return undefined;
+      }
+    case "message":
+      return field.message.typeName === TimestampSchema.typeName ? "Timestamp" : undefined;
+    case "list":
+      // protobuf-es represents google.protobuf.Struct as a plain JSON object.
+      return field.listKind === "message" && field.message.typeName === StructSchema.typeName ? "JSON objects" : undefined;
     default:
-      throw new Error(`unsupported column type for ${field.name}`);
+      return undefined;
   }
 }
 

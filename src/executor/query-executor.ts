@@ -91,6 +91,12 @@ export interface QueryExecutorOptions {
    * query-tuning.ts). Default: nothing.
    */
   tuning?: (query: SavedQuery) => QueryTuning | undefined;
+  /**
+   * Whether the warehouse's schema is in place and the saved queries fit
+   * their row messages; while false every query is answered UNAVAILABLE
+   * without reaching the warehouse. Default: always true.
+   */
+  schemaReady?: () => boolean;
 }
 
 export interface QueryExecutor {
@@ -110,12 +116,13 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
   const observe = options.observe ?? (() => {});
   const admission = createAdmission(options.admission);
   const cooldownMs = options.unreachableCooldownMs ?? 1000;
+  const schemaReady = options.schemaReady ?? (() => true);
   // Real time, not the injected clock: the cooldown is about the warehouse, not about `now` in SQL.
   let unreachableUntil = 0;
 
   return {
     async execute(query, params, executeOptions = {}) {
-      if (Date.now() < unreachableUntil) {
+      if (Date.now() < unreachableUntil || !schemaReady()) {
         const error = unavailableError();
         observe({ query: query.name, durationMs: 0, error });
         throw error;

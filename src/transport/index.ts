@@ -5,7 +5,7 @@ export type { SinglePortServer, SinglePortServerOptions, RequestHandler } from "
 export { connectRoutes } from "./connect-routes.js";
 export type { ConnectRoutesOptions } from "./connect-routes.js";
 export { loggingInterceptor } from "./logging-interceptor.js";
-export type { CallObserver } from "./logging-interceptor.js";
+export type { CallObserver, LoggingInterceptorOptions } from "./logging-interceptor.js";
 export { requestIdKey, requestIdFrom } from "./request-context.js";
 export { createRpcGate, credentialKey } from "./rpc-gate.js";
 export type { RpcGate, RpcGateOptions } from "./rpc-gate.js";

@@ -1,6 +1,7 @@
-// One structured log line per Connect, gRPC or gRPC-Web call: procedure,
-// protocol, code, duration, request id and caller (a key id or token
-// subject). Never headers, so never keys or tokens.
+// One structured log line per Connect, gRPC or gRPC-Web call: the saved
+// query it called (when it called one), procedure, protocol, code, duration,
+// request id and caller (a key id or token subject). Never headers, so never
+// keys or tokens.
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../observability/index.js";
@@ -8,7 +9,14 @@ import { requestIdKey, requestIdFrom } from "./request-context.js";
 import { credentialKey } from "./rpc-gate.js";
 
 export interface CallObserver {
-  (event: { method: DescMethod; protocol: string; code: Code | "ok"; durationMs: number; caller?: string }): void;
+  (event: { method: DescMethod; endpoint?: string; protocol: string; code: Code | "ok"; durationMs: number; caller?: string }): void;
+}
+
+export interface LoggingInterceptorOptions {
+  /** The saved query `method` runs, named in its lines; undefined for other methods (health, reflection). */
+  endpointOf?: (method: DescMethod) => string | undefined;
+  /** Called after each call, for metrics. */
+  observe?: CallObserver;
 }
 
 /**
@@ -16,19 +24,23 @@ export interface CallObserver {
  * on the response. A streaming call (health Watch, reflection) is logged when
  * its response stream starts.
  */
-export function loggingInterceptor(logger: Logger, observe: CallObserver = () => {}): Interceptor {
+export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOptions = {}): Interceptor {
+  const observe = options.observe ?? (() => {});
+  const endpointOf = options.endpointOf ?? (() => undefined);
   return (next) => async (request) => {
     const requestId = requestIdFrom(request.header);
     request.contextValues.set(requestIdKey, requestId);
     const protocol = protocolOf(request.header.get("content-type"));
     const started = performance.now();
     const caller = request.contextValues.get(credentialKey)?.id;
+    const endpoint = endpointOf(request.method);
     const finish = (code: Code | "ok", error?: ConnectError) => {
       const durationMs = performance.now() - started;
-      observe({ method: request.method, protocol, code, durationMs, caller });
+      observe({ method: request.method, endpoint, protocol, code, durationMs, caller });
       const fields = {
         requestId,
         caller,
+        endpoint,
         procedure: `${request.service.typeName}/${request.method.name}`,
         protocol,
         code: code === "ok" ? "ok" : Code[code],

@@ -6,6 +6,7 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { causeChain } from "../errors/index.js";
 import type { Logger } from "../observability/index.js";
 import { DataDirectoryHeldError } from "./data-directory-lock.js";
+import { createFailureStreak } from "./failure-streak.js";
 
 /** The part of @clickhouse/client the service uses; a ClickHouseClient is one. */
 export type WarehouseClient = Pick<ClickHouseClient, "query" | "command" | "insert" | "ping" | "close">;
@@ -22,7 +23,7 @@ export interface ReopeningClientOptions {
   /** Opens the engine; throws when it cannot. */
   open: () => Promise<ClickHouseClient>;
   logger: Logger;
-  /** Wait between tries to open. Default 2000 ms. */
+  /** Wait between tries to open. Default 2000 ms (`WAREHOUSE_RETRY_SECONDS` makes it shorter: docs/configuration.md). */
   retryMs?: number;
 }
 
@@ -38,24 +39,29 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
   let closed = false;
   let nextTryAt = 0;
   let lastError: unknown;
+  // Said once per cause, however many tries fail for it (failure-streak.ts).
+  const streak = createFailureStreak(logger);
 
   const tryOpen = () =>
     (opening ??= options
       .open()
       .then(
         (client) => {
-          if (lastError !== undefined) logger.info("embedded warehouse open again");
+          const failedTries = streak.end();
+          if (failedTries > 0) logger.info("embedded warehouse open again", { failedTries });
           lastError = undefined;
           current = client;
           return client;
         },
         (error: unknown) => {
-          if (lastError === undefined) {
-            if (error instanceof DataDirectoryHeldError) {
-              logger.warn("another process holds the data directory; answering 503 until it lets go", { path: error.path, pid: error.pid, retryInMs: retryMs });
-            } else {
-              logger.warn("embedded warehouse cannot open; answering 503 and trying again", { retryInMs: retryMs, error });
-            }
+          if (error instanceof DataDirectoryHeldError) {
+            streak.failed(error, {
+              msg: "another process holds the data directory; answering 503 until it lets go",
+              fields: { path: error.path, pid: error.pid, retryInMs: retryMs },
+              withError: false,
+            });
+          } else {
+            streak.failed(error, { msg: "embedded warehouse cannot open; answering 503 and trying again", fields: { retryInMs: retryMs } });
           }
           lastError = error;
           nextTryAt = Date.now() + retryMs;

@@ -1,8 +1,11 @@
 // Keeps trying to apply the migrations while a server warehouse is
 // unreachable, so that the service can start before its warehouse and
-// become ready by itself when the warehouse answers.
-import type { WarehouseClient } from "./reopening-client.js";
+// become ready by itself when the warehouse answers. A failure that repeats
+// on every try is logged once (failure-streak.ts), and not at all when the
+// embedded engine is what is not open: the reopening client says why.
+import { WarehouseClosedError, type WarehouseClient } from "./reopening-client.js";
 import type { Logger } from "../observability/index.js";
+import { createFailureStreak } from "./failure-streak.js";
 import { migrate, type MigrateOptions } from "./migrations.js";
 
 export interface SchemaKeeper {
@@ -19,7 +22,7 @@ export interface SchemaKeeperOptions {
   logger: Logger;
   /** First wait between tries; doubles up to `maxRetryMs`. Default 1000 ms. */
   retryMs?: number;
-  /** Default 5,000 ms. */
+  /** Default 5,000 ms (`WAREHOUSE_RETRY_SECONDS`: docs/configuration.md). */
   maxRetryMs?: number;
   /** Apply on a cluster (see MigrateOptions). Default: a single node. */
   cluster?: MigrateOptions["cluster"];
@@ -32,8 +35,9 @@ export function keepSchema(client: WarehouseClient, options: SchemaKeeperOptions
   let migrated = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let wait = options.retryMs ?? 1000;
   const maxWait = options.maxRetryMs ?? 5_000;
+  let wait = Math.min(options.retryMs ?? 1000, maxWait);
+  const streak = createFailureStreak(logger);
   let attempted!: () => void;
   const firstAttempt = new Promise<void>((resolve) => (attempted = resolve));
 
@@ -42,14 +46,20 @@ export function keepSchema(client: WarehouseClient, options: SchemaKeeperOptions
       if (stopped) return;
       try {
         await migrate(client, { logger, cluster: options.cluster });
-        logger.info("warehouse reachable, schema up to date");
+        const failedTries = streak.end();
+        logger.info("warehouse reachable, schema up to date", failedTries > 0 ? { failedTries } : undefined);
         await options.afterMigrate?.(client).catch((error: unknown) => logger.error("after-migration step failed", { error }));
         migrated = true;
         attempted();
         resolve();
       } catch (error) {
         attempted();
-        logger.warn("warehouse not reachable yet; answering 503 until it is", { retryInMs: wait, error });
+        streak.failed(error, {
+          msg: "warehouse not reachable yet; answering 503 until it is",
+          fields: { retryInMs: wait },
+          // The embedded engine is not open: the reopening client has logged why, once.
+          reportedElsewhere: error instanceof WarehouseClosedError,
+        });
         timer = setTimeout(() => void attempt(), wait);
         timer.unref();
         wait = Math.min(maxWait, wait * 2);

@@ -41,11 +41,12 @@ export async function openWarehouse(config: WarehouseConfig): Promise<Warehouse>
 /**
  * Opens the warehouse for a long-running service: as openWarehouse, but an
  * embedded engine that cannot open (or later breaks) does not throw; calls
- * fail as unreachable and the engine is opened again in the background.
+ * fail as unreachable and the engine is opened again in the background,
+ * every `retryMs` (default 2000).
  */
-export async function openResilientWarehouse(config: WarehouseConfig, logger: Logger): Promise<Warehouse> {
+export async function openResilientWarehouse(config: WarehouseConfig, logger: Logger, options: { retryMs?: number } = {}): Promise<Warehouse> {
   if (config.kind === "server") return openServer(config);
-  const client = createReopeningClient({ open: () => openEmbedded(config), logger });
+  const client = createReopeningClient({ open: () => openEmbedded(config), logger, retryMs: options.retryMs });
   return { client, kind: "embedded", location: resolve(config.path), close: () => client.close() };
 }
 

@@ -23,6 +23,17 @@ describe("parseCommandLine", () => {
     expect(parseCommandLine(seed, args)).toEqual({ kind: "usage-error", message });
   });
 
+  it("refuses the values its check finds wrong, every problem in one message, and checks nothing for --help", () => {
+    const checked = {
+      ...seed,
+      check: ({ values }: { values: { scale?: string } }) =>
+        Number(values.scale) >= 1 ? [] : [`--scale must be at least 1, got "${values.scale}"`, "and a second problem"],
+    };
+    expect(parseCommandLine(checked, ["--scale", "0"])).toEqual({ kind: "usage-error", message: '--scale must be at least 1, got "0"; and a second problem' });
+    expect(parseCommandLine(checked, ["--scale", "0", "--help"])).toEqual({ kind: "help" });
+    expect(parseCommandLine(checked, ["--scale", "3"])).toMatchObject({ kind: "run", values: { scale: "3" } });
+  });
+
   it("fills in defaults and keeps given values", () => {
     expect(parseCommandLine(seed, [])).toMatchObject({ kind: "run", values: { scale: "1" }, positionals: [] });
     expect(parseCommandLine(seed, ["--scale", "10"])).toMatchObject({ kind: "run", values: { scale: "10" } });

@@ -11,6 +11,7 @@ describe("readConfig", () => {
       credentials: { apiKeysFile: undefined, apiKeysFilePollMs: 2000, jwtSecret: undefined, jwtPublicKey: undefined, jwtJwksFile: undefined },
       warehouse: { kind: "embedded", path: "./data", database: "default" },
       demoData: true,
+      warehouseRetryMs: 5000,
       logLevel: "info",
       rateLimit: { perSecond: 100, burst: 200 },
       limits: {
@@ -114,6 +115,18 @@ describe("readConfig", () => {
 
   it.each(["-1", "8080x", "1.5", "65536"])("refuses PORT=%s", (port) => {
     expect(() => readConfig({ PORT: port })).toThrow(/^PORT must be/);
+  });
+
+  it.each([
+    ["2", 2000],
+    ["0.25", 250],
+    ["0.1", 100],
+  ])("reads WAREHOUSE_RETRY_SECONDS=%s as %i ms", (raw, ms) => {
+    expect(readConfig({ WAREHOUSE_RETRY_SECONDS: raw }).warehouseRetryMs).toBe(ms);
+  });
+
+  it.each(["0", "0.05", "-1", "soon", "1e3"])("refuses WAREHOUSE_RETRY_SECONDS=%s", (raw) => {
+    expect(() => readConfig({ WAREHOUSE_RETRY_SECONDS: raw })).toThrow(`WAREHOUSE_RETRY_SECONDS must be a number of at least 0.1, got "${raw}"`);
   });
 });
 

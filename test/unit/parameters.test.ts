@@ -72,6 +72,14 @@ describe("bindParameters", () => {
         ["iso_timestamp_end", "iso_timestamp_end must be an ISO 8601 date or date-time, e.g. 2026-11-20T21:59:00Z"],
       ],
     ],
+    [
+      "logs.all",
+      { project: "p", isoTimestampStart: "0050-01-01T00:00:00Z", isoTimestampEnd: "2300-01-01" },
+      [
+        ["iso_timestamp_start", "iso_timestamp_start must be between 1900-01-01 and 2299-12-31"],
+        ["iso_timestamp_end", "iso_timestamp_end must be between 1900-01-01 and 2299-12-31"],
+      ],
+    ],
   ])("%s with %j lists every violation", (name, fields, expected) => {
     expect(violations(name, fields).map((v) => [v.field, v.description])).toEqual(expected);
   });

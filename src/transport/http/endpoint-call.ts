@@ -68,7 +68,9 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
     error: unknown,
   ) {
     const connectError = ConnectError.from(error);
-    if (connectError.code === Code.Internal) logger.error("get failed", { requestId, caller, cause: connectError.cause ?? error });
+    if (connectError.code === Code.Internal) {
+      logger.error("get failed", { requestId, caller, endpoint: call.endpoint.definition.name, protocol: "http", cause: connectError.cause ?? error });
+    }
     finish(call, requestId, caller, started, codeName(connectError.code));
     if (!response.headersSent) sendError(request, response, requestId, connectError);
   }

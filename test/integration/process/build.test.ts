@@ -1,10 +1,11 @@
 // The build that `npm start` and the other commands run first
-// (scripts/build.mjs), in a copy of the project: it bundles when dist/ is
-// missing or older than a source, skips an up-to-date dist/, and the bundles
-// it makes are the real commands: an import and the service, called over
-// HTTP, from dist/ alone.
+// (scripts/build.mjs), in a copy of the project: it answers --help and
+// refuses an unknown option without building, bundles when dist/ is missing
+// or older than a source, skips an up-to-date dist/, hands what follows
+// --then SCRIPT to that script, and the bundles it makes are the real
+// commands: an import and the service, called over HTTP, from dist/ alone.
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
@@ -42,6 +43,23 @@ function edit(path: string) {
 }
 
 describe("the build before every command", () => {
+  // First, while dist/ is missing: neither builds anything.
+  it("answers --help with its usage and exit code 0, building nothing", () => {
+    const help = build("--help");
+    expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^usage: node scripts\/build\.mjs /);
+    expect(help.stdout).toMatch(/--generate-only/);
+    expect(help.stdout).toMatch(/-h, --help/);
+    expect(existsSync(join(copy, "dist"))).toBe(false);
+  });
+
+  it.each([["--bogus"], ["--generate-only", "--bogus"], ["--then"]])("refuses %j with its usage on stderr and exit code 2, building nothing", (...args) => {
+    const refused = build(...args);
+    expect({ status: refused.status, stdout: refused.stdout }).toEqual({ status: 2, stdout: "" });
+    expect(refused.stderr).toMatch(/^error: (Unknown option '--bogus'|Option '--then <script>' argument missing)\n\nusage: node scripts\/build\.mjs /);
+    expect(existsSync(join(copy, "dist"))).toBe(false);
+  });
+
   it("bundles a missing dist/, then skips it while nothing changed", () => {
     const first = build();
     expect(first.status).toBe(0);
@@ -61,6 +79,18 @@ describe("the build before every command", () => {
     expect(after.status).toBe(0);
     expect(after.stderr).toContain("build: bundling");
     expect(build().stderr).toBe("");
+  });
+
+  it("reads the options before --then as its own and hands every argument after --then SCRIPT to that script untouched", () => {
+    const own = build("--bogus", "--then", "dist/cli/seed.js", "--help");
+    expect({ status: own.status, stdout: own.stdout }).toEqual({ status: 2, stdout: "" });
+    expect(own.stderr).toMatch(/^error: Unknown option '--bogus'\n\nusage: node scripts\/build\.mjs /);
+    const help = build("--then", "dist/main.js", "--help");
+    expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^usage: node dist\/main\.js /);
+    const seed = build("--then", "dist/cli/seed.js", "--scale", "0", "--bogus");
+    expect({ status: seed.status, stdout: seed.stdout }).toEqual({ status: 2, stdout: "" });
+    expect(seed.stderr).toMatch(/^error: Unknown option '--bogus'\n\nusage: npm run seed /);
   });
 
   it("counts the files of the bundled packages among its inputs, and not the packages left outside", () => {

@@ -1,5 +1,6 @@
 // Every command a user runs answers --help without doing anything, and
-// refuses an unknown option with its usage and exit code 2.
+// refuses an unknown option, or an option value it cannot take, with its
+// usage and exit code 2.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -50,6 +51,18 @@ describe("command lines", () => {
     expect(result.status).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/^error: Unknown option '--no-such-option'\n\nusage: /);
+    expect(result.dataDirMade).toBe(false);
+  });
+
+  it.each([
+    ["seed", ["--scale", "0"], "src/cli/seed.ts", '--scale must be a positive number, got "0"'],
+    ["seed", ["--scale", "many"], "src/cli/seed.ts", '--scale must be a positive number, got "many"'],
+    ["token", ["--sub", "a", "--ttl", "forever"], "src/cli/token.ts", '--ttl must be a duration such as 90s, 15m, 1h or 7d, got "forever"'],
+    ["token", ["--ttl", "1h", "--rps", "0"], "src/cli/token.ts", '--sub is required; --rps must be a positive number, got "0"'],
+  ])("%s refuses the option values %j with its usage and exit code 2", (name, args, script, problems) => {
+    const result = run(script, args);
+    expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 2, stdout: "" });
+    expect(result.stderr.startsWith(`error: ${problems}\n\nusage: npm run ${name} `)).toBe(true);
     expect(result.dataDirMade).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 // `npm run import` as a process against an embedded data directory: a good
 // file is loaded, a file with a bad line loads nothing unless --skip-invalid,
-// standard input works, and a held directory is one line, not a lock error.
+// standard input works, and a held directory is one line, not a lock error,
+// said before the file is read.
 import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -56,7 +57,8 @@ beforeAll(async () => {
   const heldDir = join(dir, "held");
   const holder = spawn(process.execPath, ["--import", "tsx", join(root, "test/support/hold-data-directory.ts"), heldDir], { stdio: ["ignore", "pipe", "ignore"] });
   await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
-  runs.held = runImport(["--table", "edge_logs", good], heldDir);
+  // With bad lines in the file too: the held directory is what is said, before the file is read.
+  runs.held = runImport(["--table", "edge_logs", mixed], heldDir);
   holderPid = holder.pid;
   const exited = new Promise((resolve) => holder.once("exit", resolve));
   holder.kill("SIGTERM");
@@ -109,13 +111,12 @@ describe("npm run import", () => {
     expect(await ids("pgbouncer_logs")).toEqual(["21", "22"]);
   });
 
-  it("says in one line that another process holds the data directory", () => {
+  it("says in one line that another process holds the data directory, before reading the file", () => {
     expect(runs.held!.status).toBe(1);
     expect(runs.held!.stdout).toBe("");
-    const lines = runs.held!.stderr.trim().split("\n").filter((l) => !l.startsWith("import: line"));
-    expect(lines.at(-1)).toBe(
-      `error: another process (pid ${holderPid}, the running service?) holds the data directory ${join(dir, "held")}; stop it, or set CLICKHOUSE_URL to work through a server`,
+    // Nothing about the file's bad lines: it was not read.
+    expect(runs.held!.stderr).toBe(
+      `error: another process (pid ${holderPid}, the running service?) holds the data directory ${join(dir, "held")}; stop it, or set CLICKHOUSE_URL to work through a server\n`,
     );
-    expect(runs.held!.stderr).not.toMatch(/DB::Exception|Code: 76/);
   });
 });

@@ -40,6 +40,9 @@ async function waitFor(predicate: () => boolean, timeoutMs = 60_000): Promise<vo
   }
 }
 
+/** A log line about a warehouse that is not there: held, not reachable, not open, cannot open. */
+const warehouseDown = /holds the data directory|not reachable|unreachable|not open|cannot open/i;
+
 const dataDirs: string[] = [];
 /** A data directory for one test, removed after it. */
 function dataDirectory(): string {
@@ -74,10 +77,15 @@ describe("service process", () => {
     expect(proc.output().split(key).length - 1).toBe(1); // printed once in the banner, never logged
   });
 
-  it("starts with its server warehouse down, answers 503, and still exits 0 on SIGTERM", async () => {
-    const proc = startProcess({ PORT: "0", CLICKHOUSE_URL: "http://127.0.0.1:9", API_KEYS: LONG_KEY, LOG_LEVEL: "warn" });
+  it("starts with its server warehouse down, answers 503, says so once, and still exits 0 on SIGTERM", async () => {
+    // Retries every quarter second at most: some eight of them in the two seconds watched.
+    const proc = startProcess({ PORT: "0", CLICKHOUSE_URL: "http://127.0.0.1:9", API_KEYS: LONG_KEY, WAREHOUSE_RETRY_SECONDS: "0.25" });
     await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
+    await new Promise((r) => setTimeout(r, 2_000));
+    const unreachable = proc.output().split("\n").filter((line) => warehouseDown.test(line));
+    expect(unreachable).toHaveLength(1);
+    expect(JSON.parse(unreachable[0]!)).toMatchObject({ level: "warn", msg: "warehouse not reachable yet; answering 503 until it is", error: { code: "ECONNREFUSED" } });
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     const response = await fetch(`${url}/api/endpoints/logs.all?project=p`, { headers: { "x-api-key": LONG_KEY } });
@@ -87,27 +95,36 @@ describe("service process", () => {
     expect(await proc.exited).toBe(0);
   });
 
-  it("keeps running while its embedded engine cannot open, and recovers by itself when it can", async () => {
+  it("keeps running while its embedded engine cannot open, says why in one line, and recovers by itself when it can", async () => {
     const dataDir = dataDirectory();
     const holder = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir], {
       stdio: ["ignore", "pipe", "ignore"],
     });
     await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
-    const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: LONG_KEY, DEMO_DATA: "0", LOG_LEVEL: "warn" });
+    // At the default log level, with the engine reopened and the migrations retried every quarter second.
+    const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: LONG_KEY, DEMO_DATA: "0", WAREHOUSE_RETRY_SECONDS: "0.25" });
     await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
+    // Some eight tries of each later, before any call: one line about the held directory, and nothing
+    // else about a warehouse that is not there (the migrations' retries included).
+    await new Promise((r) => setTimeout(r, 2_000));
+    const lines = proc.output().trim().split("\n");
+    const down = lines.filter((line) => warehouseDown.test(line));
+    expect(down).toHaveLength(1);
+    expect(JSON.parse(down[0]!)).toEqual({
+      time: expect.any(String),
+      level: "warn",
+      msg: "another process holds the data directory; answering 503 until it lets go",
+      path: dataDir,
+      pid: holder.pid,
+      retryInMs: 250,
+    });
+    expect(lines.filter((line) => !line.startsWith("{") && !/^saved-query endpoints listening on |^API key|^credentials: /.test(line))).toEqual([]);
+
     const query = () => fetch(`${url}/api/endpoints/logs.all?project=p`, { headers: { "x-api-key": LONG_KEY } });
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     const refused = await query();
     expect([refused.status, refused.headers.get("retry-after")]).toEqual([503, "2"]);
-    // Past the engine's next try to open (every 2 s): still one line about it, and none of chDB's own.
-    await new Promise((r) => setTimeout(r, 2_500));
-    expect((await query()).status).toBe(503);
-    const lines = proc.output().trim().split("\n");
-    const held = lines.filter((line) => line.includes("another process holds the data directory"));
-    expect(held).toHaveLength(1);
-    expect(JSON.parse(held[0]!)).toMatchObject({ level: "warn", path: dataDir, pid: holder.pid });
-    expect(lines.filter((line) => !line.startsWith("{") && !/^saved-query endpoints listening on |^API key|^credentials: /.test(line))).toEqual([]);
 
     holder.kill("SIGTERM");
     await new Promise((resolve) => holder.once("exit", resolve));
@@ -118,6 +135,14 @@ describe("service process", () => {
     }
     expect(ready).toBe(200);
     expect((await query()).status).toBe(200);
+    // Each retrying part ends its streak with one line saying how many tries failed: the two seconds above held several.
+    const recovered = proc
+      .output()
+      .split("\n")
+      .filter((line) => /"msg":"(embedded warehouse open again|warehouse reachable, schema up to date)"/.test(line))
+      .map((line) => JSON.parse(line) as { msg: string; failedTries: number });
+    expect(recovered.map((line) => line.msg).sort()).toEqual(["embedded warehouse open again", "warehouse reachable, schema up to date"]);
+    for (const line of recovered) expect(line.failedTries).toBeGreaterThanOrEqual(4);
     proc.child.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
   });

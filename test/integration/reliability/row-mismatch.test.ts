@@ -1,6 +1,7 @@
 // Rows that do not fit the row message (SQL and proto out of step) are the
 // service's bug: INTERNAL with a fixed message on every transport, and one
-// error line in the log with the converter's error as the cause.
+// error line in the log naming the saved query, with the converter's error as
+// the cause.
 import { create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -52,7 +53,7 @@ describe("rows that do not fit the row message", () => {
     expect(body).not.toMatch(/json|metadata|column/i);
     const errors = errorLines();
     expect(errors).toHaveLength(1);
-    expect(errors[0]!.cause).toMatchObject({ name: "SyntaxError" });
+    expect(errors[0]).toMatchObject({ msg: "get failed", endpoint: "logs.all", protocol: "http", cause: { name: "SyntaxError" } });
   });
 
   it.each(["connect", "connect over h2c", "grpc", "grpc-web", "@grpc/grpc-js"])("answers %s with INTERNAL and a fixed message, logged at error", async (name) => {
@@ -68,6 +69,6 @@ describe("rows that do not fit the row message", () => {
     }
     const errors = errorLines();
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ msg: "call failed", code: "Internal", cause: { name: "SyntaxError" } });
+    expect(errors[0]).toMatchObject({ msg: "call failed", endpoint: "logs.all", code: "Internal", cause: { name: "SyntaxError" } });
   });
 });

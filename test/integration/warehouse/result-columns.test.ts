@@ -11,9 +11,14 @@ beforeAll(async () => {
 });
 afterAll(async () => warehouse?.close());
 
+/** The registry with the SQL of `endpoint` replaced by `sql`. */
+function registryWith(endpoint: string, sql: string) {
+  return createEndpointRegistry({ services: savedQueryServices, readSql: (name) => (name === endpoint ? sql : readSavedQuerySql(name)) });
+}
+
 /** The registry with logs.all's SQL replaced by `sql`. */
 function registryWithLogsAll(sql: string) {
-  return createEndpointRegistry({ services: savedQueryServices, readSql: (name) => (name === "logs.all" ? sql : readSavedQuerySql(name)) });
+  return registryWith("logs.all", sql);
 }
 
 const filters = `FROM edge_logs WHERE project = {project:String} AND {project_tier:String} != ''
@@ -36,6 +41,56 @@ describe("resultColumnProblems", () => {
   it("names the endpoint and a row field no column fills", async () => {
     const registry = registryWithLogsAll(`SELECT id, timestamp, metadata ${filters}`);
     expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual(["logs.all: no result column fills logs.v1.LogRecord.event_message"]);
+  });
+
+  it("names a text column for a Timestamp field and a number for a string field, wrapped or not", async () => {
+    const registry = registryWithLogsAll(
+      `SELECT id, toString(timestamp) AS timestamp, toNullable(length(event_message)) AS event_message, metadata ${filters}`,
+    );
+    expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual([
+      "logs.all: result column timestamp (String) cannot fill logs.v1.LogRecord.timestamp (Timestamp field)",
+      "logs.all: result column event_message (Nullable(UInt64)) cannot fill logs.v1.LogRecord.event_message (string field)",
+    ]);
+  });
+
+  it("names a LowCardinality text column for an integer field and a date for a Timestamp", async () => {
+    const registry = registryWith(
+      "usage.api-counts",
+      `SELECT toDate(timestamp) AS timestamp, toLowCardinality(toString(count())) AS total_rest_requests,
+         count() AS total_storage_requests, count() AS total_auth_requests, count() AS total_realtime_requests
+       FROM edge_logs WHERE match(project, {project:String}) AND {interval:String} != '' AND timestamp < {now:DateTime64(6, 'UTC')}
+       GROUP BY timestamp`,
+    );
+    expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual([
+      "usage.api-counts: result column timestamp (Date) cannot fill usage.v1.ApiCountsRow.timestamp (Timestamp field)",
+      "usage.api-counts: result column total_rest_requests (LowCardinality(String)) cannot fill usage.v1.ApiCountsRow.total_rest_requests (integer field)",
+    ]);
+  });
+
+  it("names a text column for a double field", async () => {
+    const registry = registryWith(
+      "functions.invocation-stats",
+      `SELECT toStartOfHour(timestamp) AS timestamp, toString(min(execution_time_ms)) AS min_execution_time,
+         max(execution_time_ms) AS max_execution_time, avg(execution_time_ms) AS avg_execution_time,
+         quantile(0.95)(execution_time_ms) AS p95_execution_time, quantile(0.99)(execution_time_ms) AS p99_execution_time,
+         count() AS count, countIf(status_code >= 400) AS error_count
+       FROM function_edge_logs
+       WHERE project = {project:String} AND {function_id:String} != '' AND {interval:String} != '' AND timestamp < {now:DateTime64(6, 'UTC')}
+       GROUP BY timestamp`,
+    );
+    expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual([
+      "functions.invocation-stats: result column min_execution_time (String) cannot fill functions.v1.InvocationStatsRow.min_execution_time (double field)",
+    ]);
+  });
+
+  it("looks through Nullable and LowCardinality: only the wrapped type that does not fit is named", async () => {
+    const registry = registryWithLogsAll(
+      `SELECT toNullable(id) AS id, toNullable(timestamp) AS timestamp, toLowCardinality(event_message) AS event_message,
+         toNullable(length(metadata)) AS metadata ${filters}`,
+    );
+    expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual([
+      "logs.all: result column metadata (Nullable(UInt64)) cannot fill logs.v1.LogRecord.metadata (JSON objects field)",
+    ]);
   });
 
   it("throws when the warehouse cannot describe a query", async () => {
