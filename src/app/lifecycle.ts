@@ -98,20 +98,20 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // Each saved query's result columns must be its row message's fields, of
   // types that fill them: asked of the warehouse once the schema is migrated.
   // At start a mismatch stops start-up here instead of failing every call;
-  // found later (the warehouse came after the service), it is logged and the
-  // service stays not ready.
-  fit = watchSchemaFit(schema, app.registry.endpoints, warehouse.client);
+  // found later (the warehouse came after the service, or could not describe
+  // the queries at first), it is logged and the service stays not ready.
+  const schemaFit = watchSchemaFit(schema, app.registry.endpoints, warehouse.client, { logger, maxRetryMs: config.warehouseRetryMs });
+  fit = schemaFit;
   let stopping: Promise<void> | undefined;
-  if (schema.migrated) {
-    const problems = await fit.checked;
-    if (problems.length > 0) {
-      app.close();
-      schema.stop();
-      await warehouse.close();
-      throw new Error(`saved queries do not fit their row messages: ${problems.join("; ")}`);
-    }
-  } else {
-    void fit.checked.then((problems) => {
+  const problemsAtStart = schema.migrated ? await schemaFit.firstTry : undefined;
+  if (problemsAtStart !== undefined && problemsAtStart.length > 0) {
+    app.close();
+    schema.stop();
+    await warehouse.close();
+    throw new Error(`saved queries do not fit their row messages: ${problemsAtStart.join("; ")}`);
+  }
+  if (problemsAtStart === undefined) {
+    void schemaFit.checked.then((problems) => {
       if (problems.length > 0 && stopping === undefined) {
         logger.error("saved queries do not fit their row messages; answering 503 until sql/ and proto/ agree and the service restarts", { problems });
       }
@@ -138,6 +138,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       await server.close(options.shutdownGraceMs ?? 10_000);
       app.close();
       schema.stop();
+      schemaFit.stop();
       await warehouse.close();
       logger.info("stopped");
     })());

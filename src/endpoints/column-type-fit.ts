@@ -1,29 +1,30 @@
 // Whether a result column's ClickHouse type can fill a row field of a given
-// kind, judged only where the answer is certain from the type alone: text
-// where a number or a Timestamp is read, a number where text is read, and
-// anything but a date-time where a Timestamp is read (row-message.ts reads
-// timestamps as ISO date-times). Nullable and LowCardinality wrappers are
-// looked through.
+// kind: true when row-message.ts reads every value of that type into the
+// field whole (in the JSON the executor asks for: 64-bit integers as numbers,
+// date-times as ISO text in UTC). A string field takes any single value
+// (numbers, dates, UUIDs, enums as text); a double field any number; an
+// integer field only integers (a Float or a Decimal would lose its fraction
+// or fail); a Timestamp only a DateTime or DateTime64; JSON objects only text
+// or an array of maps or JSON objects. Anything else, a text column that
+// happens to hold numbers included, is a mismatch: cast it in the SQL.
+// Nullable and LowCardinality wrappers are looked through; a NULL that
+// reaches a row is that row's problem, answered INTERNAL (docs/reliability.md).
 import type { RowFieldKind } from "./row-message.js";
 
-type ColumnClass = "text" | "number" | "date-time" | "date" | "other";
+type ColumnClass = "text" | "integer" | "float" | "bool" | "date-time" | "date" | "scalar-text" | "objects" | "other";
 
-/** False when a column of `clickHouseType` certainly cannot fill a field of `kind`. */
+const fits: Record<RowFieldKind, readonly ColumnClass[]> = {
+  string: ["text", "integer", "float", "bool", "date-time", "date", "scalar-text"],
+  double: ["integer", "float"],
+  integer: ["integer"],
+  bool: ["bool"],
+  Timestamp: ["date-time"],
+  "JSON objects": ["text", "objects"],
+};
+
+/** Whether every value of a column of `clickHouseType` fills a field of `kind` whole. */
 export function columnFitsField(clickHouseType: string, kind: RowFieldKind): boolean {
-  const column = classOf(clickHouseType);
-  switch (kind) {
-    case "string":
-      return column !== "number";
-    case "integer":
-    case "double":
-      return column !== "text" && column !== "date-time" && column !== "date";
-    case "Timestamp":
-      return column === "date-time" || column === "other";
-    case "JSON objects":
-      return column !== "number" && column !== "date-time" && column !== "date";
-    case "bool":
-      return true;
-  }
+  return fits[kind].includes(classOf(unwrappedType(clickHouseType)));
 }
 
 /** `Nullable(LowCardinality(String))` → `String`. */
@@ -36,11 +37,14 @@ export function unwrappedType(clickHouseType: string): string {
   }
 }
 
-function classOf(clickHouseType: string): ColumnClass {
-  const type = unwrappedType(clickHouseType);
+function classOf(type: string): ColumnClass {
   if (/^(String|FixedString\(\d+\))$/.test(type)) return "text";
-  if (/^(U?Int(8|16|32|64|128|256)|Float(32|64)|BFloat16|Decimal(32|64|128|256)?\(.*\))$/.test(type)) return "number";
+  if (/^U?Int(8|16|32|64|128|256)$/.test(type)) return "integer";
+  if (/^(Float(32|64)|BFloat16|Decimal(32|64|128|256)?\(.*\))$/.test(type)) return "float";
+  if (type === "Bool") return "bool";
   if (/^DateTime(64)?(\(.*\))?$/.test(type)) return "date-time";
   if (/^Date(32)?$/.test(type)) return "date";
+  if (/^(UUID|IPv4|IPv6|Enum(8|16)?\(.*\))$/.test(type)) return "scalar-text";
+  if (/^Array\((Map\(|JSON|Object\()/.test(type)) return "objects";
   return "other";
 }

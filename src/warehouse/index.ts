@@ -21,4 +21,6 @@ export type { ShippedRow, DemoDataOptions } from "./demo-data.js";
 export { seedDemoData, ensureDemoData, demoRowCounts, progressLogger } from "./seed.js";
 export type { SeedOptions, EnsureDemoDataOptions } from "./seed.js";
 export { keepSchema } from "./schema-keeper.js";
+export { createFailureStreak } from "./failure-streak.js";
+export type { FailureStreak, FailedTry } from "./failure-streak.js";
 export type { SchemaKeeper, SchemaKeeperOptions } from "./schema-keeper.js";

@@ -43,14 +43,21 @@ describe("resultColumnProblems", () => {
     expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual(["logs.all: no result column fills logs.v1.LogRecord.event_message"]);
   });
 
-  it("names a text column for a Timestamp field and a number for a string field, wrapped or not", async () => {
+  it("names a text column for a Timestamp field and an array for a string field", async () => {
     const registry = registryWithLogsAll(
-      `SELECT id, toString(timestamp) AS timestamp, toNullable(length(event_message)) AS event_message, metadata ${filters}`,
+      `SELECT id, toString(timestamp) AS timestamp, splitByChar(' ', event_message) AS event_message, metadata ${filters}`,
     );
     expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual([
       "logs.all: result column timestamp (String) cannot fill logs.v1.LogRecord.timestamp (Timestamp field)",
-      "logs.all: result column event_message (Nullable(UInt64)) cannot fill logs.v1.LogRecord.event_message (string field)",
+      "logs.all: result column event_message (Array(String)) cannot fill logs.v1.LogRecord.event_message (string field)",
     ]);
+  });
+
+  it("takes any single value for a string field and a DateTime64 of any zone for a Timestamp", async () => {
+    const registry = registryWithLogsAll(
+      `SELECT toUUID(id) AS id, toDateTime64(timestamp, 3, 'Asia/Tokyo') AS timestamp, toNullable(length(event_message)) AS event_message, metadata ${filters}`,
+    );
+    expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual([]);
   });
 
   it("names a LowCardinality text column for an integer field and a date for a Timestamp", async () => {
