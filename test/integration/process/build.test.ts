@@ -1,7 +1,8 @@
 // The build that `npm start` and the other commands run first
 // (scripts/build.mjs), in a copy of the project: it answers --help and
 // refuses an unknown option without building, bundles when dist/ is missing
-// or older than a source, skips an up-to-date dist/, hands what follows
+// or what it was made from changed (whatever the files' times say), skips an
+// up-to-date dist/, keeps the last good bundles when esbuild fails, hands what follows
 // --then SCRIPT to that script, and the bundles it makes are the real
 // commands: an import and the service, called over HTTP, from dist/ alone.
 import { spawn, spawnSync } from "node:child_process";
@@ -34,10 +35,15 @@ function build(...args: string[]) {
   });
 }
 
-/** Makes `path` newer than the last build, as an edit after it would. */
-function edit(path: string) {
-  const built = new Date(Date.now() - 10_000);
-  utimesSync(join(copy, "dist/.inputs.json"), built, built);
+/** Changes `path`'s contents (a comment at its end) and sets its time to `time`. */
+function edit(path: string, time = new Date()) {
+  const file = join(copy, path);
+  writeFileSync(file, `${readFileSync(file, "utf8")}\n// edited by the build test\n`);
+  utimesSync(file, time, time);
+}
+
+/** Sets `path`'s time to now without changing it, as a checkout or a copy does. */
+function touch(path: string) {
   const now = new Date();
   utimesSync(join(copy, path), now, now);
 }
@@ -70,15 +76,62 @@ describe("the build before every command", () => {
   });
 
   it.each([
-    ["a source is newer", () => edit("src/app/lifecycle.ts")],
-    ["the build script is newer", () => edit("scripts/build.mjs")],
+    ["a source changes", () => edit("src/app/lifecycle.ts")],
+    ["a source changes and keeps an older time (cp -p, a restored archive)", () => edit("src/config/env.ts", new Date(Date.now() - 86_400_000))],
+    ["tsconfig.json changes", () => edit("tsconfig.json")],
+    ["the bundling script changes", () => edit("scripts/build/bundle.mjs")],
     ["a bundle is gone", () => rmSync(join(copy, "dist/cli/seed.js"))],
-  ])("bundles again when %s", (_what, change) => {
+  ])("bundles again when %s, and only once", (_what, change) => {
     change();
     const after = build();
     expect(after.status).toBe(0);
     expect(after.stderr).toContain("build: bundling");
     expect(build().stderr).toBe("");
+  });
+
+  it("does not bundle again for a file touched without a change", () => {
+    touch("src/main.ts");
+    touch("tsconfig.json");
+    expect(build().stderr).toBe("");
+    expect(build().stderr).toBe("");
+  });
+
+  it("leaves the last good bundles in place when esbuild fails", () => {
+    const file = join(copy, "src/cli/token.ts");
+    const good = readFileSync(file, "utf8");
+    const before = readFileSync(join(copy, "dist/main.js"), "utf8");
+    try {
+      writeFileSync(file, `${good}\nconst broken = ;\n`);
+      const failed = build();
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toContain("src/cli/token.ts");
+      expect(failed.stderr).toMatch(/build: failed \(esbuild's errors above\); dist\/ is left as it was\n$/);
+      expect(readFileSync(join(copy, "dist/main.js"), "utf8")).toBe(before);
+      // The last good service still runs from dist/; a command through the build stops at the same error.
+      const direct = spawnSync(process.execPath, ["dist/main.js", "--help"], { cwd: copy, encoding: "utf8" });
+      expect(direct.stdout).toMatch(/^usage: node dist\/main\.js /);
+      expect(build("--then", "dist/main.js", "--help").status).toBe(1);
+    } finally {
+      writeFileSync(file, good);
+    }
+    // The source as the last good bundles were made from it: nothing to do.
+    expect(build()).toMatchObject({ status: 0, stderr: "" });
+  });
+
+  it.each([
+    [["--then", "dist/mian.js"], "error: --then dist/mian.js: no such command in dist/"],
+    [["--then", "src/main.ts"], "error: --then runs a built command (dist/main.js, dist/cli/*.js), not src/main.ts"],
+    [["--generate-only", "--then", "dist/main.js"], "error: --generate-only makes no bundles, so there is nothing for --then to run"],
+  ])("refuses %j with exit code 2", (args, message) => {
+    const refused = build(...args);
+    expect({ status: refused.status, stdout: refused.stdout }).toEqual({ status: 2, stdout: "" });
+    expect(refused.stderr.startsWith(message)).toBe(true);
+  });
+
+  it("takes --then=SCRIPT as --then SCRIPT", () => {
+    const help = build("--then=dist/main.js", "--help");
+    expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^usage: node dist\/main\.js /);
   });
 
   it("reads the options before --then as its own and hands every argument after --then SCRIPT to that script untouched", () => {
@@ -94,7 +147,7 @@ describe("the build before every command", () => {
   });
 
   it("counts the files of the bundled packages among its inputs, and not the packages left outside", () => {
-    const { inputs } = JSON.parse(readFileSync(join(copy, "dist/.inputs.json"), "utf8")) as { inputs: string[] };
+    const inputs = Object.keys((JSON.parse(readFileSync(join(copy, "dist/.inputs.json"), "utf8")) as { files: Record<string, unknown> }).files);
     expect(inputs).toContain("src/main.ts");
     expect(inputs.some((path) => path.includes("node_modules/@connectrpc/connect/"))).toBe(true);
     expect(inputs.some((path) => /node_modules\/(chdb|jose|@clickhouse\/client)\//.test(path))).toBe(false);
