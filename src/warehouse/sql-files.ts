@@ -3,23 +3,25 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-/**
- * `sql/` at the top of the project: beside the nearest package.json above
- * this module. The module runs from `src/warehouse/` under tsx and from a
- * bundle in `dist/` or `dist/cli/` after a build, so no fixed relative path
- * fits all three.
- */
-export const sqlDirectory = join(projectRoot(import.meta.dirname), "sql");
+let found: string | undefined;
 
-function projectRoot(from: string): string {
-  for (let directory = from; ; directory = dirname(directory)) {
-    if (existsSync(join(directory, "package.json"))) return directory;
-    if (dirname(directory) === directory) throw new Error(`no package.json above ${from}: cannot find the project's sql/ folder`);
+/**
+ * `sql/` at the top of the project: the nearest folder above this module
+ * that holds `sql/migrations/`. The module runs from `src/warehouse/` under
+ * tsx and from a bundle in `dist/` or `dist/cli/` after a build, so no fixed
+ * relative path fits all three. Looked for when first needed, so that a
+ * command's `--help` works wherever it is.
+ */
+export function sqlDirectory(): string {
+  if (found !== undefined) return found;
+  for (let directory = import.meta.dirname; ; directory = dirname(directory)) {
+    if (existsSync(join(directory, "sql", "migrations"))) return (found = join(directory, "sql"));
+    if (dirname(directory) === directory) throw new Error(`no sql/migrations/ in any folder above ${import.meta.dirname}: cannot find the project's SQL`);
   }
 }
 
 /** The SQL text of the saved query named `name`, e.g. `usage.api-counts`. */
-export function readSavedQuerySql(name: string, directory = sqlDirectory): string {
+export function readSavedQuerySql(name: string, directory = sqlDirectory()): string {
   if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(name)) {
     throw new Error(`not a saved query name: ${name}`);
   }
@@ -39,7 +41,7 @@ export interface MigrationFile {
 }
 
 /** Every migration in `sql/migrations`, in the order they apply. */
-export function readMigrationFiles(directory = join(sqlDirectory, "migrations")): MigrationFile[] {
+export function readMigrationFiles(directory = join(sqlDirectory(), "migrations")): MigrationFile[] {
   const files = readdirSync(directory);
   const amended = files.includes("amended.json")
     ? (JSON.parse(readFileSync(join(directory, "amended.json"), "utf8")) as { migrations: Record<string, string[]> }).migrations

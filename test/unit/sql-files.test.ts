@@ -1,7 +1,14 @@
 // Splitting migrations into statements, and every saved query having its SQL.
 import { describe, expect, it } from "vitest";
 import { createEndpointRegistry, savedQueryServices } from "../../src/endpoints/index.js";
-import { splitStatements } from "../../src/warehouse/index.js";
+import { join } from "node:path";
+import { splitStatements, sqlDirectory } from "../../src/warehouse/index.js";
+
+describe("sqlDirectory", () => {
+  it("is sql/ at the top of the project, found from the module's own folder", () => {
+    expect(sqlDirectory()).toBe(join(import.meta.dirname, "../../sql"));
+  });
+});
 
 describe("splitStatements", () => {
   it("splits at a semicolon ending a line and drops comment lines", () => {
