@@ -222,14 +222,14 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       if (aborted !== undefined && options.killAbortedQueries) killQuery(queryId);
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs, error });
-      logger.warn("warehouse query failed", {
-        query: query.name,
-        queryId,
-        requestId: executeOptions.requestId,
-        code: error.code,
-        durationMs: Math.round(durationMs),
-        cause,
-      });
+      const fields = { query: query.name, queryId, requestId: executeOptions.requestId, code: error.code, durationMs: Math.round(durationMs) };
+      if (error.code === Code.InvalidArgument) {
+        // The caller's input (a pattern the warehouse cannot compile): its call is logged as a 400 already,
+        // and a warn line with the warehouse's stacks for each such call would let any caller fill the log.
+        logger.debug("warehouse refused the caller's input", { ...fields, reason: error.rawMessage });
+      } else {
+        logger.warn("warehouse query failed", { ...fields, cause });
+      }
       throw error;
     }
   }

@@ -125,6 +125,17 @@ describe("query executor", () => {
     expect(error.message).not.toContain("no_such_table_here");
     expect(lines.join("")).toContain("no_such_table_here");
   });
+
+  it("logs a pattern the warehouse cannot compile, the caller's mistake, at debug without the warehouse's text", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const executor = createQueryExecutor({ client: warehouse.client, logger });
+    const patternQuery = { ...query("SELECT match('https://abc.supabase.co/rest', {project:String}) AS matched"), regexpParameter: "project" };
+    const error = (await executor.execute(patternQuery, { project: "(" }).catch((e: unknown) => e)) as ConnectError;
+    expect(error.code).toBe(Code.InvalidArgument);
+    expect(lines.map((l) => [l.level, l.msg, l.reason])).toEqual([["debug", "warehouse refused the caller's input", error.rawMessage]]);
+    expect(JSON.stringify(lines)).not.toMatch(/DB::Exception|stack/);
+  });
 });
 
 describe("query executor on a server that does not answer", () => {
