@@ -195,6 +195,8 @@ export function createApp(options: AppOptions): App {
     },
     // Bounds every message, compressed or not: decompression stops at it.
     readMaxBytes: maxBodyBytes,
+    // A JSON key that is not a parameter (`sql`, say) is refused, as on GET, not ignored.
+    jsonOptions: { ignoreUnknownFields: false },
     contextValues: (request) => rpcGate!.contextValues(request),
     interceptors: [
       loggingInterceptor(logger, {

@@ -26,6 +26,16 @@ export function bindParameters(endpoint: Endpoint, request: Message): BoundParam
   const queryParams: Record<string, QueryParamValue> = {};
   const values = request as unknown as Record<string, unknown>;
 
+  // A binary message keeps the fields its schema does not know: a parameter
+  // of another version of the proto, say. Refused like an undeclared GET
+  // parameter, rather than a result that ignores what the caller asked for.
+  for (const unknown of (request as { $unknown?: { no: number }[] }).$unknown ?? []) {
+    violations.push({
+      field: String(unknown.no),
+      description: `field ${unknown.no} is not a parameter of ${endpoint.definition.name} (it takes ${endpoint.parameters.map((p) => p.name).join(", ")})`,
+    });
+  }
+
   for (const spec of endpoint.parameters) {
     const raw = values[spec.field.localName];
     let value = typeof raw === "string" ? raw : "";
