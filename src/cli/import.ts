@@ -83,7 +83,7 @@ await runCli(async () => {
     }
     if (bad > maxReported) say(`... and ${bad - maxReported} more bad lines`);
     if (bad > 0 && !values["skip-invalid"]) {
-      throw new Error(`${bad} bad line${bad === 1 ? "" : "s"} in ${fromStdin ? "standard input" : source}; nothing was inserted (--skip-invalid inserts the ${good} good ones)`);
+      throw new Error(`${bad} bad line${bad === 1 ? "" : "s"} in ${fromStdin ? "standard input" : source}; nothing was inserted (${good === 0 ? "no line is good" : `--skip-invalid inserts the ${good} good one${good === 1 ? "" : "s"}`})`);
     }
     if (good === 0) {
       say(`no rows to insert into ${table}`);
