@@ -8,14 +8,10 @@
 // (docs/reliability.md, "Outages and shutdown").
 import { resultColumnProblems, type Endpoint } from "../endpoints/index.js";
 import type { Logger } from "../observability/index.js";
-import { createFailureStreak, type SchemaKeeper, type WarehouseClient } from "../warehouse/index.js";
+import { createFailureStreak, retryWithBackoff, type Retrying, type RetryOptions, type SchemaKeeper, type WarehouseClient } from "../warehouse/index.js";
 
-export interface SchemaFitOptions {
+export interface SchemaFitOptions extends RetryOptions {
   logger: Logger;
-  /** First wait before asking again a warehouse that could not describe the queries; doubles up to `maxRetryMs`. Default 1000 ms. */
-  retryMs?: number;
-  /** Default 5,000 ms (`WAREHOUSE_RETRY_SECONDS`). */
-  maxRetryMs?: number;
 }
 
 export interface SchemaFit {
@@ -40,34 +36,32 @@ export function watchSchemaFit(
   options: SchemaFitOptions,
 ): SchemaFit {
   const { logger } = options;
-  const maxWait = options.maxRetryMs ?? 5_000;
-  let wait = Math.min(options.retryMs ?? 1000, maxWait);
   const streak = createFailureStreak(logger);
   let fits = false;
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
+  let retrying: Retrying | undefined;
   let settleFirstTry!: (problems: string[] | undefined) => void;
   const firstTry = new Promise<string[] | undefined>((resolve) => (settleFirstTry = resolve));
 
   const checked = new Promise<string[]>((resolve) => {
-    const ask = async () => {
+    void schema.done.then(() => {
       if (stopped) return;
-      try {
-        const problems = await resultColumnProblems(endpoints, client);
-        const failedTries = streak.end();
-        if (failedTries > 0) logger.info("the warehouse described the saved queries' results", { failedTries });
-        fits = problems.length === 0;
-        settleFirstTry(problems);
-        resolve(problems);
-      } catch (error) {
-        settleFirstTry(undefined);
-        streak.failed(error, { msg: "the warehouse cannot describe the saved queries' results yet; not ready until it can", fields: { retryInMs: wait } });
-        timer = setTimeout(() => void ask(), wait);
-        timer.unref();
-        wait = Math.min(maxWait, wait * 2);
-      }
-    };
-    void schema.done.then(ask);
+      retrying = retryWithBackoff(
+        async () => {
+          const problems = await resultColumnProblems(endpoints, client);
+          const failedTries = streak.end();
+          if (failedTries > 0) logger.info("the warehouse described the saved queries' results", { failedTries });
+          fits = problems.length === 0;
+          settleFirstTry(problems);
+          resolve(problems);
+        },
+        (error, retryInMs) => {
+          settleFirstTry(undefined);
+          streak.failed(error, { msg: "the warehouse cannot describe the saved queries' results yet; not ready until it can", fields: { retryInMs } });
+        },
+        options,
+      );
+    });
   });
 
   return {
@@ -78,7 +72,7 @@ export function watchSchemaFit(
     checked,
     stop() {
       stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
+      retrying?.stop();
     },
   };
 }

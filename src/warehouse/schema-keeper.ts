@@ -7,6 +7,7 @@ import { WarehouseClosedError, type WarehouseClient } from "./reopening-client.j
 import type { Logger } from "../observability/index.js";
 import { createFailureStreak } from "./failure-streak.js";
 import { migrate, type MigrateOptions } from "./migrations.js";
+import { retryWithBackoff, type Retrying, type RetryOptions } from "./retry-with-backoff.js";
 
 export interface SchemaKeeper {
   /** True once the migrations have been applied (or were already). */
@@ -18,12 +19,8 @@ export interface SchemaKeeper {
   stop(): void;
 }
 
-export interface SchemaKeeperOptions {
+export interface SchemaKeeperOptions extends RetryOptions {
   logger: Logger;
-  /** First wait between tries; doubles up to `maxRetryMs`. Default 1000 ms. */
-  retryMs?: number;
-  /** Default 5,000 ms (`WAREHOUSE_RETRY_SECONDS`: docs/configuration.md). */
-  maxRetryMs?: number;
   /** Apply on a cluster (see MigrateOptions). Default: a single node. */
   cluster?: MigrateOptions["cluster"];
   /** Runs once after the migrations are applied (demo data, say); a failure is logged. */
@@ -33,18 +30,14 @@ export interface SchemaKeeperOptions {
 export function keepSchema(client: WarehouseClient, options: SchemaKeeperOptions): SchemaKeeper {
   const { logger } = options;
   let migrated = false;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const maxWait = options.maxRetryMs ?? 5_000;
-  let wait = Math.min(options.retryMs ?? 1000, maxWait);
   const streak = createFailureStreak(logger);
   let attempted!: () => void;
   const firstAttempt = new Promise<void>((resolve) => (attempted = resolve));
+  let retrying!: Retrying;
 
   const done = new Promise<void>((resolve) => {
-    const attempt = async () => {
-      if (stopped) return;
-      try {
+    retrying = retryWithBackoff(
+      async () => {
         await migrate(client, { logger, cluster: options.cluster });
         const failedTries = streak.end();
         logger.info("warehouse reachable, schema up to date", failedTries > 0 ? { failedTries } : undefined);
@@ -52,20 +45,18 @@ export function keepSchema(client: WarehouseClient, options: SchemaKeeperOptions
         migrated = true;
         attempted();
         resolve();
-      } catch (error) {
+      },
+      (error, retryInMs) => {
         attempted();
         streak.failed(error, {
           msg: "warehouse not reachable yet; answering 503 until it is",
-          fields: { retryInMs: wait },
+          fields: { retryInMs },
           // The embedded engine is not open: the reopening client has logged why, once.
           reportedElsewhere: error instanceof WarehouseClosedError,
         });
-        timer = setTimeout(() => void attempt(), wait);
-        timer.unref();
-        wait = Math.min(maxWait, wait * 2);
-      }
-    };
-    void attempt();
+      },
+      options,
+    );
   });
 
   return {
@@ -74,9 +65,6 @@ export function keepSchema(client: WarehouseClient, options: SchemaKeeperOptions
     },
     done,
     firstAttempt,
-    stop() {
-      stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
-    },
+    stop: () => retrying.stop(),
   };
 }
