@@ -1,5 +1,5 @@
 // The service as a process of its own, started from source the way
-// `npm start` runs it, with the environment a test gives it (credentials from
+// `npm start` runs it (or by another command line, a build's, say), with the environment a test gives it (credentials from
 // the test alone, never from the environment the tests run in).
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
@@ -18,9 +18,17 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-export function startServiceProcess(env: Record<string, string>): ServiceProcess {
+export interface ServiceCommand {
+  /** Node's arguments. Default: the source under tsx. */
+  args: string[];
+  /** Default: this process's. */
+  cwd?: string;
+}
+
+export function startServiceProcess(env: Record<string, string>, command: ServiceCommand = { args: ["--import", "tsx", main] }): ServiceProcess {
   const unset = { API_KEYS: "", API_KEYS_FILE: "", JWT_SECRET: "", JWT_PUBLIC_KEY: "", JWT_JWKS_FILE: "" };
-  const child = spawn(process.execPath, ["--import", "tsx", main], {
+  const child = spawn(process.execPath, command.args, {
+    cwd: command.cwd,
     env: { ...process.env, ...unset, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -5,10 +5,11 @@
 // up-to-date dist/, keeps the last good bundles when esbuild fails, hands what follows
 // --then SCRIPT to that script, and the bundles it makes are the real
 // commands: an import and the service, called over HTTP, from dist/ alone.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServiceProcess } from "../../support/service-process.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
 const root = join(import.meta.dirname, "../../..");
@@ -173,24 +174,12 @@ describe("the build before every command", () => {
     expect(imported.stderr).not.toContain("build: bundling");
     expect({ status: imported.status, stdout: imported.stdout }).toEqual({ status: 0, stdout: "imported 3 rows into edge_logs\n" });
 
-    const service = spawn(process.execPath, ["scripts/build.mjs", "--then", "dist/main.js"], {
-      cwd: copy,
-      env: { ...process.env, CHDB_PATH: join(copy, "data"), PORT: "0", API_KEYS: key, API_KEYS_FILE: "", JWT_SECRET: "", DEMO_DATA: "0" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const exited = new Promise<number | null>((resolve) => service.once("exit", resolve));
+    const service = startServiceProcess(
+      { CHDB_PATH: join(copy, "data"), PORT: "0", API_KEYS: key, DEMO_DATA: "0" },
+      { args: ["scripts/build.mjs", "--then", "dist/main.js"], cwd: copy },
+    );
     try {
-      let output = "";
-      const url = await new Promise<string>((resolve, reject) => {
-        const onData = (chunk: Buffer) => {
-          output += chunk.toString();
-          const match = /listening on (http:\S+)/.exec(output);
-          if (match !== null) resolve(match[1]!);
-        };
-        service.stdout!.on("data", onData);
-        service.stderr!.on("data", onData);
-        void exited.then((code) => reject(new Error(`the service exited ${code}: ${output}`)));
-      });
+      const url = await service.listening();
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
       // Newest first, as logs.all orders them: 1 (5 minutes ago), 2, 3.
       const response = await fetch(`${url}/api/endpoints/logs.all?project=${project}`, { headers: { "x-api-key": key } });
@@ -202,8 +191,8 @@ describe("the build before every command", () => {
         ["3", "GET | 200 | /storage/v1/object/a.png"],
       ]);
     } finally {
-      service.kill("SIGTERM");
+      await service.stop();
     }
-    expect(await exited).toBe(0);
+    expect(await service.exited).toBe(0);
   });
 });
