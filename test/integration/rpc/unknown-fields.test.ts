@@ -5,27 +5,14 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LogsService } from "../../../src/gen/logs/v1/logs_pb.js";
-import type { Warehouse } from "../../../src/warehouse/index.js";
-import { openTestWarehouse } from "../../support/embedded-warehouse.js";
-import { insertScenario, NOW } from "../../support/scenario.js";
-import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
+import { TEST_API_KEY, useScenarioServer } from "../../support/test-server.js";
 
-let warehouse: Warehouse;
-let server: TestServer;
-beforeAll(async () => {
-  warehouse = await openTestWarehouse();
-  await insertScenario(warehouse);
-  server = await startTestServer(warehouse, NOW);
-});
-afterAll(async () => {
-  await server?.close();
-  await warehouse?.close();
-});
+const scenario = useScenarioServer();
 
 const postJson = (body: unknown) =>
-  fetch(`${server.url}/logs.v1.LogsService/GetAllLogs`, {
+  fetch(`${scenario.server().url}/logs.v1.LogsService/GetAllLogs`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": TEST_API_KEY },
     body: JSON.stringify(body),
@@ -45,7 +32,7 @@ describe("fields a saved query does not declare", () => {
   });
 
   it("answers a gRPC call carrying an unknown field number INVALID_ARGUMENT, naming the number", async () => {
-    const client = createClient(LogsService, createGrpcTransport({ baseUrl: server.url }));
+    const client = createClient(LogsService, createGrpcTransport({ baseUrl: scenario.server().url }));
     const request = create(LogsService.method.getAllLogs.input, { project: "rpc" });
     // Field 99, length-delimited, holding "SELECT 1": its data is the length and the bytes (the tag is written from no and wireType).
     request.$unknown = [{ no: 99, wireType: 2, data: new Uint8Array([8, ...new TextEncoder().encode("SELECT 1")]) }];
