@@ -24,15 +24,15 @@ export interface StartOptions {
   logger: Logger;
   /** Longest wait for calls in flight at shutdown. Default 10 000 ms. */
   shutdownGraceMs?: number;
-  /** Where the start banner goes (the listen address and a key). Default: stdout. */
-  print?: (line: string) => void;
+  /** Where the start banner goes (the listen address and the credentials, two lines in one call). Default: stdout. */
+  print?: (banner: string) => void;
   /** Loads a saved query's SQL by name (tests give fixtures). Default: `sql/<name>.sql`. */
   readSql?: (name: string) => string;
 }
 
 export async function startService(options: StartOptions): Promise<RunningService> {
   const { config, logger } = options;
-  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const print = options.print ?? ((banner: string) => process.stdout.write(`${banner}\n`));
   // Token keys are read first: a bad one stops start-up before the warehouse is opened.
   const tokens = tokenKeys(config.credentials);
   // The warehouse may be down at start (a server away, an engine that cannot
@@ -128,8 +128,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   logger.info("listening", { url, endpoints: app.registry.endpoints.map((e) => e.definition.name) });
-  print(`saved-query endpoints listening on ${url}`);
-  print(keyNote);
+  // One write, so a reader of the banner sees the address and the credentials together.
+  print(`saved-query endpoints listening on ${url}\n${keyNote}`);
 
   const stop = () =>
     (stopping ??= (async () => {
