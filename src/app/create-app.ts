@@ -110,6 +110,8 @@ export function createApp(options: AppOptions): App {
     maxParameterLength: options.maxParameterLength,
   });
   const metrics = options.metrics ?? createMetrics();
+  // A server stops a query nobody waits for (KILL QUERY); the embedded engine cannot, and runs it to its deadline.
+  const warehouseStopsAbandonedQueries = options.warehouse.kind === "server";
   const executor = createQueryExecutor({
     client: options.warehouse.client,
     clock,
@@ -117,7 +119,7 @@ export function createApp(options: AppOptions): App {
     defaultTimeoutMs,
     maxTimeoutMs: maxQueryMs,
     admission: { maxPerKey: 16, ...options.admission },
-    killAbortedQueries: options.warehouse.kind === "server",
+    killAbortedQueries: warehouseStopsAbandonedQueries,
     schemaReady,
     tuning: createQueryTuning({
       distributed: options.warehouse.cluster !== undefined,
@@ -142,7 +144,9 @@ export function createApp(options: AppOptions): App {
       metrics.cacheBytes.set(bytes);
     },
   });
-  const service = createEndpointService({ executor, cache, clock, sharedTimeoutMs: maxQueryMs });
+  const service = createEndpointService({ executor, cache, clock, sharedTimeoutMs: maxQueryMs,
+    sharedDeadline: warehouseStopsAbandonedQueries ? "service" : "first caller",
+  });
   const knownEndpoints = new Set(registry.endpoints.map((e) => e.definition.name));
   const knownParameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.name)));
   const keyFile =

@@ -97,10 +97,20 @@ export interface EndpointServiceOptions {
   /** For the Age of cached results. Default Date.now. */
   clock?: Clock;
   /**
-   * Deadline of a computation of a cached result, which callers share (a
-   * miss others may join, a refresh with no caller at all). Default 30 000 ms.
+   * Deadline of a cache refresh, and of a miss others may join when
+   * `sharedDeadline` is "service". Default 30 000 ms.
    */
   sharedTimeoutMs?: number;
+  /**
+   * Whose deadline a computation of a cached result that callers share runs to.
+   * "service" (the default): `sharedTimeoutMs`, each caller leaving at its own
+   * deadline; right where the warehouse stops a query nobody waits for any
+   * more. "first caller": the deadline of the caller whose miss started it,
+   * and a caller who joined it and still has time when that runs out computes
+   * again; right where an abandoned query runs on (the embedded engine), so a
+   * caller cannot leave behind engine work longer than it asked to wait.
+   */
+  sharedDeadline?: "service" | "first caller";
 }
 
 /** The tenant cache refreshes run as: they take their turns at the warehouse beside the callers. */
@@ -110,6 +120,7 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   const { executor, cache } = options;
   const clock = options.clock ?? Date.now;
   const sharedTimeoutMs = options.sharedTimeoutMs ?? 30_000;
+  const firstCallersDeadline = options.sharedDeadline === "first caller";
   const policies = new Map<Endpoint, CachePolicy>();
 
   function policyOf(endpoint: Endpoint): CachePolicy {
@@ -180,17 +191,32 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
     async execute(call, context = {}) {
       const entry = call.cacheEntry;
       if (cache === undefined || entry === undefined) return compute(call, context);
-      const lookup = await cache.get(
-        entry.key,
-        entry.policy,
+      if (!firstCallersDeadline) {
         // Other callers may join this computation: it runs to the service's own
         // deadline, each caller leaving at its own (its signal), and stops
         // only when none waits any more.
-        (signal) => computeCached(call, { timeoutMs: sharedTimeoutMs, requestId: context.requestId, tenant: context.tenant, signal }),
-        context.signal,
-        refreshOf(call),
-      );
-      return fromCache(lookup);
+        const shared = { timeoutMs: sharedTimeoutMs, requestId: context.requestId, tenant: context.tenant };
+        return fromCache(await cache.get(entry.key, entry.policy, (signal) => computeCached(call, { ...shared, signal }), context.signal, refreshOf(call)));
+      }
+      // The computation runs to the deadline of the caller that starts it. One
+      // who joined a computation that ran out of its starter's time asks again
+      // with what is left of its own.
+      const deadline = context.timeoutMs === undefined ? undefined : performance.now() + context.timeoutMs;
+      for (;;) {
+        const timeoutMs = deadline === undefined ? undefined : Math.max(1, deadline - performance.now());
+        let started = false;
+        const computeMine = (signal: AbortSignal) => {
+          started = true;
+          return computeCached(call, { timeoutMs, requestId: context.requestId, tenant: context.tenant, signal });
+        };
+        try {
+          return fromCache(await cache.get(entry.key, entry.policy, computeMine, context.signal, refreshOf(call)));
+        } catch (error) {
+          const ranOutOfAnothersTime = !started && error instanceof ConnectError && error.code === Code.DeadlineExceeded;
+          const timeLeft = deadline === undefined || deadline > performance.now();
+          if (!(ranOutOfAnothersTime && timeLeft && context.signal?.aborted !== true)) throw error;
+        }
+      }
     },
 
     async run(endpoint, request, context, scope) {

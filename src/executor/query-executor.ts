@@ -75,10 +75,14 @@ export interface QueryExecutorOptions {
   /** Bounds on queries running and waiting, in all and per tenant. Default 8 and 64, no per-tenant bound. */
   admission?: AdmissionOptions;
   /**
-   * On a ClickHouse server an aborted HTTP request does not stop its query;
-   * when true, a query cancelled or past its deadline is stopped with
-   * `KILL QUERY` by its query_id. Default false (the embedded engine has no
-   * query ids to kill).
+   * When true (a ClickHouse server), a query whose caller left or whose
+   * deadline passed is stopped: its HTTP request is aborted and, as that alone
+   * does not stop a query on the server, `KILL QUERY` is sent by its query_id.
+   * When false (the embedded engine, which cannot interrupt a query), the
+   * caller is answered at once but the query runs on to its end (its
+   * `max_execution_time` at the latest) and keeps its turn in the admission
+   * bounds until then, so that calls abandoned one after another cannot stack
+   * up work behind the bounds' back. Default false.
    */
   killAbortedQueries?: boolean;
   /**
@@ -117,6 +121,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
   const admission = createAdmission(options.admission);
   const cooldownMs = options.unreachableCooldownMs ?? 1000;
   const schemaReady = options.schemaReady ?? (() => true);
+  const stopsAbortedQueries = options.killAbortedQueries ?? false;
   // Real time, not the injected clock: the cooldown is about the warehouse, not about `now` in SQL.
   let unreachableUntil = 0;
 
@@ -139,7 +144,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       else caller?.addEventListener("abort", forwardCallerAbort, { once: true });
       let reached = false;
       try {
-        return await admission.run(
+        const work = admission.run(
           executeOptions.tenant ?? "",
           () => {
             reached = true;
@@ -147,6 +152,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
           },
           abort.signal,
         );
+        return await (stopsAbortedQueries ? work : untilAborted(work, abort.signal));
       } catch (error) {
         if (reached) throw error; // observed and logged by run
         // Refused, or the deadline or the caller ended the wait: the warehouse never saw it.
@@ -198,7 +204,8 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         clickhouse_settings: { wait_end_of_query: 1, ...(tuning?.stableText ? deadline : {}) } as const,
         format: "JSONEachRow" as const,
         query_params: { ...params, now: toDateTime64Param(tunedNow(clock(), tuning)) },
-        abort_signal: signal,
+        // Without a way to stop the query, the answer is awaited whole (see killAbortedQueries).
+        abort_signal: stopsAbortedQueries ? signal : undefined,
       };
       let answer = await client.query({ ...request, query_id: queryId });
       let rows = readResultRows(await answer.text());
@@ -219,7 +226,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       const aborted = !signal.aborted ? undefined : isDeadline(signal.reason) ? "deadline" : "caller";
       const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
       if (error.code === Code.Unavailable && cooldownMs > 0) unreachableUntil = Date.now() + cooldownMs;
-      if (aborted !== undefined && options.killAbortedQueries) killQuery(queryId);
+      if (aborted !== undefined && stopsAbortedQueries) killQuery(queryId);
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs, error });
       const fields = { query: query.name, queryId, requestId: executeOptions.requestId, code: error.code, durationMs: Math.round(durationMs) };
@@ -240,6 +247,29 @@ function deadlineError(): ConnectError {
 }
 
 /** A caller's signal aborted because the caller's own deadline passed (Connect sets this reason). */
+/**
+ * `work`'s outcome, or the abort's as soon as `signal` aborts: DEADLINE_EXCEEDED
+ * for the deadline, CANCELED for a caller gone. `work` goes on either way.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  const abortError = () => (isDeadline(signal.reason) ? (signal.reason as ConnectError) : new ConnectError("the caller went away", Code.Canceled));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 function isDeadline(reason: unknown): boolean {
   return reason instanceof ConnectError && reason.code === Code.DeadlineExceeded;
 }

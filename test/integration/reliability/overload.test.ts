@@ -14,7 +14,7 @@ import type { Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
 import { withSlowQuery } from "../../support/slow-sql.js";
 import { readSavedQuerySql } from "../../../src/warehouse/index.js";
-import { insertScenario, NOW } from "../../support/scenario.js";
+import { expectedLogIds, insertScenario, NOW } from "../../support/scenario.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
 
 const headers = { "x-api-key": TEST_API_KEY };
@@ -166,6 +166,36 @@ describe("a noisy key beside a quiet one", () => {
     const response = await second;
     expect(response.status).toBe(200);
     expect(response.headers.get("x-cache")).toBe("MISS");
+  });
+});
+
+describe("calls abandoned one after another", () => {
+  let server: TestServer;
+  const abandoning = "abandoning-key-0123456789";
+  const other = "other-key-0123456789";
+  beforeAll(async () => {
+    // The embedded engine's one turn, and the service's 30 s deadline for shared computations.
+    server = await startTestServer(warehouse, NOW, {
+      apiKeys: [abandoning, other],
+      admission: { maxConcurrent: 1 },
+      maxQueryMs: 30_000,
+      readSql: withSlowQuery("functions.invocation-stats"),
+    });
+  });
+  afterAll(() => server?.close());
+
+  it("leave the engine no longer busy than each caller asked to wait, so another key is served", async () => {
+    const client = createClient(FunctionsService, createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" }));
+    // Five costly queries, each a cache miss of its own, each given up after 100 ms.
+    for (const project of ["a1", "a2", "a3", "a4", "a5"]) {
+      const request = create(FunctionsService.method.getInvocationStats.input, { project });
+      const error = (await client.getInvocationStats(request, { headers: { "x-api-key": abandoning }, timeoutMs: 100 }).catch((e: unknown) => e)) as ConnectError;
+      expect(error.code).toBe(Code.DeadlineExceeded);
+    }
+    // Had each run on to the service's 30 s, the engine would be busy for minutes and this call would miss its 5 s.
+    const logs = createClient(LogsService, createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" }));
+    const response = await logs.getAllLogs(create(LogsService.method.getAllLogs.input, { project: "rpc" }), { headers: { "x-api-key": other }, timeoutMs: 5_000 });
+    expect(response.result.map((row) => row.id)).toEqual(expectedLogIds);
   });
 });
 

@@ -87,6 +87,22 @@ describe("query executor", () => {
     expect(rows).toEqual([{ one: 1 }]);
   });
 
+  it("keeps a query whose caller left in the admission bounds until the engine has ended it", async () => {
+    const executor = createQueryExecutor({ client: warehouse.client, admission: { maxConcurrent: 1, maxPerKey: 1 } });
+    const slow = query("SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1");
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(), 100);
+    const left = await executor.execute(slow, {}, { timeoutMs: 1_500, tenant: "a", signal: caller.signal }).catch((e: unknown) => e);
+    expect((left as ConnectError).code).toBe(Code.Canceled);
+    // The engine cannot stop it: it runs on to its 1.5 s deadline and still counts as key a's query.
+    const again = await executor.execute(query("SELECT 1 AS one"), {}, { timeoutMs: 5_000, tenant: "a" }).catch((e: unknown) => e);
+    expect((again as ConnectError).code).toBe(Code.ResourceExhausted);
+    // Another key waits for the one turn the engine has, and gets it once the abandoned query ends.
+    const other = await executor.execute(query("SELECT 1 AS one"), {}, { timeoutMs: 5_000, tenant: "b" });
+    expect(other.rows).toEqual([{ one: 1 }]);
+    expect((await executor.execute(query("SELECT 2 AS two"), {}, { timeoutMs: 5_000, tenant: "a" })).rows).toEqual([{ two: 2 }]);
+  });
+
   it("never hands a query the rows of one that failed midway before it", async () => {
     // The executor's first query fails after 500 rows were written out (under
     // its cap of 1000); the next one must get its own three rows, none of those.
