@@ -1,7 +1,7 @@
 // The service as a process, started the way `npm start` starts it: the start
 // banner, a call with the printed key, a clean exit on SIGTERM, and one line
 // per bad configuration variable.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
@@ -11,7 +11,13 @@ import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/
 
 const LONG_KEY = "lifecycle-test-key-0123";
 
-const startProcess = startServiceProcess;
+/** Every process a test starts: one a failed test leaves running is ended after it. */
+const children: ChildProcess[] = [];
+const startProcess = (env: Record<string, string>) => {
+  const service = startServiceProcess(env);
+  children.push(service.child);
+  return service;
+};
 
 /** A GET on its own connection: `sent` once the request is written to a connected socket, `status` its answer (or the error). */
 function httpGet(url: string, headers: Record<string, string>): { sent: Promise<void>; status: Promise<number | string> } {
@@ -50,7 +56,13 @@ function dataDirectory(): string {
   dataDirs.push(path);
   return path;
 }
-afterEach(() => {
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+  }
   for (const path of dataDirs.splice(0)) removeTemporaryDirectory(path);
 });
 
@@ -100,6 +112,7 @@ describe("service process", () => {
     const holder = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir], {
       stdio: ["ignore", "pipe", "ignore"],
     });
+    children.push(holder);
     await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
     // At the default log level, with the engine reopened and the migrations retried every quarter second.
     const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: LONG_KEY, DEMO_DATA: "0", WAREHOUSE_RETRY_SECONDS: "0.25" });
