@@ -39,6 +39,8 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
   let closed = false;
   let nextTryAt = 0;
   let lastError: unknown;
+  /** Whether the engine was ever open, for the line saying it opened after failed tries. */
+  let wasOpen = false;
   // Said once per cause, however many tries fail for it (failure-streak.ts).
   const streak = createFailureStreak(logger);
 
@@ -48,7 +50,8 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
       .then(
         (client) => {
           const failedTries = streak.end();
-          if (failedTries > 0) logger.info("embedded warehouse open again", { failedTries });
+          if (failedTries > 0) logger.info(wasOpen ? "embedded warehouse open again" : "embedded warehouse open", { failedTries });
+          wasOpen = true;
           lastError = undefined;
           current = client;
           return client;
