@@ -2,7 +2,7 @@
 // executor -> warehouse into one request handler. Every dependency is passed
 // in, so tests build the same app with their own clock and warehouse.
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { createAuthenticator, createTokenVerifier, openKeyFile, type TokenVerifierOptions } from "../auth/index.js";
+import { type Authenticator, createAuthenticator, createTokenVerifier, openKeyFile, type TokenVerifierOptions } from "../auth/index.js";
 import { createResultCache, type ResultCache } from "../cache/index.js";
 import {
   createEndpointRegistry,
@@ -15,6 +15,7 @@ import { createQueryExecutor, createQueryTuning } from "../executor/index.js";
 import { type Clock, type Logger, type Metrics, createMetrics, silentLogger, systemClock } from "../observability/index.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import {
+  clientAddress,
   codeName,
   connectRoutes,
   createHealthService,
@@ -26,6 +27,7 @@ import {
   loggingInterceptor,
   serverReflectionServices,
   type RequestHandler,
+  type TrustedProxies,
 } from "../transport/index.js";
 import type { Warehouse } from "../warehouse/index.js";
 import { sharedReadiness } from "./shared-readiness.js";
@@ -57,6 +59,8 @@ export interface AppOptions {
   rateLimit?: { perSecond: number; burst: number };
   /** Failed authentications a second and in a row per client address; perSecond 0 disables. Default 1 and 20. */
   authFailures?: { perSecond: number; burst: number };
+  /** Proxies whose X-Forwarded-For names the client address (TRUSTED_PROXIES; transport/client-address.ts). Default: none. */
+  trustedProxies?: TrustedProxies;
   /**
    * Bounds on warehouse queries running, waiting, and running and waiting
    * for one key. Default 8, 64 and 16.
@@ -155,7 +159,7 @@ export function createApp(options: AppOptions): App {
       : openKeyFile({ path: options.keyFile.path, pollMs: options.keyFile.pollMs, knownEndpoints, knownParameters, logger });
   const verifyToken =
     options.tokens === undefined ? undefined : createTokenVerifier({ ...options.tokens, knownEndpoints, knownParameters, clock });
-  const { authenticate, close: closeAuthenticator } = createAuthenticator({
+  const { authenticate: authenticateFrom, close: closeAuthenticator } = createAuthenticator({
     apiKeys: options.apiKeys,
     keyFile,
     verifyToken,
@@ -164,6 +168,12 @@ export function createApp(options: AppOptions): App {
     clock,
     logger,
   });
+  // Failed authentications are counted per client: the peer, or the client a trusted proxy names.
+  const trusted = options.trustedProxies;
+  const authenticate: Authenticator =
+    trusted === undefined || trusted.empty
+      ? authenticateFrom
+      : (headers, peer) => authenticateFrom(headers, clientAddress(peer, headers.get("x-forwarded-for"), trusted));
 
   const ready = sharedReadiness(
     options.ready ?? (async () => schemaReady() && (await options.warehouse.client.ping().then((r) => r.success, () => false))),

@@ -6,7 +6,7 @@ import { createPublicKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { apiKeyProblem, ConfigError, type Config, type CredentialsConfig } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
-import { createSinglePortServer } from "../transport/index.js";
+import { createSinglePortServer, trustedProxies } from "../transport/index.js";
 import { keepSchema, openResilientWarehouse, ensureDemoData } from "../warehouse/index.js";
 import { createApp, type AppOptions } from "./create-app.js";
 import { watchSchemaFit, type SchemaFit } from "./schema-fit.js";
@@ -65,6 +65,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     keyNote = `API key: ${stored.key}  (${stored.created ? "generated, " : ""}stored in ${stored.path})`;
   }
 
+  const proxies = trustedProxies(config.trustedProxies);
   // Set once the app (and so the registry) exists, just below.
   let fit: SchemaFit | undefined;
   let app: ReturnType<typeof createApp>;
@@ -77,6 +78,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       logger,
       rateLimit: config.rateLimit,
       authFailures: config.limits.authFailures,
+      trustedProxies: proxies,
       maxBodyBytes: config.limits.maxBodyBytes,
       maxParameterLength: config.limits.maxParameterLength,
       maxQueryMs: config.limits.maxQueryMs,
@@ -122,6 +124,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     idleTimeoutMs: config.limits.idleTimeoutMs,
     maxConnections: config.limits.maxConnections,
     maxConnectionsPerAddress: config.limits.maxConnectionsPerAddress,
+    trustedProxies: proxies,
     logger,
   });
   const address = await server.listen(config.port, config.host);

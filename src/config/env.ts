@@ -1,5 +1,6 @@
 // Service configuration read from environment variables (docs/configuration.md).
 import type { LogLevel } from "../observability/index.js";
+import { trustedProxyProblem } from "../transport/client-address.js";
 
 /** Where the log tables live: a ClickHouse server over HTTP, or the embedded engine. */
 export type WarehouseConfig =
@@ -39,6 +40,12 @@ export interface Config {
   port: number;
   /** `HOST`, default `127.0.0.1`. */
   host: string;
+  /**
+   * `TRUSTED_PROXIES`, empty by default: addresses and CIDR ranges of proxies
+   * whose `X-Forwarded-For` names the client address for the per-address
+   * bounds, and whose connections only MAX_CONNECTIONS bounds.
+   */
+  trustedProxies: string[];
   /** `API_KEYS`: accepted full-access keys; empty when unset. */
   apiKeys: string[];
   /** Scoped keys and signed tokens (docs/credentials.md). */
@@ -226,6 +233,15 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (problem !== undefined) problems.push(`API_KEYS key ${i + 1} ${problem}`);
   });
 
+  const trustedProxies = (value("TRUSTED_PROXIES") ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of trustedProxies) {
+    const problem = trustedProxyProblem(entry);
+    if (problem !== undefined) problems.push(`TRUSTED_PROXIES: ${problem}`);
+  }
+
   const limits: Limits = {
     maxBodyBytes: whole("MAX_BODY_BYTES", 64 * 1024),
     maxParameterLength: whole("MAX_PARAMETER_LENGTH", 1024),
@@ -257,7 +273,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { port, host: value("HOST") ?? "127.0.0.1", apiKeys, credentials, warehouse, demoData, warehouseRetryMs, logLevel, rateLimit, limits };
+  return { port, host: value("HOST") ?? "127.0.0.1", trustedProxies, apiKeys, credentials, warehouse, demoData, warehouseRetryMs, logLevel, rateLimit, limits };
 }
 
 /** Why `key` may not be an API key (too short to resist guessing, or holding white space), or undefined. */

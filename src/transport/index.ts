@@ -2,6 +2,8 @@
 // plain HTTP routes, and the per-call interceptors.
 export { createSinglePortServer } from "./single-port-server.js";
 export type { SinglePortServer, SinglePortServerOptions, RequestHandler } from "./single-port-server.js";
+export { clientAddress, trustedProxies, trustedProxyProblem } from "./client-address.js";
+export type { TrustedProxies } from "./client-address.js";
 export { connectRoutes } from "./connect-routes.js";
 export type { ConnectRoutesOptions } from "./connect-routes.js";
 export { loggingInterceptor } from "./logging-interceptor.js";

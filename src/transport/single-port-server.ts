@@ -6,6 +6,7 @@ import { constants as http2Constants, createServer as createHttp2Server, type Ht
 import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { type Logger, silentLogger } from "../observability/index.js";
+import type { TrustedProxies } from "./client-address.js";
 
 const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -26,6 +27,8 @@ export interface SinglePortServerOptions {
   maxConnections?: number;
   /** Open connections from one client address; more from it are refused at once. Default 256. */
   maxConnectionsPerAddress?: number;
+  /** Proxies that carry many clients' connections: only `maxConnections` bounds theirs. Default: none. */
+  trustedProxies?: TrustedProxies;
   /**
    * Where a handler's exception is logged, and refused connections summed up
    * one line a second at most. Default: silent.
@@ -109,7 +112,7 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
   const tcp = createNetServer((socket) => {
     const address = socket.remoteAddress ?? "";
     const open = perAddress.get(address) ?? 0;
-    if (open >= maxPerAddress) {
+    if (open >= maxPerAddress && options.trustedProxies?.has(address) !== true) {
       countRefused("one address holds its bound of open connections");
       socket.destroy();
       return;

@@ -7,6 +7,7 @@ describe("readConfig", () => {
     expect(readConfig({})).toEqual({
       port: 8080,
       host: "127.0.0.1",
+      trustedProxies: [],
       apiKeys: [],
       credentials: { apiKeysFile: undefined, apiKeysFilePollMs: 2000, jwtSecret: undefined, jwtPublicKey: undefined, jwtJwksFile: undefined },
       warehouse: { kind: "embedded", path: "./data", database: "default" },
@@ -68,6 +69,18 @@ describe("readConfig", () => {
     ["AUTH_FAILURES_PER_SECOND", "-1"],
   ])("refuses %s=%s naming the variable", (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be`));
+  });
+
+  it("reads trusted proxies as addresses and CIDR ranges, and names each entry that is neither", () => {
+    expect(readConfig({ TRUSTED_PROXIES: " 10.0.0.0/8, 192.0.2.7 ,fd00::/8,::1" }).trustedProxies).toEqual(["10.0.0.0/8", "192.0.2.7", "fd00::/8", "::1"]);
+    expect(() => readConfig({ TRUSTED_PROXIES: "10.0.0.0/33,proxy.local,::1/129,10.0.0.1/8/2" })).toThrow(
+      new ConfigError([
+        'TRUSTED_PROXIES: "10.0.0.0/33" has a prefix length outside 0-32',
+        'TRUSTED_PROXIES: "proxy.local" is not an IP address or CIDR range',
+        'TRUSTED_PROXIES: "::1/129" has a prefix length outside 0-128',
+        'TRUSTED_PROXIES: "10.0.0.1/8/2" is not an IP address or CIDR range',
+      ]),
+    );
   });
 
   it("takes a key file or a token key in place of API_KEYS with a server, and one way of verifying tokens", () => {
