@@ -63,7 +63,7 @@ export interface AppOptions {
   trustedProxies?: TrustedProxies;
   /**
    * Bounds on warehouse queries running, waiting, and running and waiting
-   * for one key. Default 8, 64 and 16.
+   * for one key. Default 8 (1 on the embedded engine), 64 and 16.
    */
   admission?: { maxConcurrent?: number; maxQueued?: number; maxPerKey?: number };
   /** Largest Connect, gRPC or gRPC-Web request message, after decompression. Default 65,536 bytes. */
@@ -122,7 +122,9 @@ export function createApp(options: AppOptions): App {
     logger,
     defaultTimeoutMs,
     maxTimeoutMs: maxQueryMs,
-    admission: { maxPerKey: 16, ...options.admission },
+    // The embedded engine runs one saved query at a time (chDB queues queries with parameters itself):
+    // more turns would only move the queue into chDB, past the fair order and the bounds.
+    admission: { maxConcurrent: options.warehouse.kind === "embedded" ? 1 : 8, maxPerKey: 16, ...options.admission },
     killAbortedQueries: warehouseStopsAbandonedQueries,
     schemaReady,
     tuning: createQueryTuning({
@@ -149,7 +151,7 @@ export function createApp(options: AppOptions): App {
     },
   });
   const service = createEndpointService({ executor, cache, clock, sharedTimeoutMs: maxQueryMs,
-    sharedDeadline: warehouseStopsAbandonedQueries ? "service" : "first caller",
+    sharedDeadline: warehouseStopsAbandonedQueries ? "service" : "callers",
   });
   const knownEndpoints = new Set(registry.endpoints.map((e) => e.definition.name));
   const knownParameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.name)));

@@ -272,6 +272,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push("API_KEYS must be set when CLICKHOUSE_URL is set, or API_KEYS_FILE or a JWT key (only the embedded mode generates a key)");
   }
 
+  if (warehouse.kind === "embedded" && limits.warehouseConcurrency > 1) {
+    problems.push("WAREHOUSE_CONCURRENCY above 1 needs CLICKHOUSE_URL: the embedded engine runs one saved query at a time");
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return { port, host: value("HOST") ?? "127.0.0.1", trustedProxies, apiKeys, credentials, warehouse, demoData, warehouseRetryMs, logLevel, rateLimit, limits };
 }

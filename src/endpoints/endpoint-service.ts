@@ -104,13 +104,14 @@ export interface EndpointServiceOptions {
   /**
    * Whose deadline a computation of a cached result that callers share runs to.
    * "service" (the default): `sharedTimeoutMs`, each caller leaving at its own
-   * deadline; right where the warehouse stops a query nobody waits for any
-   * more. "first caller": the deadline of the caller whose miss started it,
-   * and a caller who joined it and still has time when that runs out computes
-   * again; right where an abandoned query runs on (the embedded engine), so a
-   * caller cannot leave behind engine work longer than it asked to wait.
+   * deadline, and the query cancelled when none waits any more; right where
+   * the warehouse stops a query nobody waits for. "callers": when the query
+   * gets its turn, the latest deadline among the callers waiting for it then;
+   * once it runs, it is finished and its result kept even if they all leave.
+   * Right where an abandoned query runs on (the embedded engine): the work a
+   * caller leaves behind is what it asked for, and is not wasted.
    */
-  sharedDeadline?: "service" | "first caller";
+  sharedDeadline?: "service" | "callers";
 }
 
 /** The tenant cache refreshes run as: they take their turns at the warehouse beside the callers. */
@@ -120,7 +121,9 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   const { executor, cache } = options;
   const clock = options.clock ?? Date.now;
   const sharedTimeoutMs = options.sharedTimeoutMs ?? 30_000;
-  const firstCallersDeadline = options.sharedDeadline === "first caller";
+  const callersDeadline = options.sharedDeadline === "callers";
+  /** The deadlines (performance.now() time) of the callers waiting for each cache key, in "callers" mode. */
+  const waitingDeadlines = new Map<string, Set<{ deadline: number }>>();
   const policies = new Map<Endpoint, CachePolicy>();
 
   function policyOf(endpoint: Endpoint): CachePolicy {
@@ -173,6 +176,42 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
     return { message, json, variant, keepVariant, computation, cache: { status: lookup.status, ageSeconds } };
   }
 
+  /**
+   * A miss in "callers" mode. This caller waits until its own deadline (or
+   * until it goes away) for the key's computation, started by it or by
+   * another, which runs to the latest deadline of those waiting when it gets
+   * its turn. One that joined a computation already running and ran out of
+   * the time it was given asks again with what is left of its own.
+   */
+  async function waitForCallersComputation(call: PreparedCall, key: string, policy: CachePolicy, context: CallContext): Promise<EndpointResult> {
+    const waiter = { deadline: performance.now() + (context.timeoutMs ?? sharedTimeoutMs) };
+    const leave = leaveAt(waiter.deadline, context.signal);
+    let waiters = waitingDeadlines.get(key);
+    if (waiters === undefined) waitingDeadlines.set(key, (waiters = new Set()));
+    waiters.add(waiter);
+    const engineTimeoutMs = () => Math.max(...[...(waitingDeadlines.get(key) ?? [])].map((w) => w.deadline), 0) - performance.now();
+    try {
+      for (;;) {
+        let started = false;
+        const compute = (signal: AbortSignal) => {
+          started = true;
+          const options = { timeoutMs: sharedTimeoutMs, engineTimeoutMs, finishOnceStarted: true, requestId: context.requestId, tenant: context.tenant, signal };
+          return computeCached(call, options);
+        };
+        try {
+          return fromCache(await cache!.get(key, policy, compute, leave.signal, refreshOf(call)));
+        } catch (error) {
+          const ranOutOfItsTime = !started && error instanceof ConnectError && error.code === Code.DeadlineExceeded;
+          if (!ranOutOfItsTime || leave.signal.aborted) throw error;
+        }
+      }
+    } finally {
+      leave.dispose();
+      waiters.delete(waiter);
+      if (waiters.size === 0) waitingDeadlines.delete(key);
+    }
+  }
+
   const service: EndpointService = {
     prepare(endpoint, request, scope) {
       const effective = scope === undefined ? request : applyScope(endpoint, request, scope);
@@ -191,32 +230,15 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
     async execute(call, context = {}) {
       const entry = call.cacheEntry;
       if (cache === undefined || entry === undefined) return compute(call, context);
-      if (!firstCallersDeadline) {
+      if (!callersDeadline) {
         // Other callers may join this computation: it runs to the service's own
         // deadline, each caller leaving at its own (its signal), and stops
         // only when none waits any more.
         const shared = { timeoutMs: sharedTimeoutMs, requestId: context.requestId, tenant: context.tenant };
         return fromCache(await cache.get(entry.key, entry.policy, (signal) => computeCached(call, { ...shared, signal }), context.signal, refreshOf(call)));
       }
-      // The computation runs to the deadline of the caller that starts it. One
-      // who joined a computation that ran out of its starter's time asks again
-      // with what is left of its own.
-      const deadline = context.timeoutMs === undefined ? undefined : performance.now() + context.timeoutMs;
-      for (;;) {
-        const timeoutMs = deadline === undefined ? undefined : Math.max(1, deadline - performance.now());
-        let started = false;
-        const computeMine = (signal: AbortSignal) => {
-          started = true;
-          return computeCached(call, { timeoutMs, requestId: context.requestId, tenant: context.tenant, signal });
-        };
-        try {
-          return fromCache(await cache.get(entry.key, entry.policy, computeMine, context.signal, refreshOf(call)));
-        } catch (error) {
-          const ranOutOfAnothersTime = !started && error instanceof ConnectError && error.code === Code.DeadlineExceeded;
-          const timeLeft = deadline === undefined || deadline > performance.now();
-          if (!(ranOutOfAnothersTime && timeLeft && context.signal?.aborted !== true)) throw error;
-        }
-      }
+      const hit = cache.peek(entry.key, entry.policy);
+      return hit !== undefined ? fromCache(hit) : waitForCallersComputation(call, entry.key, entry.policy, context);
     },
 
     async run(endpoint, request, context, scope) {
@@ -291,4 +313,20 @@ function converting<T>(convert: () => T): T {
     // The converter's error names the column and the row message; the log line names the endpoint.
     throw new ConnectError("internal error", Code.Internal, undefined, undefined, error);
   }
+}
+
+/** A signal that aborts at `deadline` (performance.now() time) with DEADLINE_EXCEEDED, or when `caller` aborts. */
+function leaveAt(deadline: number, caller: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new ConnectError("the call ran past its deadline", Code.DeadlineExceeded)), Math.max(0, deadline - performance.now()));
+  const forward = () => abort.abort(caller?.reason);
+  if (caller?.aborted) forward();
+  else caller?.addEventListener("abort", forward, { once: true });
+  return {
+    signal: abort.signal,
+    dispose() {
+      clearTimeout(timer);
+      caller?.removeEventListener("abort", forward);
+    },
+  };
 }

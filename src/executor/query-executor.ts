@@ -45,6 +45,20 @@ export interface ExecuteOptions {
   requestId?: string;
   /** Whose query this is (an API key id): admission is fair between them. Default "". */
   tenant?: string;
+  /**
+   * Asked when the query gets its turn: how long the warehouse may run it,
+   * in milliseconds (never past the call's deadline). Default: what is left
+   * of the call's deadline.
+   */
+  engineTimeoutMs?: () => number;
+  /**
+   * Where the warehouse cannot stop a query (killAbortedQueries false): once
+   * the query has its turn, `signal` and the deadline no longer end the call;
+   * it waits for the warehouse's answer, a result worth keeping since the
+   * work is done anyway. Before its turn `signal` still takes it out of the
+   * queue. Default false.
+   */
+  finishOnceStarted?: boolean;
 }
 
 export interface QueryResult {
@@ -147,12 +161,18 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         const work = admission.run(
           executeOptions.tenant ?? "",
           () => {
+            // Left in the moment between being given the turn and taking it: nothing is sent.
+            if (abort.signal.aborted) return Promise.reject(abortError(abort.signal));
             reached = true;
-            return run(query, params, executeOptions, abort.signal, deadline - performance.now());
+            const leftMs = deadline - performance.now();
+            const engineMs = Math.min(executeOptions.engineTimeoutMs?.() ?? leftMs, leftMs);
+            return run(query, params, executeOptions, abort.signal, engineMs);
           },
           abort.signal,
         );
-        return await (stopsAbortedQueries ? work : untilAborted(work, abort.signal));
+        if (stopsAbortedQueries) return await work;
+        const finishOnceStarted = executeOptions.finishOnceStarted ?? false;
+        return await untilAborted(work, abort.signal, () => finishOnceStarted && reached);
       } catch (error) {
         if (reached) throw error; // observed and logged by run
         // Refused, or the deadline or the caller ended the wait: the warehouse never saw it.
@@ -223,10 +243,14 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       const statistics = statisticsFromHeaders(answer.response_headers);
       return statistics === undefined ? { rows, queryId, durationMs } : { rows, queryId, durationMs, statistics };
     } catch (cause) {
-      const aborted = !signal.aborted ? undefined : isDeadline(signal.reason) ? "deadline" : "caller";
+      // The abort ended the request only where it was handed to the warehouse;
+      // elsewhere the query ran to its own end, and the cause says how.
+      const aborted = !stopsAbortedQueries || !signal.aborted ? undefined : isDeadline(signal.reason) ? "deadline" : "caller";
+      // Answered already, where the warehouse ran the query on after its caller went away.
+      const callerLeft = !stopsAbortedQueries && signal.aborted && !isDeadline(signal.reason);
       const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
       if (error.code === Code.Unavailable && cooldownMs > 0) unreachableUntil = Date.now() + cooldownMs;
-      if (aborted !== undefined && stopsAbortedQueries) killQuery(queryId);
+      if (aborted !== undefined) killQuery(queryId);
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs, error });
       const fields = { query: query.name, queryId, requestId: executeOptions.requestId, code: error.code, durationMs: Math.round(durationMs) };
@@ -234,8 +258,11 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         // The caller's input (a pattern the warehouse cannot compile): its call is logged as a 400 already,
         // and a warn line with the warehouse's stacks for each such call would let any caller fill the log.
         logger.debug("warehouse refused the caller's input", { ...fields, reason: error.rawMessage });
+      } else if (callerLeft && error.code === Code.DeadlineExceeded) {
+        // Stopped by the warehouse at its deadline, as it should be; nobody was waiting for it any more.
+        logger.debug("warehouse query ended at its deadline after its caller left", fields);
       } else {
-        logger.warn("warehouse query failed", { ...fields, cause });
+        logger.warn("warehouse query failed", { ...fields, ...(callerLeft ? { callerLeft } : {}), cause });
       }
       throw error;
     }
@@ -246,15 +273,15 @@ function deadlineError(): ConnectError {
   return new ConnectError("query ran past its deadline", Code.DeadlineExceeded);
 }
 
-/** A caller's signal aborted because the caller's own deadline passed (Connect sets this reason). */
 /**
- * `work`'s outcome, or the abort's as soon as `signal` aborts: DEADLINE_EXCEEDED
- * for the deadline, CANCELED for a caller gone. `work` goes on either way.
+ * `work`'s outcome, or the abort's as soon as `signal` aborts (unless
+ * `ignoreAbort` says otherwise then). `work` goes on either way.
  */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  const abortError = () => (isDeadline(signal.reason) ? (signal.reason as ConnectError) : new ConnectError("the caller went away", Code.Canceled));
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, ignoreAbort: () => boolean): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError());
+    const onAbort = () => {
+      if (!ignoreAbort()) reject(abortError(signal));
+    };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
     work.then(
@@ -270,6 +297,12 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** DEADLINE_EXCEEDED for the deadline, CANCELED for a caller gone. */
+function abortError(signal: AbortSignal): ConnectError {
+  return isDeadline(signal.reason) ? (signal.reason as ConnectError) : new ConnectError("the caller went away", Code.Canceled);
+}
+
+/** A caller's signal aborted because the caller's own deadline passed (Connect sets this reason). */
 function isDeadline(reason: unknown): boolean {
   return reason instanceof ConnectError && reason.code === Code.DeadlineExceeded;
 }

@@ -71,6 +71,13 @@ describe("readConfig", () => {
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be`));
   });
 
+  it("keeps the embedded engine at one warehouse query at a time", () => {
+    expect(readConfig({ WAREHOUSE_CONCURRENCY: "1" }).limits.warehouseConcurrency).toBe(1);
+    expect(() => readConfig({ WAREHOUSE_CONCURRENCY: "4" })).toThrow(
+      new ConfigError(["WAREHOUSE_CONCURRENCY above 1 needs CLICKHOUSE_URL: the embedded engine runs one saved query at a time"]),
+    );
+  });
+
   it("reads trusted proxies as addresses and CIDR ranges, and names each entry that is neither", () => {
     expect(readConfig({ TRUSTED_PROXIES: " 10.0.0.0/8, 192.0.2.7 ,fd00::/8,::1" }).trustedProxies).toEqual(["10.0.0.0/8", "192.0.2.7", "fd00::/8", "::1"]);
     expect(() => readConfig({ TRUSTED_PROXIES: "10.0.0.0/33,proxy.local,::1/129,10.0.0.1/8/2" })).toThrow(

@@ -1,7 +1,7 @@
 // Whose deadline a cached computation that callers share runs to: the
-// service's (a server stops a query nobody waits for) or the first caller's
-// (the embedded engine runs an abandoned query on, so it must not outlive
-// what its caller asked), with a joiner who still has time computing again.
+// service's (a server stops a query nobody waits for), or, where an abandoned
+// query runs on (the embedded engine), the latest deadline of the callers
+// waiting when it gets its turn, with its result kept once it has run.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
@@ -10,25 +10,39 @@ import { createEndpointRegistry, createEndpointService, savedQueryServices, type
 import type { QueryExecutor } from "../../src/executor/index.js";
 
 const registry = createEndpointRegistry({ services: savedQueryServices });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** An executor whose every query takes `workMs`, and fails at its deadline when that is shorter, as the engine does. */
-function setup(sharedDeadline: "service" | "first caller", workMs: number) {
-  const deadlines: (number | undefined)[] = [];
+/**
+ * An executor whose queries get their turn after `turnMs` and take `workMs`,
+ * failing at the engine's deadline when that is shorter, as the engine does;
+ * once a query has its turn the engine goes on with it whatever happens.
+ */
+function setup(sharedDeadline: "service" | "callers", { turnMs = 0, workMs }: { turnMs?: number; workMs: number }) {
+  const timeouts: (number | undefined)[] = [];
+  const engineDeadlines: number[] = [];
   const executor: QueryExecutor = {
     execute(_query, _params, options = {}) {
-      deadlines.push(options.timeoutMs);
+      timeouts.push(options.timeoutMs);
       const timeoutMs = options.timeoutMs ?? 30_000;
       return new Promise((resolve, reject) => {
-        if (timeoutMs < workMs) setTimeout(() => reject(new ConnectError("query ran past its deadline", Code.DeadlineExceeded)), timeoutMs);
-        else setTimeout(() => resolve({ rows: [], queryId: "q", durationMs: workMs }), workMs);
+        setTimeout(() => {
+          if (options.signal?.aborted) return reject(new ConnectError("the caller went away", Code.Canceled));
+          const engineMs = Math.min(options.engineTimeoutMs?.() ?? timeoutMs, timeoutMs);
+          engineDeadlines.push(engineMs);
+          // A caller's query is answered when it leaves; a shared one asked to finish is not.
+          if (!options.finishOnceStarted) options.signal?.addEventListener("abort", () => reject(new ConnectError("the caller went away", Code.Canceled)));
+          if (engineMs < workMs) setTimeout(() => reject(new ConnectError("query ran past its deadline", Code.DeadlineExceeded)), Math.max(0, engineMs));
+          else setTimeout(() => resolve({ rows: [], queryId: "q", durationMs: workMs }), workMs);
+        }, turnMs);
       });
     },
   };
   const cache = createResultCache<ComputedResponse>({ sweepIntervalMs: 0 });
   const service = createEndpointService({ executor, cache, sharedTimeoutMs: 30_000, sharedDeadline });
   const endpoint = registry.find("usage.api-counts")!;
-  const run = (context: CallContext) => service.run(endpoint, create(endpoint.method.input, { project: "p", interval: "daily" } as never), context);
-  return { deadlines, run };
+  const run = (context: CallContext) =>
+    outcome(service.run(endpoint, create(endpoint.method.input, { project: "p", interval: "daily" } as never), context));
+  return { timeouts, engineDeadlines, run };
 }
 
 const outcome = (call: Promise<{ cache?: { status: string } }>) =>
@@ -39,34 +53,51 @@ const outcome = (call: Promise<{ cache?: { status: string } }>) =>
 
 describe("the deadline of a shared computation", () => {
   it("is the service's when the warehouse stops what nobody waits for", async () => {
-    const { deadlines, run } = setup("service", 20);
-    expect(await outcome(run({ timeoutMs: 5 }))).toBe("MISS");
-    expect(deadlines).toEqual([30_000]);
+    const { timeouts, run } = setup("service", { workMs: 20 });
+    expect(await run({ timeoutMs: 5 })).toBe("MISS");
+    expect(timeouts).toEqual([30_000]);
   });
 
-  it("is the first caller's where an abandoned query runs on", async () => {
-    const { deadlines, run } = setup("first caller", 200);
-    expect(await outcome(run({ timeoutMs: 50 }))).toBe("DeadlineExceeded");
-    expect(deadlines).toHaveLength(1);
-    expect(deadlines[0]).toBeLessThanOrEqual(50);
-    expect(deadlines[0]).toBeGreaterThan(0);
+  it("is its one caller's where an abandoned query runs on, and is not started again for it", async () => {
+    const { engineDeadlines, run } = setup("callers", { workMs: 200 });
+    expect(await run({ timeoutMs: 50 })).toBe("DeadlineExceeded");
+    await sleep(250);
+    expect(engineDeadlines).toHaveLength(1);
+    expect(engineDeadlines[0]).toBeLessThanOrEqual(50);
+    expect(engineDeadlines[0]).toBeGreaterThan(0);
   });
 
-  it("lets a caller who joined and still has time compute again with what is left of its own", async () => {
-    const { deadlines, run } = setup("first caller", 200);
-    const first = outcome(run({ timeoutMs: 50 }));
-    const joiner = outcome(run({ timeoutMs: 2_000 }));
+  it("is the latest of the callers waiting when it gets its turn", async () => {
+    const { engineDeadlines, run } = setup("callers", { turnMs: 30, workMs: 200 });
+    const first = run({ timeoutMs: 50 });
+    await sleep(5);
+    const joiner = run({ timeoutMs: 2_000 });
     expect([await first, await joiner]).toEqual(["DeadlineExceeded", "MISS"]);
-    // The first caller's computation, then the joiner's own, started once the first ran out (about 50 ms in).
-    expect(deadlines).toHaveLength(2);
-    expect(deadlines[1]).toBeLessThan(2_000);
-    expect(deadlines[1]).toBeGreaterThan(1_000);
+    // One query, given the joiner's time (less the 30 ms before the turn), not the first caller's 50 ms.
+    expect(engineDeadlines).toHaveLength(1);
+    expect(engineDeadlines[0]).toBeGreaterThan(1_000);
+    expect(engineDeadlines[0]).toBeLessThan(2_000);
   });
 
-  it("does not start again for the caller whose own deadline ran out", async () => {
-    const { deadlines, run } = setup("first caller", 200);
-    expect(await outcome(run({ timeoutMs: 30 }))).toBe("DeadlineExceeded");
-    await new Promise((r) => setTimeout(r, 50));
-    expect(deadlines).toHaveLength(1);
+  it("lets a caller who joined a running one and still has time when it runs out ask again with what is left of its own", async () => {
+    const { engineDeadlines, run } = setup("callers", { workMs: 200 });
+    const first = run({ timeoutMs: 50 });
+    await sleep(10);
+    const joiner = run({ timeoutMs: 2_000 });
+    expect([await first, await joiner]).toEqual(["DeadlineExceeded", "MISS"]);
+    expect(engineDeadlines).toHaveLength(2);
+    expect(engineDeadlines[0]).toBeLessThanOrEqual(50);
+    expect(engineDeadlines[1]).toBeGreaterThan(1_000);
+    expect(engineDeadlines[1]).toBeLessThan(2_000);
+  });
+
+  it("keeps the result of a query whose callers all left once it ran, for the next caller", async () => {
+    const { engineDeadlines, run } = setup("callers", { workMs: 100 });
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(), 20);
+    expect(await run({ timeoutMs: 1_000, signal: caller.signal })).toBe("Canceled");
+    await sleep(150);
+    expect(await run({ timeoutMs: 1_000 })).toBe("HIT");
+    expect(engineDeadlines).toHaveLength(1);
   });
 });

@@ -169,15 +169,48 @@ describe("a noisy key beside a quiet one", () => {
   });
 });
 
+describe("a cached query its caller left once it ran", () => {
+  let server: TestServer;
+  // functions.invocation-stats made to take 300 ms (three rows, 100 ms each).
+  const sleepySql = `SELECT count() AS count FROM numbers(3) WHERE sleepEachRow(0.1) = 0
+    AND {project:String} != '' AND {function_id:String} = '' AND {interval:String} != '' AND {now:DateTime64(6, 'UTC')} IS NOT NULL`;
+  beforeAll(async () => {
+    server = await startTestServer(warehouse, NOW, {
+      readSql: (name) => (name === "functions.invocation-stats" ? sleepySql : readSavedQuerySql(name)),
+    });
+  });
+  afterAll(() => server?.close());
+
+  it("is finished and kept, since the embedded engine does the work anyway: the next caller gets it from the cache", async () => {
+    const client = createClient(FunctionsService, createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" }));
+    const request = create(FunctionsService.method.getInvocationStats.input, { project: "left", interval: "1hr" });
+    const error = (await client
+      .getInvocationStats(request, { headers, timeoutMs: 10_000, signal: AbortSignal.timeout(100) })
+      .catch((e: unknown) => e)) as ConnectError;
+    expect(error.code).toBe(Code.Canceled);
+    // Once the engine has answered (300 ms in), the result is in the cache.
+    let cacheStatus: string | null = null;
+    for (let i = 0; i < 50 && cacheStatus !== "HIT"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const response = await fetch(`${server.url}/api/endpoints/functions.invocation-stats?project=left&interval=1hr`, { headers });
+      await response.arrayBuffer();
+      cacheStatus = response.headers.get("x-cache");
+    }
+    expect(cacheStatus).toBe("HIT");
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    // One warehouse query of the endpoint, the abandoned one: the GETs never asked the warehouse.
+    expect(metrics).toMatch(/sqe_warehouse_query_duration_seconds_count\{endpoint="functions\.invocation-stats"\} 1\n/);
+  });
+});
+
 describe("calls abandoned one after another", () => {
   let server: TestServer;
   const abandoning = "abandoning-key-0123456789";
   const other = "other-key-0123456789";
   beforeAll(async () => {
-    // The embedded engine's one turn, and the service's 30 s deadline for shared computations.
+    // The embedded engine's one turn (createApp's default on it), and a 30 s longest deadline.
     server = await startTestServer(warehouse, NOW, {
       apiKeys: [abandoning, other],
-      admission: { maxConcurrent: 1 },
       maxQueryMs: 30_000,
       readSql: withSlowQuery("functions.invocation-stats"),
     });

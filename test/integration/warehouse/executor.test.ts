@@ -103,6 +103,58 @@ describe("query executor", () => {
     expect((await executor.execute(query("SELECT 2 AS two"), {}, { timeoutMs: 5_000, tenant: "a" })).rows).toEqual([{ two: 2 }]);
   });
 
+  it("gives the warehouse the time engineTimeoutMs says when the query gets its turn", async () => {
+    const executor = createQueryExecutor({ client: warehouse.client });
+    const slow = query("SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1");
+    const started = Date.now();
+    const error = await executor.execute(slow, {}, { timeoutMs: 20_000, engineTimeoutMs: () => 300 }).catch((e: unknown) => e);
+    // The engine stopped it (TIMEOUT_EXCEEDED), long before the call's own 20 s.
+    expect((error as ConnectError).code).toBe(Code.DeadlineExceeded);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("waits for the engine's answer once the query has its turn when asked to finish it, though its caller left", async () => {
+    const executor = createQueryExecutor({ client: warehouse.client });
+    // Three rows, 100 ms each.
+    const sleepy = query("SELECT count() AS rows FROM numbers(3) WHERE sleepEachRow(0.1) = 0");
+    const leaveAt50 = () => {
+      const caller = new AbortController();
+      setTimeout(() => caller.abort(), 50);
+      return caller.signal;
+    };
+    const finished = await executor.execute(sleepy, {}, { timeoutMs: 5_000, signal: leaveAt50(), finishOnceStarted: true });
+    expect(finished.rows).toEqual([{ rows: 3 }]);
+    const left = await executor.execute(sleepy, {}, { timeoutMs: 5_000, signal: leaveAt50() }).catch((e: unknown) => e);
+    expect((left as ConnectError).code).toBe(Code.Canceled);
+  });
+
+  it("logs how a query its caller left ended, by the warehouse's own answer", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const executor = createQueryExecutor({ client: warehouse.client, logger, admission: { maxConcurrent: 1 } });
+    const leaveAt50 = () => {
+      const caller = new AbortController();
+      setTimeout(() => caller.abort(), 50);
+      return caller.signal;
+    };
+    // Fails after 300 ms on its own, and runs past its 300 ms deadline: both after their callers left at 50 ms.
+    const failing = query("SELECT count() FROM numbers(3) WHERE sleepEachRow(0.1) = 0 AND throwIf(number = 2) = 0");
+    const slow = query("SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1");
+    // Each keeps the one turn until the engine ends it: the SELECT 1 after it waits for that.
+    const outcomes = [];
+    for (const [abandoned, timeoutMs] of [[failing, 5_000], [slow, 300]] as const) {
+      outcomes.push(await executor.execute(abandoned, {}, { timeoutMs, signal: leaveAt50() }).catch((e: unknown) => (e as ConnectError).code));
+      await executor.execute(query("SELECT 1"), {}, { timeoutMs: 5_000 });
+    }
+    expect(outcomes).toEqual([Code.Canceled, Code.Canceled]);
+    const ended = lines.filter((line) => line.queryId !== undefined && line.msg !== "warehouse answer held more than this query's rows; asked again")
+      .map(({ level, msg, code, callerLeft }) => ({ level, msg, code, callerLeft }));
+    expect(ended).toEqual([
+      { level: "warn", msg: "warehouse query failed", code: Code.Internal, callerLeft: true },
+      { level: "debug", msg: "warehouse query ended at its deadline after its caller left", code: Code.DeadlineExceeded, callerLeft: undefined },
+    ]);
+  });
+
   it("never hands a query the rows of one that failed midway before it", async () => {
     // The executor's first query fails after 500 rows were written out (under
     // its cap of 1000); the next one must get its own three rows, none of those.
