@@ -114,7 +114,7 @@ export function createApp(options: AppOptions): App {
     maxParameterLength: options.maxParameterLength,
   });
   const metrics = options.metrics ?? createMetrics();
-  // A server stops a query nobody waits for (KILL QUERY); the embedded engine cannot, and runs it to its deadline.
+  // A server stops a query nobody waits for (KILL QUERY); the embedded engine cannot: it runs the query to its end.
   const warehouseStopsAbandonedQueries = options.warehouse.kind === "server";
   const executor = createQueryExecutor({
     client: options.warehouse.client,
@@ -150,7 +150,11 @@ export function createApp(options: AppOptions): App {
       metrics.cacheBytes.set(bytes);
     },
   });
-  const service = createEndpointService({ executor, cache, clock, sharedTimeoutMs: maxQueryMs,
+  const service = createEndpointService({
+    executor,
+    cache,
+    clock,
+    sharedTimeoutMs: maxQueryMs,
     sharedDeadline: warehouseStopsAbandonedQueries ? "service" : "callers",
   });
   const knownEndpoints = new Set(registry.endpoints.map((e) => e.definition.name));
