@@ -198,13 +198,15 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
         })
         .finally(() => flights.delete(key)),
     });
-    return started.get(key)!;
+    const current = started.get(key)!;
+    // Its callers may all have left by the time it fails: nobody is left to be told, which is no error of the process.
+    current.promise.catch(() => {});
+    return current;
   }
 
   async function waitFor(current: Flight<V>, signal: AbortSignal | undefined): Promise<Computed<V>> {
     current.waiters += 1;
     if (signal === undefined) return current.promise.finally(() => (current.waiters -= 1));
-    if (signal.aborted) throw abortError(signal);
     let leave!: () => void;
     const left = new Promise<never>((_, reject) => {
       leave = () => reject(abortError(signal));
@@ -299,6 +301,8 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     async get(key, policy, compute, signal, refresh = compute) {
       const hit = peek(key, policy);
       if (hit !== undefined) return hit;
+      // A caller already gone starts nothing and joins nothing.
+      if (signal?.aborted) throw abortError(signal);
       onEvent("miss", policy.label ?? "");
       const computed = await waitFor(flight(key, policy, compute, refresh), signal);
       return { value: computed.value, status: "MISS", computedAt: entryOf(key)?.computedAt ?? clock() };

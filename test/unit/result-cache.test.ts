@@ -191,6 +191,18 @@ describe("result cache failures and concurrency", () => {
     await b;
     expect(seen.aborted).toBe(true);
   });
+
+  it("starts nothing for a caller already gone, and serves it no error of another's", async () => {
+    const { cache, calls, compute } = setup();
+    const gone = new AbortController();
+    gone.abort(new ConnectError("the call ran past its deadline", Code.DeadlineExceeded));
+    const error = (await cache.get("k", policy, compute, gone.signal).catch((e: unknown) => e)) as ConnectError;
+    expect(error.code).toBe(Code.DeadlineExceeded);
+    expect(calls).toEqual([]);
+    // The next caller starts the computation itself, alone.
+    expect((await cache.get("k", policy, compute)).status).toBe("MISS");
+    expect(calls).toHaveLength(1);
+  });
 });
 
 describe("result cache bounds", () => {

@@ -126,6 +126,31 @@ describe.each(["connect", "connect over h2c", "grpc", "grpc-web", "@grpc/grpc-js
   });
 });
 
+describe("a deadline already over when the call arrives", () => {
+  it("is answered DEADLINE_EXCEEDED on a cache miss, starts no query, and leaves the process serving", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const response = await fetch(`${server.url}/functions.v1.FunctionsService/GetInvocationStats`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "connect-protocol-version": "1", "connect-timeout-ms": "0", ...key },
+        body: JSON.stringify({ project: "already-over" }),
+      });
+      expect(((await response.json()) as { code: string }).code).toBe("deadline_exceeded");
+      // Before the fix the cache started a computation nobody waited for, whose failure ended the process.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(unhandled).toEqual([]);
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).not.toMatch(/sqe_warehouse_query_errors_total\{endpoint="functions\.invocation-stats",code="deadline_exceeded"\}/);
+      const again = await call(clients[0]!, invocationStats({ project: "rpc" }), { headers: key });
+      expect(again.ok).toBe(true);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+});
+
 describe("server default deadline", () => {
   it("ends a call whose client set no deadline after the server's default", async () => {
     const slowClients = allClients(slowServer.url, slowServer.address);
