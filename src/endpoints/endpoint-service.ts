@@ -106,8 +106,9 @@ export interface EndpointServiceOptions {
    * "service" (the default): `sharedTimeoutMs`, each caller leaving at its own
    * deadline, and the query cancelled when none waits any more; right where
    * the warehouse stops a query nobody waits for. "callers": when the query
-   * gets its turn, the latest deadline among the callers waiting for it then;
-   * once it runs, it is finished and its result kept even if they all leave.
+   * gets its turn, the latest deadline among the callers of the starter's
+   * tenant waiting for it then; once it runs, it is finished and its result
+   * kept even if they all leave.
    * Right where an abandoned query runs on (the embedded engine): the work a
    * caller leaves behind is what it asked for, and is not wasted.
    */
@@ -122,8 +123,8 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   const clock = options.clock ?? Date.now;
   const sharedTimeoutMs = options.sharedTimeoutMs ?? 30_000;
   const callersDeadline = options.sharedDeadline === "callers";
-  /** The deadlines (performance.now() time) of the callers waiting for each cache key, in "callers" mode. */
-  const waitingDeadlines = new Map<string, Set<{ deadline: number }>>();
+  /** The callers waiting for each cache key in "callers" mode: whose (tenant), and until when (performance.now() time). */
+  const waitingCallers = new Map<string, Set<{ tenant: string; deadline: number }>>();
   const policies = new Map<Endpoint, CachePolicy>();
 
   function policyOf(endpoint: Endpoint): CachePolicy {
@@ -179,17 +180,24 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   /**
    * A miss in "callers" mode. This caller waits until its own deadline (or
    * until it goes away) for the key's computation, started by it or by
-   * another, which runs to the latest deadline of those waiting when it gets
-   * its turn. One that joined a computation already running and ran out of
-   * the time it was given asks again with what is left of its own.
+   * another, which runs to the latest deadline of the callers of its
+   * starter's tenant waiting when it gets its turn: the turn, and the engine
+   * time, are that tenant's, so another key joining cannot stretch them. One
+   * that joined a computation already running and ran out of the time it was
+   * given asks again with what is left of its own.
    */
   async function waitForCallersComputation(call: PreparedCall, key: string, policy: CachePolicy, context: CallContext): Promise<EndpointResult> {
-    const waiter = { deadline: performance.now() + (context.timeoutMs ?? sharedTimeoutMs) };
+    const tenant = context.tenant ?? "";
+    const waiter = { tenant, deadline: performance.now() + Math.min(context.timeoutMs ?? sharedTimeoutMs, sharedTimeoutMs) };
     const leave = leaveAt(waiter.deadline, context.signal);
-    let waiters = waitingDeadlines.get(key);
-    if (waiters === undefined) waitingDeadlines.set(key, (waiters = new Set()));
+    let waiters = waitingCallers.get(key);
+    if (waiters === undefined) waitingCallers.set(key, (waiters = new Set()));
     waiters.add(waiter);
-    const engineTimeoutMs = () => Math.max(...[...(waitingDeadlines.get(key) ?? [])].map((w) => w.deadline), 0) - performance.now();
+    const engineTimeoutMs = () => {
+      let latest = 0;
+      for (const other of waitingCallers.get(key) ?? []) if (other.tenant === tenant && other.deadline > latest) latest = other.deadline;
+      return latest - performance.now();
+    };
     try {
       for (;;) {
         let started = false;
@@ -208,7 +216,7 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
     } finally {
       leave.dispose();
       waiters.delete(waiter);
-      if (waiters.size === 0) waitingDeadlines.delete(key);
+      if (waiters.size === 0) waitingCallers.delete(key);
     }
   }
 

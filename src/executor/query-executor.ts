@@ -246,8 +246,9 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       // The abort ended the request only where it was handed to the warehouse;
       // elsewhere the query ran to its own end, and the cause says how.
       const aborted = !stopsAbortedQueries || !signal.aborted ? undefined : isDeadline(signal.reason) ? "deadline" : "caller";
-      // Answered already, where the warehouse ran the query on after its caller went away.
-      const callerLeft = !stopsAbortedQueries && signal.aborted && !isDeadline(signal.reason);
+      // Answered already, where the warehouse ran the query on after its caller went away
+      // (a query asked to finish was left by all its callers, at their deadlines or not).
+      const callerLeft = !stopsAbortedQueries && signal.aborted && (!isDeadline(signal.reason) || executeOptions.finishOnceStarted === true);
       const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
       if (error.code === Code.Unavailable && cooldownMs > 0) unreachableUntil = Date.now() + cooldownMs;
       if (aborted !== undefined) killQuery(queryId);

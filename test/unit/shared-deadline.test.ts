@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * failing at the engine's deadline when that is shorter, as the engine does;
  * once a query has its turn the engine goes on with it whatever happens.
  */
-function setup(sharedDeadline: "service" | "callers", { turnMs = 0, workMs }: { turnMs?: number; workMs: number }) {
+function setup(sharedDeadline: "service" | "callers", { turnMs = 0, workMs, sharedTimeoutMs = 30_000 }: { turnMs?: number; workMs: number; sharedTimeoutMs?: number }) {
   const timeouts: (number | undefined)[] = [];
   const engineDeadlines: number[] = [];
   const executor: QueryExecutor = {
@@ -38,7 +38,7 @@ function setup(sharedDeadline: "service" | "callers", { turnMs = 0, workMs }: { 
     },
   };
   const cache = createResultCache<ComputedResponse>({ sweepIntervalMs: 0 });
-  const service = createEndpointService({ executor, cache, sharedTimeoutMs: 30_000, sharedDeadline });
+  const service = createEndpointService({ executor, cache, sharedTimeoutMs, sharedDeadline });
   const endpoint = registry.find("usage.api-counts")!;
   const run = (context: CallContext) =>
     outcome(service.run(endpoint, create(endpoint.method.input, { project: "p", interval: "daily" } as never), context));
@@ -67,7 +67,7 @@ describe("the deadline of a shared computation", () => {
     expect(engineDeadlines[0]).toBeGreaterThan(0);
   });
 
-  it("is the latest of the callers waiting when it gets its turn", async () => {
+  it("is the latest of the callers of the starter's key waiting when it gets its turn", async () => {
     const { engineDeadlines, run } = setup("callers", { turnMs: 30, workMs: 200 });
     const first = run({ timeoutMs: 50 });
     await sleep(5);
@@ -77,6 +77,29 @@ describe("the deadline of a shared computation", () => {
     expect(engineDeadlines).toHaveLength(1);
     expect(engineDeadlines[0]).toBeGreaterThan(1_000);
     expect(engineDeadlines[0]).toBeLessThan(2_000);
+  });
+
+  it("is not stretched by another key's caller: that one asks again, on its own key's turn", async () => {
+    const { engineDeadlines, run } = setup("callers", { turnMs: 30, workMs: 200 });
+    const first = run({ timeoutMs: 50, tenant: "a" });
+    await sleep(5);
+    const joiner = run({ timeoutMs: 2_000, tenant: "b" });
+    expect([await first, await joiner]).toEqual(["DeadlineExceeded", "MISS"]);
+    expect(engineDeadlines).toHaveLength(2);
+    expect(engineDeadlines[0]).toBeLessThanOrEqual(50);
+    expect(engineDeadlines[1]).toBeGreaterThan(1_000);
+  });
+
+  it("counts a caller's deadline as at most the service's longest, whatever the caller asks", async () => {
+    const { engineDeadlines, run } = setup("callers", { workMs: 2_000, sharedTimeoutMs: 400 });
+    const first = run({ timeoutMs: 60_000 });
+    await sleep(200);
+    const joiner = run({ timeoutMs: 60_000 });
+    expect([await first, await joiner]).toEqual(["DeadlineExceeded", "DeadlineExceeded"]);
+    // The joiner asks again at 400 ms with what is left of its 400 ms from 200 ms in: about 200 ms, not another 400.
+    expect(engineDeadlines).toHaveLength(2);
+    expect(engineDeadlines[0]).toBeLessThanOrEqual(400);
+    expect(engineDeadlines[1]).toBeLessThan(300);
   });
 
   it("lets a caller who joined a running one and still has time when it runs out ask again with what is left of its own", async () => {

@@ -146,11 +146,17 @@ describe("query executor", () => {
       outcomes.push(await executor.execute(abandoned, {}, { timeoutMs, signal: leaveAt50() }).catch((e: unknown) => (e as ConnectError).code));
       await executor.execute(query("SELECT 1"), {}, { timeoutMs: 5_000 });
     }
-    expect(outcomes).toEqual([Code.Canceled, Code.Canceled]);
+    // A shared query asked to finish, whose callers all left at their deadlines: the engine stops it at its own.
+    const allLeft = new AbortController();
+    setTimeout(() => allLeft.abort(new ConnectError("the call ran past its deadline", Code.DeadlineExceeded)), 50);
+    const shared = { timeoutMs: 5_000, engineTimeoutMs: () => 300, finishOnceStarted: true, signal: allLeft.signal };
+    outcomes.push(await executor.execute(slow, {}, shared).catch((e: unknown) => (e as ConnectError).code));
+    expect(outcomes).toEqual([Code.Canceled, Code.Canceled, Code.DeadlineExceeded]);
     const ended = lines.filter((line) => line.queryId !== undefined && line.msg !== "warehouse answer held more than this query's rows; asked again")
       .map(({ level, msg, code, callerLeft }) => ({ level, msg, code, callerLeft }));
     expect(ended).toEqual([
       { level: "warn", msg: "warehouse query failed", code: Code.Internal, callerLeft: true },
+      { level: "debug", msg: "warehouse query ended at its deadline after its caller left", code: Code.DeadlineExceeded, callerLeft: undefined },
       { level: "debug", msg: "warehouse query ended at its deadline after its caller left", code: Code.DeadlineExceeded, callerLeft: undefined },
     ]);
   });
