@@ -238,6 +238,7 @@ export function createApp(options: AppOptions): App {
     maxBodyBytes,
     keyedPaths: new Set(registry.endpoints.map((endpoint) => `/${endpoint.grpcMethod}`)),
     onRefused: (protocol, error) => metrics.requests.series({ endpoint: "", protocol, code: codeName(error.code) }).inc(),
+    logger,
   });
   const gated = rpcGate.handler;
   // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.

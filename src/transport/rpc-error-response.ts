@@ -42,6 +42,8 @@ export function sendRpcError(
   error: ConnectError,
   httpStatus?: number,
 ): void {
+  // A caller already gone (its HTTP/2 stream reset, say) is answered nothing: writing to its stream would throw.
+  if ("stream" in response ? response.stream.destroyed || response.stream.closed : response.headersSent) return;
   const headers: Record<string, string> = {};
   for (const name of forwardedMetadata) {
     const value = error.metadata.get(name);

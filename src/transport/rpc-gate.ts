@@ -9,7 +9,8 @@ import type { Authenticator, Credential } from "../auth/index.js";
 import { headersOf, type HttpRequest } from "./http/respond.js";
 import { requestIdFrom } from "./request-context.js";
 import { bodyTooLarge, rpcProtocolOf, sendRpcError, type RpcProtocol } from "./rpc-error-response.js";
-import type { RequestHandler } from "./single-port-server.js";
+import { type Logger, silentLogger } from "../observability/index.js";
+import { handlerThrew, type RequestHandler } from "./single-port-server.js";
 
 /** The credential of the call, set by the gate. */
 export const credentialKey = createContextKey<Credential | undefined>(undefined, { description: "credential" });
@@ -22,6 +23,8 @@ export interface RpcGateOptions {
   keyedPaths: ReadonlySet<string>;
   /** Told of every call refused here, for metrics. Default: nothing. */
   onRefused?: (protocol: RpcProtocol, error: ConnectError) => void;
+  /** Where a failure of the gate's own work after a token's first check goes. Default: silent. */
+  logger?: Logger;
 }
 
 export interface RpcGate {
@@ -35,6 +38,7 @@ export function createRpcGate(next: RequestHandler, options: RpcGateOptions): Rp
   const { authenticate, maxBodyBytes } = options;
   const { keyedPaths } = options;
   const onRefused = options.onRefused ?? (() => {});
+  const logger = options.logger ?? silentLogger;
   const credentials = new WeakMap<object, Credential>();
 
   const refuse = (request: HttpRequest, response: Parameters<RequestHandler>[1], error: ConnectError, status?: number) => {
@@ -62,13 +66,15 @@ export function createRpcGate(next: RequestHandler, options: RpcGateOptions): Rp
         return next(request, response);
       }
       // A token seen for the first time: its signature is checked before the body is read.
-      credential.then(
-        (verified) => {
-          credentials.set(request, verified);
-          next(request, response);
-        },
-        (error: unknown) => refuse(request, response, error as ConnectError),
-      );
+      credential
+        .then(
+          (verified) => {
+            credentials.set(request, verified);
+            next(request, response);
+          },
+          (error: unknown) => refuse(request, response, error as ConnectError),
+        )
+        .catch((error: unknown) => handlerThrew(request, response, error, logger));
     },
     contextValues: (request) => createContextValues().set(credentialKey, credentials.get(request)),
   };

@@ -221,14 +221,23 @@ function guarded(handler: RequestHandler, logger: Logger): RequestHandler {
     try {
       handler(request, response);
     } catch (error) {
-      logger.error("request handler threw", { method: request.method, path: pathOf(request.url), error });
-      const writable = response as unknown as { headersSent: boolean; writeHead(s: number, h: object): void; end(b?: string): void };
-      if (!writable.headersSent) {
-        writable.writeHead(500, { "content-type": "application/json; charset=utf-8" });
-        writable.end(JSON.stringify({ error: { code: "internal", message: "internal error", details: [] } }));
-      }
+      handlerThrew(request, response, error, logger);
     }
   };
+}
+
+/**
+ * What a request's handler threw: a 500 and an error line. Handlers that go
+ * on with a request in a promise's callback (after a token's first check,
+ * say) end that promise with this, since `guarded` cannot see what those throw.
+ */
+export function handlerThrew(request: Parameters<RequestHandler>[0], response: Parameters<RequestHandler>[1], error: unknown, logger: Logger): void {
+  logger.error("request handler threw", { method: request.method, path: pathOf(request.url), error });
+  const writable = response as unknown as { headersSent: boolean; writeHead(s: number, h: object): void; end(b?: string): void };
+  if (!writable.headersSent) {
+    writable.writeHead(500, { "content-type": "application/json; charset=utf-8" });
+    writable.end(JSON.stringify({ error: { code: "internal", message: "internal error", details: [] } }));
+  }
 }
 
 /** The path of a request target, without the query string (which may hold a key or personal data). */

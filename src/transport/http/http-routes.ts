@@ -7,6 +7,7 @@ import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../e
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
 import { requestIdFrom } from "../request-context.js";
+import { handlerThrew } from "../single-port-server.js";
 import { endpointListing } from "./endpoint-listing.js";
 import { createEndpointCalls, type GetCall } from "./endpoint-call.js";
 import { sendError } from "./error-body.js";
@@ -93,8 +94,11 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     } catch (error) {
       return refuse(request, response, requestId, error);
     }
-    if (credential instanceof Promise) credential.then(then, (error: unknown) => refuse(request, response, requestId, error));
-    else then(credential);
+    if (credential instanceof Promise) {
+      credential
+        .then(then, (error: unknown) => refuse(request, response, requestId, error))
+        .catch((error: unknown) => handlerThrew(request, response, error, options.logger));
+    } else then(credential);
   }
 
   /** Any target not asked before: health, metrics, documents, the listing, and first calls of endpoints. */
@@ -166,10 +170,12 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     }
     // The known call was prepared without a scope; a scoped caller's is prepared anew.
     if (credential instanceof Promise) {
-      credential.then(
-        (verified) => routeApi(request, response, url, requestId, verified),
-        (error: unknown) => refuse(request, response, requestId, error),
-      );
+      credential
+        .then(
+          (verified) => routeApi(request, response, url, requestId, verified),
+          (error: unknown) => refuse(request, response, requestId, error),
+        )
+        .catch((error: unknown) => handlerThrew(request, response, error, options.logger));
     } else if (isScoped(credential)) {
       routeApi(request, response, url, requestId, credential);
     } else {

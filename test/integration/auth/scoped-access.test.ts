@@ -4,6 +4,7 @@
 // bad tokens are UNAUTHENTICATED, tenants never share a cache entry computed
 // for another's parameters, and the key file is read again without a restart.
 import { writeFileSync } from "node:fs";
+import { connect as connectHttp2, constants } from "node:http2";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
@@ -179,5 +180,32 @@ describe("the key file, read again", () => {
     expect(slow.app.reloadCredentials()).toBe(true);
     expect(await call("/api/endpoints/logs.all")).toBe(401);
     expect(await inFlight).toBe(200);
+  });
+});
+
+describe("a caller that resets its stream while its token is first checked", () => {
+  it.each(["application/grpc", "application/grpc-web+proto"])("over %s is answered nothing, and the process goes on", async (contentType) => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    const session = connectHttp2(server.url);
+    session.on("error", () => {});
+    try {
+      // Looks like a token, is signed with another secret: refused once its check ends, by when the stream is gone.
+      const forged = await issueToken({ sub: "forger" }, { secret: "another-secret-0123456789-0123456789", ttlSeconds: 600, now: NOW });
+      const stream = session.request(
+        { ":method": "POST", ":path": "/logs.v1.LogsService/GetAllLogs", "content-type": contentType, te: "trailers", authorization: `Bearer ${forged}` },
+        { endStream: false },
+      );
+      stream.on("error", () => {});
+      stream.close(constants.NGHTTP2_CANCEL);
+      await new Promise((resolve) => stream.once("close", resolve));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(unhandled).toEqual([]);
+      expect((await get("/api/endpoints/logs.all", rpcKey)).status).toBe(200);
+    } finally {
+      session.close();
+      process.off("unhandledRejection", onUnhandled);
+    }
   });
 });
