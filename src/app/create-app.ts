@@ -239,6 +239,7 @@ export function createApp(options: AppOptions): App {
     keyedPaths: new Set(registry.endpoints.map((endpoint) => `/${endpoint.grpcMethod}`)),
     onRefused: (protocol, error) => metrics.requests.series({ endpoint: "", protocol, code: codeName(error.code) }).inc(),
     logger,
+    maxTimeoutMs: maxQueryMs,
   });
   const gated = rpcGate.handler;
   // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.

@@ -25,6 +25,12 @@ export interface RpcGateOptions {
   onRefused?: (protocol: RpcProtocol, error: ConnectError) => void;
   /** Where a failure of the gate's own work after a token's first check goes. Default: silent. */
   logger?: Logger;
+  /**
+   * The longest deadline of a call: a longer `grpc-timeout` or
+   * `connect-timeout-ms` is cut to it before the router sets a timer for it
+   * (Node fires a timer of 2^31 ms or more at once). Default: no cut.
+   */
+  maxTimeoutMs?: number;
 }
 
 export interface RpcGate {
@@ -48,8 +54,10 @@ export function createRpcGate(next: RequestHandler, options: RpcGateOptions): Rp
     sendRpcError(request, response, protocol, error, status);
   };
 
+  const maxTimeoutMs = options.maxTimeoutMs;
   return {
     handler(request, response) {
+      if (maxTimeoutMs !== undefined) capDeadline(request.headers, maxTimeoutMs);
       const url = request.url ?? "/";
       const queryAt = url.indexOf("?");
       if (!keyedPaths.has(queryAt < 0 ? url : url.slice(0, queryAt))) return next(request, response);
@@ -78,4 +86,21 @@ export function createRpcGate(next: RequestHandler, options: RpcGateOptions): Rp
     },
     contextValues: (request) => createContextValues().set(credentialKey, credentials.get(request)),
   };
+}
+
+const grpcTimeoutUnitMs: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 0.001, n: 0.000_001 };
+
+/** Cuts a call's `grpc-timeout` or `connect-timeout-ms` header to `maxTimeoutMs`; a malformed one is left to the router to refuse. */
+export function capDeadline(headers: Record<string, string | string[] | undefined>, maxTimeoutMs: number): void {
+  const grpc = headers["grpc-timeout"];
+  if (typeof grpc === "string") {
+    const match = /^(\d{1,8})([HMSmun])$/.exec(grpc);
+    if (match !== null && Number(match[1]) * grpcTimeoutUnitMs[match[2]!]! > maxTimeoutMs) {
+      headers["grpc-timeout"] = maxTimeoutMs <= 99_999_999 ? `${maxTimeoutMs}m` : `${Math.floor(maxTimeoutMs / 1000)}S`;
+    }
+  }
+  const connect = headers["connect-timeout-ms"];
+  if (typeof connect === "string" && /^\d{1,10}$/.test(connect) && Number(connect) > maxTimeoutMs) {
+    headers["connect-timeout-ms"] = String(maxTimeoutMs);
+  }
 }

@@ -151,6 +151,20 @@ describe("a deadline already over when the call arrives", () => {
   });
 });
 
+describe("a deadline longer than a timer can hold", () => {
+  it("is cut to the service's longest, not taken as over at once", async () => {
+    const response = await fetch(`${server.url}/functions.v1.FunctionsService/GetInvocationStats`, {
+      method: "POST",
+      // 2^31 ms, some 25 days: Node would fire a timer of it at once.
+      headers: { "content-type": "application/json", "connect-protocol-version": "1", "connect-timeout-ms": "2147483648", ...key },
+      body: JSON.stringify({ project: "rpc", interval: "1day" }),
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { result: { count: string }[] };
+    expect(body.result.map((row) => Number(row.count))).toEqual(expectedInvocationStats.map(([, n]) => n));
+  });
+});
+
 describe("server default deadline", () => {
   it("ends a call whose client set no deadline after the server's default", async () => {
     const slowClients = allClients(slowServer.url, slowServer.address);
