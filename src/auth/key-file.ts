@@ -5,7 +5,7 @@
 // keys in force and says why in one log line, and a key removed from the file
 // stops working with the next call.
 import { createHash } from "node:crypto";
-import { readFileSync, unwatchFile, watchFile } from "node:fs";
+import { readFileSync, statSync, unwatchFile, watchFile } from "node:fs";
 import { type Logger, silentLogger } from "../observability/index.js";
 import type { Credential } from "./credential.js";
 
@@ -72,11 +72,19 @@ export function keyDigest(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
+/** The largest key file read: far above any real one (a key is some 200 bytes). */
+const maxKeyFileBytes = 16 * 1024 * 1024;
+
 function readKeyFile(options: KeyFileOptions): Map<string, Credential> {
   let text: string;
   try {
+    // A device or a huge file (a link to /dev/zero, say) would be read whole and end the process.
+    const stats = statSync(options.path);
+    if (!stats.isFile()) throw new KeyFileError(`API_KEYS_FILE ${options.path} is not a regular file`);
+    if (stats.size > maxKeyFileBytes) throw new KeyFileError(`API_KEYS_FILE ${options.path} is ${stats.size} bytes; a key file may have at most ${maxKeyFileBytes}`);
     text = readFileSync(options.path, "utf8");
   } catch (error) {
+    if (error instanceof KeyFileError) throw error;
     throw new KeyFileError(`API_KEYS_FILE ${options.path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   try {

@@ -48,8 +48,8 @@ export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOp
       };
       if (error === undefined) {
         logger.debug("call", fields); // LOG_LEVEL=debug logs every successful call
-      } else if (code === Code.InvalidArgument || code === Code.Unauthenticated || code === Code.NotFound || code === Code.PermissionDenied) {
-        // The caller's mistake (a health check of an unknown service, say): no warning.
+      } else if (callersDoing.has(code)) {
+        // The caller's mistake (a health check of an unknown service, say) or its leaving: no warning.
         logger.info("call", fields);
       } else if (serverFault.has(code)) {
         // A bug or a broken dependency: at error, with the cause (and its stack) for whoever fixes it.
@@ -66,11 +66,17 @@ export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOp
     } catch (error) {
       const connectError = ConnectError.from(error);
       connectError.metadata.set("x-request-id", requestId);
-      finish(connectError.code, connectError);
+      // A caller that reset its stream while its request was read fails the read with no code of its
+      // own (UNKNOWN, "premature close"): it went away, which is no fault of the service.
+      const gone = connectError.code === Code.Unknown && request.signal.aborted;
+      finish(gone ? Code.Canceled : connectError.code, connectError);
       throw connectError;
     }
   };
 }
+
+/** Codes of what the caller did (a bad request, a wrong key, leaving): logged at info. */
+const callersDoing: ReadonlySet<Code | "ok"> = new Set([Code.InvalidArgument, Code.Unauthenticated, Code.NotFound, Code.PermissionDenied, Code.Canceled]);
 
 /** Codes that mean the service, not the caller or the load, went wrong. */
 const serverFault: ReadonlySet<Code | "ok"> = new Set([Code.Internal, Code.Unknown, Code.DataLoss]);
