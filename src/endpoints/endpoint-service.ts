@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { create, fromJsonString, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { cacheKey, type CachePolicy, type CacheLookup, type Compute, type Computed, type ResultCache } from "../cache/index.js";
-import type { QueryExecutor, QueryParamValue, QueryStatistics, WarehouseRow } from "../executor/index.js";
+import { deadlineSignal, type QueryExecutor, type QueryParamValue, type QueryStatistics, type WarehouseRow } from "../executor/index.js";
 import type { Clock } from "../observability/index.js";
 import { bindParameters } from "./parameters.js";
 import type { Endpoint } from "./registry.js";
@@ -189,7 +189,7 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   async function waitForCallersComputation(call: PreparedCall, key: string, policy: CachePolicy, context: CallContext): Promise<EndpointResult> {
     const tenant = context.tenant ?? "";
     const waiter = { tenant, deadline: performance.now() + Math.min(context.timeoutMs ?? sharedTimeoutMs, sharedTimeoutMs) };
-    const leave = leaveAt(waiter.deadline, context.signal);
+    const leave = deadlineSignal(waiter.deadline - performance.now(), context.signal, callDeadlineError);
     let waiters = waitingCallers.get(key);
     if (waiters === undefined) waitingCallers.set(key, (waiters = new Set()));
     waiters.add(waiter);
@@ -323,18 +323,6 @@ function converting<T>(convert: () => T): T {
   }
 }
 
-/** A signal that aborts at `deadline` (performance.now() time) with DEADLINE_EXCEEDED, or when `caller` aborts. */
-function leaveAt(deadline: number, caller: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(new ConnectError("the call ran past its deadline", Code.DeadlineExceeded)), Math.max(0, deadline - performance.now()));
-  const forward = () => abort.abort(caller?.reason);
-  if (caller?.aborted) forward();
-  else caller?.addEventListener("abort", forward, { once: true });
-  return {
-    signal: abort.signal,
-    dispose() {
-      clearTimeout(timer);
-      caller?.removeEventListener("abort", forward);
-    },
-  };
+function callDeadlineError(): ConnectError {
+  return new ConnectError("the call ran past its deadline", Code.DeadlineExceeded);
 }

@@ -16,5 +16,7 @@ export { createQueryTuning, tunedNow } from "./query-tuning.js";
 export type { QueryTuning, QueryTuningOptions } from "./query-tuning.js";
 export { statisticsFromHeaders } from "./query-statistics.js";
 export type { QueryStatistics } from "./query-statistics.js";
+export { deadlineSignal } from "./deadline-signal.js";
+export type { DeadlineSignal } from "./deadline-signal.js";
 export { createAdmission } from "./admission.js";
 export type { Admission, AdmissionOptions } from "./admission.js";

@@ -6,6 +6,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
 import { toDateTime64Param } from "../warehouse/index.js";
 import { createAdmission, type AdmissionOptions } from "./admission.js";
+import { deadlineSignal } from "./deadline-signal.js";
 import { connectErrorFromClickHouse, unavailableError } from "./clickhouse-error.js";
 import { statisticsFromHeaders, type QueryStatistics } from "./query-statistics.js";
 import { readResultRows } from "./result-rows.js";
@@ -148,14 +149,8 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       }
       const timeoutMs = Math.min(executeOptions.timeoutMs ?? defaultTimeoutMs, maxTimeoutMs);
       const deadline = performance.now() + timeoutMs;
-      // One signal for the wait and the query, aborted by the deadline or by
-      // the caller's signal (forwarded by hand: AbortSignal.any is slow).
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(deadlineError()), timeoutMs);
-      const caller = executeOptions.signal;
-      const forwardCallerAbort = () => abort.abort(caller?.reason);
-      if (caller?.aborted) forwardCallerAbort();
-      else caller?.addEventListener("abort", forwardCallerAbort, { once: true });
+      // One signal for the wait and the query, aborted by the deadline or by the caller's signal.
+      const abort = deadlineSignal(timeoutMs, executeOptions.signal, deadlineError);
       let reached = false;
       try {
         const work = admission.run(
@@ -180,8 +175,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         observe({ query: query.name, durationMs: 0, error: refused });
         throw refused;
       } finally {
-        clearTimeout(timer);
-        caller?.removeEventListener("abort", forwardCallerAbort);
+        abort.dispose();
       }
     },
   };
