@@ -462,7 +462,7 @@ async function main() {
   const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, seconds, smoke };
   writeFileSync(
     join(root, "bench/results", smoke ? "smoke.json" : "latest.json"),
-    JSON.stringify({ date: new Date().toISOString(), machine, results, table: rows }, null, 2) + "\n",
+    `${JSON.stringify({ date: new Date().toISOString(), machine, results, table: rows }, null, 2)}\n`,
   );
   console.log(`\nmachine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${seconds} s per load\n`);
   console.log(markdownTable(rows));

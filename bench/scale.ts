@@ -91,4 +91,4 @@ for (const [name, fields] of queries) {
   }
 }
 await warehouse.close();
-process.stdout.write(JSON.stringify(result) + "\n");
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -12,7 +12,7 @@ const platforms = {
   "win32-arm64": [["win32"], ["arm64"]], "win32-x64": [["win32"], ["x64"]],
 };
 let added = 0;
-for (const [path, entry] of Object.entries(lock.packages)) {
+for (const [_path, entry] of Object.entries(lock.packages)) {
   for (const [name, version] of Object.entries(entry.optionalDependencies ?? {})) {
     const key = `node_modules/${name}`;
     if (lock.packages[key]) continue;
@@ -23,5 +23,5 @@ for (const [path, entry] of Object.entries(lock.packages)) {
     added++;
   }
 }
-writeFileSync("package-lock.json", JSON.stringify(lock, null, 2) + "\n");
+writeFileSync("package-lock.json", `${JSON.stringify(lock, null, 2)}\n`);
 console.log("added", added);

@@ -37,7 +37,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     const log = (level: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
       if (rank[level] < min) return;
       const record = { time: new Date(now()).toISOString(), level, msg, ...bound, ...fields };
-      write(JSON.stringify(logValue(record)) + "\n");
+      write(`${JSON.stringify(logValue(record))}\n`);
     };
     return {
       debug: log("debug"),

@@ -8,9 +8,7 @@ import type { Logger } from "../observability/index.js";
 import { requestIdKey, requestIdFrom } from "./request-context.js";
 import { credentialKey } from "./rpc-gate.js";
 
-export interface CallObserver {
-  (event: { method: DescMethod; endpoint?: string; protocol: string; code: Code | "ok"; durationMs: number; caller?: string }): void;
-}
+export type CallObserver = (event: { method: DescMethod; endpoint?: string; protocol: string; code: Code | "ok"; durationMs: number; caller?: string }) => void
 
 export interface LoggingInterceptorOptions {
   /** The saved query `method` runs, named in its lines; undefined for other methods (health, reflection). */

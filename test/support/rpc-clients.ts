@@ -2,7 +2,7 @@
 // Connect, gRPC and gRPC-Web transports, and @grpc/grpc-js with protobuf-es
 // serialisation. Each call is reduced to { message } or { code, message, fields }.
 import { fromBinary, toBinary, type DescMessage, type DescMethod, type DescService, type Message } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
+import { type Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import { fieldViolationsOf } from "../../src/errors/index.js";

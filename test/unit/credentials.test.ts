@@ -1,7 +1,7 @@
 // Scoped credentials without a server: the key file's rules, tokens and their
 // claims, and a scope applied to a request.
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, type ConnectError } from "@connectrpc/connect";
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { createTokenVerifier, InvalidTokenError, issueToken, keyDigest, parseKeyFile, parseDuration } from "../../src/auth/index.js";

@@ -1,5 +1,5 @@
 // The per-key token bucket against a pinned clock.
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, type ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { createRateLimiter } from "../../src/auth/index.js";
 import { fixedClock } from "../../src/observability/index.js";

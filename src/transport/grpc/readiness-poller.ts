@@ -23,7 +23,8 @@ export function createReadinessPoller(options: ReadinessPollerOptions): Readines
   const tick = () => {
     if (asking) return; // a slow answer does not pile up questions
     asking = true;
-    Promise.resolve()
+    // Never rejects: a failing `ready` counts as not ready.
+    void Promise.resolve()
       .then(options.ready)
       .catch(() => false)
       .then((ready) => {

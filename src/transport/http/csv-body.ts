@@ -9,7 +9,7 @@ export function csvFromJsonBody(json: Buffer, columns: readonly string[]): Buffe
   const { result } = JSON.parse(json.toString()) as { result: Record<string, unknown>[] };
   const lines = [columns.map(csvField).join(",")];
   for (const row of result) lines.push(columns.map((column) => csvField(cellText(row[column]))).join(","));
-  return Buffer.from(lines.join("\r\n") + "\r\n");
+  return Buffer.from(`${lines.join("\r\n")}\r\n`);
 }
 
 function cellText(value: unknown): string {

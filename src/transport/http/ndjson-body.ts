@@ -5,6 +5,6 @@
 export function ndjsonFromJsonBody(json: Buffer): Buffer {
   const { result } = JSON.parse(json.toString()) as { result: unknown[] };
   let text = "";
-  for (const row of result) text += JSON.stringify(row) + "\n";
+  for (const row of result) text += `${JSON.stringify(row)}\n`;
   return Buffer.from(text);
 }

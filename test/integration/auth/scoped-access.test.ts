@@ -57,6 +57,7 @@ const token = (claims: Parameters<typeof issueToken>[0], ttlSeconds = 3600, now 
 
 async function get(path: string, credential: string) {
   const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${credential}` } });
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read fields of many response shapes
   return { status: response.status, cache: response.headers.get("x-cache"), json: (await response.json()) as any };
 }
 

@@ -169,7 +169,7 @@ describe("the build before every command", () => {
         metadata: [{ request: [{ method: "GET", path, url: `https://${project}.supabase.co${path}` }], response: [{ status_code: 200 }] }],
       }),
     );
-    writeFileSync(join(copy, "edge.ndjson"), rows.join("\n") + "\n");
+    writeFileSync(join(copy, "edge.ndjson"), `${rows.join("\n")}\n`);
     const imported = build("--then", "dist/cli/import.js", "--table", "edge_logs", "edge.ndjson");
     expect(imported.stderr).not.toContain("build: bundling");
     expect({ status: imported.status, stdout: imported.stdout }).toEqual({ status: 0, stdout: "imported 3 rows into edge_logs\n" });

@@ -45,8 +45,8 @@ beforeAll(async () => {
   const good = join(dir, "good.ndjson");
   const mixed = join(dir, "mixed.ndjson");
   // 5 rows over batches of 2: three inserts.
-  writeFileSync(good, [1, 2, 3, 4, 5].map((n) => edgeLine(n)).join("\n") + "\n");
-  writeFileSync(mixed, [edgeLine(11), edgeLine(12, { id: "x" }), "", edgeLine(13), "{"].join("\n") + "\n");
+  writeFileSync(good, `${[1, 2, 3, 4, 5].map((n) => edgeLine(n)).join("\n")}\n`);
+  writeFileSync(mixed, `${[edgeLine(11), edgeLine(12, { id: "x" }), "", edgeLine(13), "{"].join("\n")}\n`);
   runs.good = runImport(["--table", "edge_logs", "--batch-size", "2", good], dataDir);
   // The same lines into auth_logs (same columns), with bad ones: nothing, then the good ones.
   runs.mixed = runImport(["--table", "auth_logs", mixed], dataDir);

@@ -7,7 +7,7 @@ import { connect as connectHttp2, constants, type ClientHttp2Session } from "nod
 import { connect, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { Code, type ConnectError, createClient } from "@connectrpc/connect";
 import { compressionGzip, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogsService } from "../../../src/gen/logs/v1/logs_pb.js";

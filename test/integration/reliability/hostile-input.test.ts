@@ -78,7 +78,7 @@ describe("hostile input, property-based", () => {
       fc.asyncProperty(text, text, fc.uint8Array({ maxLength: 40 }), async (project, interval, junk) => {
         // A valid message with random values, and the same bytes with random bytes appended.
         for (const bytes of [toBinary(input, { $typeName: input.typeName, project, interval } as never), junk]) {
-          let request;
+          let request: ReturnType<typeof fromBinary<typeof input>>;
           try {
             request = fromBinary(input, bytes);
           } catch {

@@ -5,7 +5,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { create } from "@bufbuild/protobuf";
 import { ClickHouseLogLevel, createClient as createClickHouseClient } from "@clickhouse/client";
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { Code, type ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FunctionsService } from "../../../src/gen/functions/v1/functions_pb.js";
