@@ -14,7 +14,10 @@ const body = readFileSync(process.argv[2]!);
 const engine = createClient({ connection: createChdbConnection({ path: temporaryDirectory("sqe-floor-") }) as never });
 await (await engine.query({ query: "SELECT 1", format: "JSONEachRow" })).json();
 
-const server = createSinglePortServer(((_request: unknown, response: { writeHead(s: number, h: object): void; end(b: Buffer): void }) => {
+const server = createSinglePortServer(((
+  _request: unknown,
+  response: { writeHead(s: number, h: object): void; end(b: Buffer): void },
+) => {
   response.writeHead(200, {
     "content-type": "application/json; charset=utf-8",
     "content-length": String(body.length),

@@ -40,7 +40,8 @@ function get(agent: Agent, url: string, key: string): Promise<number> {
   });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 /** One quiet caller: uncached logs.all calls one after another for `seconds`, each for another project. */
 export async function quietLoad(url: string, key: string, projects: string[], seconds: number): Promise<QuietLoad> {
@@ -50,7 +51,11 @@ export async function quietLoad(url: string, key: string, projects: string[], se
   const end = performance.now() + seconds * 1000;
   for (let i = 0; performance.now() < end; i++) {
     const started = performance.now();
-    const status = await get(agent, `${url}/api/endpoints/logs.all?project=${projects[i % projects.length]}&project_tier=PRO`, key);
+    const status = await get(
+      agent,
+      `${url}/api/endpoints/logs.all?project=${projects[i % projects.length]}&project_tier=PRO`,
+      key,
+    );
     latencies.push(performance.now() - started);
     if (status !== 200) refused[status] = (refused[status] ?? 0) + 1;
     await new Promise((r) => setTimeout(r, 20)); // a dashboard's pace, not a load
@@ -61,7 +66,12 @@ export async function quietLoad(url: string, key: string, projects: string[], se
 }
 
 /** The noisy caller: `concurrency` loops of costly usage.api-counts calls until `stop` resolves. */
-export async function noisyLoad(url: string, key: string, concurrency: number, stop: Promise<void>): Promise<NoisyLoad> {
+export async function noisyLoad(
+  url: string,
+  key: string,
+  concurrency: number,
+  stop: Promise<void>,
+): Promise<NoisyLoad> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const statuses: Record<string, number> = {};
   const times: number[] = [];
@@ -75,7 +85,11 @@ export async function noisyLoad(url: string, key: string, concurrency: number, s
         // A new alternative every call, so the result cache never answers.
         const pattern = `${costlyPatterns[worker % costlyPatterns.length]}|q${n}q`;
         const started = performance.now();
-        const status = await get(agent, `${url}/api/endpoints/usage.api-counts?project=${encodeURIComponent(pattern)}&interval=daily`, key);
+        const status = await get(
+          agent,
+          `${url}/api/endpoints/usage.api-counts?project=${encodeURIComponent(pattern)}&interval=daily`,
+          key,
+        );
         times.push(performance.now() - started);
         statuses[status] = (statuses[status] ?? 0) + 1;
       }

@@ -13,7 +13,11 @@ export interface StartCommand {
 }
 
 /** Milliseconds from the launch of each command to its first /readyz 200, `runs` times each, in turns. */
-export async function restartTimes(commands: StartCommand[], cwd: string, runs: number): Promise<Record<string, number[]>> {
+export async function restartTimes(
+  commands: StartCommand[],
+  cwd: string,
+  runs: number,
+): Promise<Record<string, number[]>> {
   const times: Record<string, number[]> = Object.fromEntries(commands.map((c) => [c.label, []]));
   for (let run = 0; run < runs; run++) {
     for (const command of commands) times[command.label]!.push(await timeToReady(command, cwd));
@@ -24,7 +28,12 @@ export async function restartTimes(commands: StartCommand[], cwd: string, runs: 
 async function timeToReady({ command, args, env }: StartCommand, cwd: string): Promise<number> {
   const started = performance.now();
   // A group of its own: npm starts Node as its child, and both are stopped.
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let output = "";
   try {
@@ -36,11 +45,14 @@ async function timeToReady({ command, args, env }: StartCommand, cwd: string): P
       };
       child.stdout!.on("data", onData);
       child.stderr!.on("data", onData);
-      void exited.then(() => reject(new Error(`${command} ${args.join(" ")} exited before it listened: ${output.slice(-500)}`)));
+      void exited.then(() =>
+        reject(new Error(`${command} ${args.join(" ")} exited before it listened: ${output.slice(-500)}`)),
+      );
       setTimeout(() => reject(new Error(`${command} ${args.join(" ")} did not listen within 30 s`)), 30_000).unref();
     });
     while ((await status(`${url}/readyz`)) !== 200) {
-      if (performance.now() - started > 30_000) throw new Error(`${command} ${args.join(" ")} was not ready within 30 s`);
+      if (performance.now() - started > 30_000)
+        throw new Error(`${command} ${args.join(" ")} was not ready within 30 s`);
       await new Promise((r) => setTimeout(r, 5));
     }
     return performance.now() - started;

@@ -63,8 +63,16 @@ function progress(text: string) {
   process.stderr.write(`bench: ${text}\n`);
 }
 
-function startChild(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+function startChild(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let output = "";
   return new Promise((resolve, reject) => {
@@ -94,7 +102,12 @@ async function getRps(url: string, headers: Record<string, string>, duration: nu
 }
 
 /** A server started for part of the run: its URL, and a stop that resolves once it has exited. */
-async function startServer(args: string[], env: Record<string, string>, ready: RegExp, urlOf: (match: RegExpExecArray) => string) {
+async function startServer(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  urlOf: (match: RegExpExecArray) => string,
+) {
   const { child, match } = await startChild(args, env, ready);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
@@ -113,7 +126,9 @@ function httpGet(agent: Agent, target: string, headers: Record<string, string>):
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () =>
-        response.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`GET ${target} answered ${response.statusCode}`)),
+        response.statusCode === 200
+          ? resolve(Buffer.concat(chunks))
+          : reject(new Error(`GET ${target} answered ${response.statusCode}`)),
       );
     });
     req.on("error", reject);
@@ -135,7 +150,11 @@ async function main() {
   const seedCopy = join(dataDir, "seeded");
   progress("seeding the demo data set");
   await new Promise<void>((resolve, reject) => {
-    const seed = spawn(process.execPath, ["dist/cli/seed.js"], { cwd: root, env: { ...process.env, CHDB_PATH: serviceData }, stdio: "ignore" });
+    const seed = spawn(process.execPath, ["dist/cli/seed.js"], {
+      cwd: root,
+      env: { ...process.env, CHDB_PATH: serviceData },
+      stdio: "ignore",
+    });
     seed.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`seed exited ${code}`))));
   });
   cpSync(serviceData, directData, { recursive: true });
@@ -157,7 +176,11 @@ async function main() {
     root,
     restartRuns,
   );
-  const restartMedians = { npm: median(restarts.npm!), bundle: median(restarts.bundle!), floor: median(restarts.floor!) };
+  const restartMedians = {
+    npm: median(restarts.npm!),
+    bundle: median(restarts.bundle!),
+    floor: median(restarts.floor!),
+  };
   results.restart = { runs: restarts, medians: restartMedians };
   const ms = (values: number[]) => values.map((v) => v.toFixed(0)).join(", ");
   rows.push({
@@ -179,7 +202,11 @@ async function main() {
 
   // The per-key rate limit would turn most of a load test into 429s.
   const serviceEnv = { PORT: "0", API_KEYS: key, DEMO_DATA: "0", RATE_LIMIT_PER_SECOND: "0", LOG_LEVEL: "warn" };
-  const { match } = await startChild(["dist/main.js"], { ...serviceEnv, CHDB_PATH: serviceData }, /listening on (http:\S+)/);
+  const { match } = await startChild(
+    ["dist/main.js"],
+    { ...serviceEnv, CHDB_PATH: serviceData },
+    /listening on (http:\S+)/,
+  );
   const url = match[1]!;
 
   // 3. Miss path, before any load has grown the heap: logs.all (never
@@ -198,7 +225,11 @@ async function main() {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const logsBodyFile = join(dataDir, "logs-body.json");
   writeFileSync(logsBodyFile, await httpGet(agent, `${url}${missPath}`, headers));
-  const { match: logsBarePort } = await startChild(["--import", "tsx", "bench/baseline-http.ts", logsBodyFile], {}, /port (\d+)/);
+  const { match: logsBarePort } = await startChild(
+    ["--import", "tsx", "bench/baseline-http.ts", logsBodyFile],
+    {},
+    /port (\d+)/,
+  );
   progress(`miss path, ${missSamples} sequential requests each`);
   const direct = createClickHouseClient({ connection: createChdbConnection({ path: directData }) as never });
   const sql = readSavedQuerySql("logs.all");
@@ -206,8 +237,19 @@ async function main() {
     const result = await direct.query({
       query: sql,
       format: "JSONEachRow",
-      query_params: { project, project_tier: "PRO", iso_timestamp_start: null, iso_timestamp_end: null, now: toDateTime64Param(Date.now()) },
-      clickhouse_settings: { limit: "1000", max_execution_time: 30, date_time_output_format: "iso", output_format_json_quote_64bit_integers: 0 },
+      query_params: {
+        project,
+        project_tier: "PRO",
+        iso_timestamp_start: null,
+        iso_timestamp_end: null,
+        now: toDateTime64Param(Date.now()),
+      },
+      clickhouse_settings: {
+        limit: "1000",
+        max_execution_time: 30,
+        date_time_output_format: "iso",
+        output_format_json_quote_64bit_integers: 0,
+      },
     });
     await result.json();
   };
@@ -234,7 +276,12 @@ async function main() {
   }
   await direct.close();
   const overheadMs = median(serviceTimes) - median(directTimes);
-  results.missPath = { serviceMedianMs: median(serviceTimes), directMedianMs: median(directTimes), overheadMs, httpRoundTripMedianMs: median(hopTimes) };
+  results.missPath = {
+    serviceMedianMs: median(serviceTimes),
+    directMedianMs: median(directTimes),
+    overheadMs,
+    httpRoundTripMedianMs: median(hopTimes),
+  };
   rows.push({
     measure: "miss GET logs.all median ms",
     service: median(serviceTimes).toFixed(2),
@@ -282,9 +329,24 @@ async function main() {
     const roundData = join(dataDir, `hit-${round}`);
     cpSync(seedCopy, roundData, { recursive: true });
     const servers = {
-      bare: await startServer(["--import", "tsx", "bench/baseline-http.ts", bodyFile], {}, /port (\d+)/, (m) => `http://127.0.0.1:${m[1]}`),
-      floor: await startServer(["--import", "tsx", "bench/baseline-floor.ts", bodyFile], {}, /port (\d+)/, (m) => `http://127.0.0.1:${m[1]}`),
-      service: await startServer(["dist/main.js"], { ...serviceEnv, CHDB_PATH: roundData }, /listening on (http:\S+)/, (m) => m[1]!),
+      bare: await startServer(
+        ["--import", "tsx", "bench/baseline-http.ts", bodyFile],
+        {},
+        /port (\d+)/,
+        (m) => `http://127.0.0.1:${m[1]}`,
+      ),
+      floor: await startServer(
+        ["--import", "tsx", "bench/baseline-floor.ts", bodyFile],
+        {},
+        /port (\d+)/,
+        (m) => `http://127.0.0.1:${m[1]}`,
+      ),
+      service: await startServer(
+        ["dist/main.js"],
+        { ...serviceEnv, CHDB_PATH: roundData },
+        /listening on (http:\S+)/,
+        (m) => m[1]!,
+      ),
     };
     const names = ["bare", "floor", "service"] as const;
     for (const name of names) await getRps(`${servers[name].url}${hitPath}`, headers, warmSeconds);
@@ -293,7 +355,10 @@ async function main() {
     for (const name of order) measured[name] = await getRps(`${servers[name].url}${hitPath}`, headers, seconds);
     // The same hits asking for gzip: the compressed body is made on the first and kept.
     await getRps(`${servers.service.url}${hitPath}`, gzipHeaders, warmSeconds);
-    hitRounds.push({ ...measured, serviceGzip: await getRps(`${servers.service.url}${hitPath}`, gzipHeaders, seconds) });
+    hitRounds.push({
+      ...measured,
+      serviceGzip: await getRps(`${servers.service.url}${hitPath}`, gzipHeaders, seconds),
+    });
     await Promise.all(names.map((name) => servers[name].stop()));
   }
   const ratios = hitRounds.map((r) => r.service.rps / r.bare.rps);
@@ -335,7 +400,11 @@ async function main() {
   const message = await probe.getApiCounts(request, { headers });
   const messageFile = join(dataDir, "message.bin");
   writeFileSync(messageFile, toBinary(GetApiCountsResponseSchema, message));
-  const { match: connectPort } = await startChild(["--import", "tsx", "bench/baseline-connect.ts", messageFile], {}, /port (\d+)/);
+  const { match: connectPort } = await startChild(
+    ["--import", "tsx", "bench/baseline-connect.ts", messageFile],
+    {},
+    /port (\d+)/,
+  );
   const bareUrl = `http://127.0.0.1:${connectPort[1]}`;
   for (const [label, transport] of [
     ["gRPC", (baseUrl: string): Transport => createGrpcTransport({ baseUrl })],
@@ -346,7 +415,8 @@ async function main() {
     const service = createClient(UsageService, transport(url));
     const bareLoad = await unaryLoad(() => bare.getApiCounts(request), connections, seconds);
     const serviceLoad = await unaryLoad(() => service.getApiCounts(request, { headers }), connections, seconds);
-    if (bareLoad.errors + serviceLoad.errors > 0) throw new Error(`${label} load got ${bareLoad.errors + serviceLoad.errors} errors`);
+    if (bareLoad.errors + serviceLoad.errors > 0)
+      throw new Error(`${label} load got ${bareLoad.errors + serviceLoad.errors} errors`);
     const ratio = serviceLoad.rps / bareLoad.rps;
     results[`cacheHit${label}`] = { service: serviceLoad, baseline: bareLoad, ratio };
     rows.push({
@@ -383,7 +453,16 @@ async function main() {
   const cacheBytes = await metric("sqe_cache_bytes");
   const rssPerEntry = (rssAfter - rssBefore) / entries;
   const countedPerEntry = cacheBytes / entries;
-  results.memory = { requests: memoryRequests, keys: memoryKeys, rssBefore, rssAfter, cacheEntries: entries, cacheBytes, rssPerEntry, countedPerEntry };
+  results.memory = {
+    requests: memoryRequests,
+    keys: memoryKeys,
+    rssBefore,
+    rssAfter,
+    cacheEntries: entries,
+    cacheBytes,
+    rssPerEntry,
+    countedPerEntry,
+  };
   rows.push({
     measure: `RSS after ${memoryRequests} requests / ${memoryKeys} keys`,
     service: `${(rssAfter / 2 ** 20).toFixed(0)} MiB`,
@@ -402,7 +481,9 @@ async function main() {
   });
 
   // 7. A noisy key beside a quiet one, on a service of their own.
-  progress(`fairness: a quiet key's uncached logs.all, ${fairnessSeconds} s alone and ${fairnessSeconds} s beside 8 costly usage.api-counts calls`);
+  progress(
+    `fairness: a quiet key's uncached logs.all, ${fairnessSeconds} s alone and ${fairnessSeconds} s beside 8 costly usage.api-counts calls`,
+  );
   const fairData = join(dataDir, "fairness");
   cpSync(seedCopy, fairData, { recursive: true });
   const fair = await startServer(
@@ -459,12 +540,21 @@ async function main() {
     });
   }
 
-  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, seconds, smoke };
+  const machine = {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    seconds,
+    smoke,
+  };
   writeFileSync(
     join(root, "bench/results", smoke ? "smoke.json" : "latest.json"),
     `${JSON.stringify({ date: new Date().toISOString(), machine, results, table: rows }, null, 2)}\n`,
   );
-  console.log(`\nmachine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${seconds} s per load\n`);
+  console.log(
+    `\nmachine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${seconds} s per load\n`,
+  );
   console.log(markdownTable(rows));
 }
 
@@ -479,7 +569,9 @@ try {
   await main();
 } finally {
   // The children must be gone before the data directory is removed at exit.
-  const exited = children.filter((child) => child.exitCode === null && child.signalCode === null).map((child) => new Promise((resolve) => child.once("exit", resolve)));
+  const exited = children
+    .filter((child) => child.exitCode === null && child.signalCode === null)
+    .map((child) => new Promise((resolve) => child.once("exit", resolve)));
   for (const child of children) child.kill("SIGTERM");
   await Promise.all(exited);
 }

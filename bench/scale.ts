@@ -14,7 +14,11 @@ import { temporaryDirectory } from "./temp-directory.js";
 
 const sizes = (process.argv[2] ?? "1000000,10000000").split(",").map(Number);
 const runs = Number(process.argv[3] ?? 30);
-const warehouse = await openWarehouse({ kind: "embedded", path: temporaryDirectory("sqe-scale-"), database: "default" });
+const warehouse = await openWarehouse({
+  kind: "embedded",
+  path: temporaryDirectory("sqe-scale-"),
+  database: "default",
+});
 const databaseOf = (size: number) => `scale_${size}`;
 /** Makes the session's current database the one holding `size` rows. */
 const use = (size: number) => warehouse.client.command({ query: `USE ${databaseOf(size)}` });

@@ -28,7 +28,14 @@ const root = join(import.meta.dirname, "..");
 
 const child = spawn(process.execPath, ["dist/main.js"], {
   cwd: root,
-  env: { ...process.env, CHDB_PATH: temporaryDirectory("sqe-soak-"), PORT: "0", API_KEYS: key, LOG_LEVEL: "warn", RATE_LIMIT_PER_SECOND: "0" },
+  env: {
+    ...process.env,
+    CHDB_PATH: temporaryDirectory("sqe-soak-"),
+    PORT: "0",
+    API_KEYS: key,
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_PER_SECOND: "0",
+  },
   stdio: ["ignore", "pipe", "inherit"],
 });
 const url = await new Promise<string>((resolve, reject) => {
@@ -44,9 +51,29 @@ const url = await new Promise<string>((resolve, reject) => {
 const projects = demoProjects();
 const kinds = [
   // [share, name, path, headers, expected status]
-  [0.7, "hit", () => `/api/endpoints/usage.api-counts?project=${projects[Math.floor(Math.random() * 4)]}&interval=${["hourly", "daily", "minutely"][Math.floor(Math.random() * 3)]}`, { "x-api-key": key }, 200],
-  [0.2, "miss", () => `/api/endpoints/logs.all?project=${projects[Math.floor(Math.random() * 4)]}&iso_timestamp_start=${new Date(Date.now() - Math.random() * 3_600_000).toISOString()}`, { "x-api-key": key }, 200],
-  [0.05, "bad parameters", () => `/api/endpoints/usage.api-counts?project=x&interval=weekly`, { "x-api-key": key }, 400],
+  [
+    0.7,
+    "hit",
+    () =>
+      `/api/endpoints/usage.api-counts?project=${projects[Math.floor(Math.random() * 4)]}&interval=${["hourly", "daily", "minutely"][Math.floor(Math.random() * 3)]}`,
+    { "x-api-key": key },
+    200,
+  ],
+  [
+    0.2,
+    "miss",
+    () =>
+      `/api/endpoints/logs.all?project=${projects[Math.floor(Math.random() * 4)]}&iso_timestamp_start=${new Date(Date.now() - Math.random() * 3_600_000).toISOString()}`,
+    { "x-api-key": key },
+    200,
+  ],
+  [
+    0.05,
+    "bad parameters",
+    () => `/api/endpoints/usage.api-counts?project=x&interval=weekly`,
+    { "x-api-key": key },
+    400,
+  ],
   [0.05, "wrong key", () => `/api/endpoints/logs.all?project=x`, { "x-api-key": "wrong" }, 401],
 ] as const;
 
@@ -99,7 +126,9 @@ for (const [name, c] of counts) {
   unexpected += c.unexpected;
   console.log(`  ${name.padEnd(15)} sent ${String(c.sent).padStart(7)}  unexpected ${c.unexpected}`);
 }
-console.log(`  resident memory: ${(early / 2 ** 20).toFixed(0)} MiB mid-run, ${(late / 2 ** 20).toFixed(0)} MiB at the end (${(growth * 100).toFixed(1)}%)`);
+console.log(
+  `  resident memory: ${(early / 2 ** 20).toFixed(0)} MiB mid-run, ${(late / 2 ** 20).toFixed(0)} MiB at the end (${(growth * 100).toFixed(1)}%)`,
+);
 const ok = unexpected === 0 && Math.abs(growth) <= 0.1;
 console.log(ok ? "soak: passed" : "soak: FAILED");
 process.exitCode = ok ? 0 : 1;

@@ -13,7 +13,8 @@ export function temporaryDirectory(prefix: string): string {
   if (!signalsHandled) {
     signalsHandled = true;
     // Without a handler a signal ends the process without its exit handlers.
-    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => process.exit(128 + (signal === "SIGTERM" ? 15 : 2)));
+    for (const signal of ["SIGTERM", "SIGINT"] as const)
+      process.once(signal, () => process.exit(128 + (signal === "SIGTERM" ? 15 : 2)));
   }
   return path;
 }

@@ -9,7 +9,11 @@ export interface LoadResult {
   p99Ms: number;
 }
 
-export async function unaryLoad(call: () => Promise<unknown>, concurrency: number, seconds: number): Promise<LoadResult> {
+export async function unaryLoad(
+  call: () => Promise<unknown>,
+  concurrency: number,
+  seconds: number,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   const end = performance.now() + seconds * 1000;

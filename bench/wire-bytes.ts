@@ -5,7 +5,10 @@ import { request as httpRequest } from "node:http";
 export const codings = ["identity", "gzip", "br"] as const;
 
 /** The body length of `target` when asked with each Accept-Encoding of `codings`; checks the coding answered. */
-export async function wireBytes(target: string, headers: Record<string, string>): Promise<Record<(typeof codings)[number], number>> {
+export async function wireBytes(
+  target: string,
+  headers: Record<string, string>,
+): Promise<Record<(typeof codings)[number], number>> {
   const sizes = {} as Record<(typeof codings)[number], number>;
   for (const coding of codings) {
     sizes[coding] = await new Promise<number>((resolve, reject) => {
@@ -14,7 +17,8 @@ export async function wireBytes(target: string, headers: Record<string, string>)
         response.on("data", (chunk: Buffer) => (length += chunk.length));
         response.on("end", () => {
           const answered = response.headers["content-encoding"] ?? "identity";
-          if (response.statusCode !== 200 || answered !== coding) reject(new Error(`GET ${target} (${coding}) answered ${response.statusCode} ${answered}`));
+          if (response.statusCode !== 200 || answered !== coding)
+            reject(new Error(`GET ${target} (${coding}) answered ${response.statusCode} ${answered}`));
           else resolve(length);
         });
       });

@@ -49,7 +49,11 @@ function readCommandLine(args) {
   };
   let values = {};
   try {
-    ({ values } = parseArgs({ args: own, options: { "generate-only": { type: "boolean" }, help: { type: "boolean", short: "h" } }, strict: true }));
+    ({ values } = parseArgs({
+      args: own,
+      options: { "generate-only": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      strict: true,
+    }));
   } catch (error) {
     // parseArgs says what was wrong; its hint about "--" is noise here.
     refuse(error.message.split("\n")[0].replace(/\. To specify a positional argument.*$/, ""));
@@ -58,9 +62,12 @@ function readCommandLine(args) {
     process.stdout.write(`${usage}\n`);
     process.exit(0);
   }
-  if (then !== undefined && (then.length === 0 || then[0] === "" || then[0].startsWith("-"))) refuse("Option '--then <script>' argument missing");
-  if (then !== undefined && values["generate-only"] === true) refuse("--generate-only makes no bundles, so there is nothing for --then to run");
-  if (then !== undefined && !/^dist\/.+\.js$/.test(then[0])) refuse(`--then runs a built command (dist/main.js, dist/cli/*.js), not ${then[0]}`);
+  if (then !== undefined && (then.length === 0 || then[0] === "" || then[0].startsWith("-")))
+    refuse("Option '--then <script>' argument missing");
+  if (then !== undefined && values["generate-only"] === true)
+    refuse("--generate-only makes no bundles, so there is nothing for --then to run");
+  if (then !== undefined && !/^dist\/.+\.js$/.test(then[0]))
+    refuse(`--then runs a built command (dist/main.js, dist/cli/*.js), not ${then[0]}`);
   return { generateOnly: values["generate-only"] === true, then };
 }
 
@@ -74,7 +81,9 @@ if (commandLine.then !== undefined) {
   const [name, ...args] = commandLine.then;
   const script = join(root, name);
   if (!existsSync(script)) {
-    process.stderr.write(`error: --then ${name}: no such command in dist/ (dist/main.js, dist/cli/migrate.js, seed.js, import.js, token.js)\n`);
+    process.stderr.write(
+      `error: --then ${name}: no such command in dist/ (dist/main.js, dist/cli/migrate.js, seed.js, import.js, token.js)\n`,
+    );
     process.exit(2);
   }
   process.argv = [process.argv[0], script, ...args];

@@ -7,9 +7,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 const lock = JSON.parse(readFileSync("package-lock.json", "utf8"));
 const platforms = {
-  "darwin-arm64": [["darwin"], ["arm64"]], "darwin-x64": [["darwin"], ["x64"]],
-  "linux-armv7": [["linux"], ["arm"]], "linux-arm64-gnu": [["linux"], ["arm64"]],
-  "win32-arm64": [["win32"], ["arm64"]], "win32-x64": [["win32"], ["x64"]],
+  "darwin-arm64": [["darwin"], ["arm64"]],
+  "darwin-x64": [["darwin"], ["x64"]],
+  "linux-armv7": [["linux"], ["arm"]],
+  "linux-arm64-gnu": [["linux"], ["arm64"]],
+  "win32-arm64": [["win32"], ["arm64"]],
+  "win32-x64": [["win32"], ["x64"]],
 };
 let added = 0;
 for (const [_path, entry] of Object.entries(lock.packages)) {
@@ -17,9 +20,18 @@ for (const [_path, entry] of Object.entries(lock.packages)) {
     const key = `node_modules/${name}`;
     if (lock.packages[key]) continue;
     const platform = Object.keys(platforms).find((p) => name.endsWith(p));
-    if (!platform) { console.log("unknown platform", name); continue; }
+    if (!platform) {
+      console.log("unknown platform", name);
+      continue;
+    }
     const [os, cpu] = platforms[platform];
-    lock.packages[key] = { version: version.replace(/^[\^~]/, ""), ...(entry.dev ? { dev: true } : {}), optional: true, os, cpu };
+    lock.packages[key] = {
+      version: version.replace(/^[\^~]/, ""),
+      ...(entry.dev ? { dev: true } : {}),
+      optional: true,
+      os,
+      cpu,
+    };
     added++;
   }
 }

@@ -35,7 +35,8 @@ export function bundlesAreUpToDate(root) {
     if (!stamp.outputs.every((path) => existsSync(join(root, path)))) return false;
     const comparison = compareWithStamp(root, stamp);
     // Touched, not changed: record the new times, so the next start need not hash again.
-    if (comparison === "same contents") writeStamp(stampFile, { ...stampOf(root, Object.keys(stamp.files)), outputs: stamp.outputs });
+    if (comparison === "same contents")
+      writeStamp(stampFile, { ...stampOf(root, Object.keys(stamp.files)), outputs: stamp.outputs });
     return comparison !== "changed";
   } catch {
     return false; // never built, or the stamp is damaged
@@ -59,7 +60,9 @@ export async function makeBundles(root) {
       target: "node20",
       external,
       // CommonJS packages inside an ES module bundle call require() for Node's own modules.
-      banner: { js: 'import { createRequire as __bundleCreateRequire } from "node:module"; const require = __bundleCreateRequire(import.meta.url);' },
+      banner: {
+        js: 'import { createRequire as __bundleCreateRequire } from "node:module"; const require = __bundleCreateRequire(import.meta.url);',
+      },
       // Maps to src/ for stack traces under `node --enable-source-maps`.
       sourcemap: "linked",
       sourcesContent: false,
@@ -82,7 +85,9 @@ export async function makeBundles(root) {
   renameSync(join(root, staging), join(root, "dist"));
   rmSync(join(root, previous), { recursive: true, force: true });
   const bundles = outputs.filter((path) => path.endsWith(".js")).length;
-  process.stderr.write(`build: ${bundles} bundles from ${sources.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(
+    `build: ${bundles} bundles from ${sources.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
 }
 
 function writeStamp(path, stamp) {

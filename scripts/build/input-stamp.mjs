@@ -53,6 +53,11 @@ export function forgetChangesSince(stamp, time) {
 
 function contentHash(root, paths) {
   const hash = createHash("sha256");
-  for (const path of [...paths].sort()) hash.update(path).update("\0").update(readFileSync(join(root, path))).update("\0");
+  for (const path of [...paths].sort())
+    hash
+      .update(path)
+      .update("\0")
+      .update(readFileSync(join(root, path)))
+      .update("\0");
   return hash.digest("hex");
 }

@@ -2,7 +2,13 @@
 // executor -> warehouse into one request handler. Every dependency is passed
 // in, so tests build the same app with their own clock and warehouse.
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { type Authenticator, createAuthenticator, createTokenVerifier, openKeyFile, type TokenVerifierOptions } from "../auth/index.js";
+import {
+  type Authenticator,
+  createAuthenticator,
+  createTokenVerifier,
+  openKeyFile,
+  type TokenVerifierOptions,
+} from "../auth/index.js";
 import { createResultCache, type ResultCache } from "../cache/index.js";
 import {
   createEndpointRegistry,
@@ -12,7 +18,14 @@ import {
   type EndpointRegistry,
 } from "../endpoints/index.js";
 import { createQueryExecutor, createQueryTuning } from "../executor/index.js";
-import { type Clock, type Logger, type Metrics, createMetrics, silentLogger, systemClock } from "../observability/index.js";
+import {
+  type Clock,
+  type Logger,
+  type Metrics,
+  createMetrics,
+  silentLogger,
+  systemClock,
+} from "../observability/index.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import {
   clientAddress,
@@ -162,9 +175,17 @@ export function createApp(options: AppOptions): App {
   const keyFile =
     options.keyFile === undefined
       ? undefined
-      : openKeyFile({ path: options.keyFile.path, pollMs: options.keyFile.pollMs, knownEndpoints, knownParameters, logger });
+      : openKeyFile({
+          path: options.keyFile.path,
+          pollMs: options.keyFile.pollMs,
+          knownEndpoints,
+          knownParameters,
+          logger,
+        });
   const verifyToken =
-    options.tokens === undefined ? undefined : createTokenVerifier({ ...options.tokens, knownEndpoints, knownParameters, clock });
+    options.tokens === undefined
+      ? undefined
+      : createTokenVerifier({ ...options.tokens, knownEndpoints, knownParameters, clock });
   const { authenticate: authenticateFrom, close: closeAuthenticator } = createAuthenticator({
     apiKeys: options.apiKeys,
     keyFile,
@@ -182,7 +203,13 @@ export function createApp(options: AppOptions): App {
       : (headers, peer) => authenticateFrom(headers, clientAddress(peer, headers.get("x-forwarded-for"), trusted));
 
   const ready = sharedReadiness(
-    options.ready ?? (async () => schemaReady() && (await options.warehouse.client.ping().then((r) => r.success, () => false))),
+    options.ready ??
+      (async () =>
+        schemaReady() &&
+        (await options.warehouse.client.ping().then(
+          (r) => r.success,
+          () => false,
+        ))),
     options.readinessReuseMs,
   );
   const httpRoutes = createHttpRoutes({
@@ -237,7 +264,8 @@ export function createApp(options: AppOptions): App {
     authenticate,
     maxBodyBytes,
     keyedPaths: new Set(registry.endpoints.map((endpoint) => `/${endpoint.grpcMethod}`)),
-    onRefused: (protocol, error) => metrics.requests.series({ endpoint: "", protocol, code: codeName(error.code) }).inc(),
+    onRefused: (protocol, error) =>
+      metrics.requests.series({ endpoint: "", protocol, code: codeName(error.code) }).inc(),
     logger,
     maxTimeoutMs: maxQueryMs,
   });

@@ -38,13 +38,17 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // The warehouse may be down at start (a server away, an engine that cannot
   // open its directory): serve 503 and keep trying to migrate it. A normal
   // start waits for the first try, so the schema and demo data come first.
-  const warehouse = await openResilientWarehouse(config.warehouse, logger, { retryMs: Math.min(2_000, config.warehouseRetryMs) });
+  const warehouse = await openResilientWarehouse(config.warehouse, logger, {
+    retryMs: Math.min(2_000, config.warehouseRetryMs),
+  });
   const seedDemo = warehouse.kind === "embedded" && config.demoData;
   const schema = keepSchema(warehouse.client, {
     logger,
     maxRetryMs: config.warehouseRetryMs,
     cluster: warehouse.cluster,
-    afterMigrate: seedDemo ? async (client) => void (await ensureDemoData(client, { logger, now: Date.now() })) : undefined,
+    afterMigrate: seedDemo
+      ? async (client) => void (await ensureDemoData(client, { logger, now: Date.now() }))
+      : undefined,
   });
   await schema.firstAttempt;
   logger.info("warehouse", { kind: warehouse.kind, location: warehouse.location, ready: schema.migrated });
@@ -60,7 +64,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   if (notes.length === 0 && config.warehouse.kind === "embedded") {
     const stored = loadOrCreateApiKey(config.warehouse.path);
     const problem = apiKeyProblem(stored.key);
-    if (problem !== undefined) throw new ConfigError([`the API key stored in ${stored.path} ${problem}; set API_KEYS or replace the file`]);
+    if (problem !== undefined)
+      throw new ConfigError([`the API key stored in ${stored.path} ${problem}; set API_KEYS or replace the file`]);
     apiKeys = [stored.key];
     keyNote = `API key: ${stored.key}  (${stored.created ? "generated, " : ""}stored in ${stored.path})`;
   }
@@ -73,7 +78,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
     app = createApp({
       warehouse,
       apiKeys,
-      keyFile: credentials.apiKeysFile === undefined ? undefined : { path: credentials.apiKeysFile, pollMs: credentials.apiKeysFilePollMs },
+      keyFile:
+        credentials.apiKeysFile === undefined
+          ? undefined
+          : { path: credentials.apiKeysFile, pollMs: credentials.apiKeysFilePollMs },
       tokens,
       logger,
       rateLimit: config.rateLimit,
@@ -102,7 +110,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // At start a mismatch stops start-up here instead of failing every call;
   // found later (the warehouse came after the service, or could not describe
   // the queries at first), it is logged and the service stays not ready.
-  const schemaFit = watchSchemaFit(schema, app.registry.endpoints, warehouse.client, { logger, maxRetryMs: config.warehouseRetryMs });
+  const schemaFit = watchSchemaFit(schema, app.registry.endpoints, warehouse.client, {
+    logger,
+    maxRetryMs: config.warehouseRetryMs,
+  });
   fit = schemaFit;
   let stopping: Promise<void> | undefined;
   const problemsAtStart = schema.migrated ? await schemaFit.firstTry : undefined;
@@ -115,7 +126,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
   if (problemsAtStart === undefined) {
     void schemaFit.checked.then((problems) => {
       if (problems.length > 0 && stopping === undefined) {
-        logger.error("saved queries do not fit their row messages; answering 503 until sql/ and proto/ agree and the service restarts", { problems });
+        logger.error(
+          "saved queries do not fit their row messages; answering 503 until sql/ and proto/ agree and the service restarts",
+          { problems },
+        );
       }
     });
   }
@@ -154,12 +168,16 @@ function tokenKeys(credentials: CredentialsConfig): AppOptions["tokens"] {
     try {
       return readFileSync(path, "utf8");
     } catch (error) {
-      throw new ConfigError([`${name} ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`]);
+      throw new ConfigError([
+        `${name} ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      ]);
     }
   };
   if (credentials.jwtSecret !== undefined) return { secret: credentials.jwtSecret };
   if (credentials.jwtPublicKey !== undefined) {
-    const pem = credentials.jwtPublicKey.startsWith("-----BEGIN") ? credentials.jwtPublicKey : read("JWT_PUBLIC_KEY", credentials.jwtPublicKey);
+    const pem = credentials.jwtPublicKey.startsWith("-----BEGIN")
+      ? credentials.jwtPublicKey
+      : read("JWT_PUBLIC_KEY", credentials.jwtPublicKey);
     try {
       createPublicKey(pem);
     } catch {
@@ -169,7 +187,9 @@ function tokenKeys(credentials: CredentialsConfig): AppOptions["tokens"] {
   }
   if (credentials.jwtJwksFile !== undefined) {
     try {
-      return { jwks: JSON.parse(read("JWT_JWKS_FILE", credentials.jwtJwksFile)) as NonNullable<AppOptions["tokens"]>["jwks"] };
+      return {
+        jwks: JSON.parse(read("JWT_JWKS_FILE", credentials.jwtJwksFile)) as NonNullable<AppOptions["tokens"]>["jwks"],
+      };
     } catch (error) {
       if (error instanceof ConfigError) throw error;
       throw new ConfigError([`JWT_JWKS_FILE ${credentials.jwtJwksFile} is not JSON`]);

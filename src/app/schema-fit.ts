@@ -8,7 +8,14 @@
 // (docs/reliability.md, "Outages and shutdown").
 import { resultColumnProblems, type Endpoint } from "../endpoints/index.js";
 import type { Logger } from "../observability/index.js";
-import { createFailureStreak, retryWithBackoff, type Retrying, type RetryOptions, type SchemaKeeper, type WarehouseClient } from "../warehouse/index.js";
+import {
+  createFailureStreak,
+  retryWithBackoff,
+  type Retrying,
+  type RetryOptions,
+  type SchemaKeeper,
+  type WarehouseClient,
+} from "../warehouse/index.js";
 
 export interface SchemaFitOptions extends RetryOptions {
   logger: Logger;
@@ -57,7 +64,10 @@ export function watchSchemaFit(
         },
         (error, retryInMs) => {
           settleFirstTry(undefined);
-          streak.failed(error, { msg: "the warehouse cannot describe the saved queries' results yet; not ready until it can", fields: { retryInMs } });
+          streak.failed(error, {
+            msg: "the warehouse cannot describe the saved queries' results yet; not ready until it can",
+            fields: { retryInMs },
+          });
         },
         options,
       );

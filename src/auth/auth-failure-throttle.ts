@@ -40,7 +40,8 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
   const perSecond = options.perSecond ?? 1;
   const logger = options.logger ?? silentLogger;
   const summaryIntervalMs = options.summaryIntervalMs ?? 1000;
-  const buckets = perSecond > 0 ? createTokenBuckets({ perSecond, burst: options.burst ?? 20, clock: options.clock }) : undefined;
+  const buckets =
+    perSecond > 0 ? createTokenBuckets({ perSecond, burst: options.burst ?? 20, clock: options.clock }) : undefined;
   /** Failures and refusals since the last summary, by address. */
   let pending = new Map<string, { failures: number; refused: number }>();
   let timer: NodeJS.Timeout | undefined;
@@ -83,7 +84,12 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
       .sort(([, a], [, b]) => b.failures + b.refused - (a.failures + a.refused))
       .slice(0, 5)
       .map(([address, e]) => ({ address, ...e }));
-    logger.warn("failed authentications", { failures: total("failures"), refused: total("refused"), addresses: entries.length, busiest });
+    logger.warn("failed authentications", {
+      failures: total("failures"),
+      refused: total("refused"),
+      addresses: entries.length,
+      busiest,
+    });
   }
 
   return {
@@ -94,7 +100,10 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
       const retryAfter = buckets.peek(address);
       if (retryAfter === 0) return;
       count(address, "refused");
-      const error = new ConnectError("too many failed authentications from this address, try again later", Code.ResourceExhausted);
+      const error = new ConnectError(
+        "too many failed authentications from this address, try again later",
+        Code.ResourceExhausted,
+      );
       error.metadata.set("retry-after", String(retryAfter));
       throw error;
     },
@@ -130,5 +139,8 @@ export function throttledAddress(address: string): string {
   const left = head === "" ? [] : head.split(":");
   const right = tail === undefined || tail === "" ? [] : tail.split(":");
   const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "").toLowerCase()).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, "").toLowerCase())
+    .join(":")}::/64`;
 }

@@ -48,13 +48,17 @@ export function openKeyFile(options: KeyFileOptions): KeyFile {
       logger.info("API key file read", { path: options.path, keys: keys.size });
       return true;
     } catch (error) {
-      logger.error("API key file not read; the keys in force stay", { path: options.path, problem: (error as Error).message });
+      logger.error("API key file not read; the keys in force stay", {
+        path: options.path,
+        problem: (error as Error).message,
+      });
       return false;
     }
   };
   if (pollMs > 0) {
     watchFile(options.path, { interval: pollMs, persistent: false }, (current, previous) => {
-      if (current.mtimeMs !== previous.mtimeMs || current.size !== previous.size || current.ino !== previous.ino) reload();
+      if (current.mtimeMs !== previous.mtimeMs || current.size !== previous.size || current.ino !== previous.ino)
+        reload();
     });
   }
   return {
@@ -81,11 +85,16 @@ function readKeyFile(options: KeyFileOptions): Map<string, Credential> {
     // A device or a huge file (a link to /dev/zero, say) would be read whole and end the process.
     const stats = statSync(options.path);
     if (!stats.isFile()) throw new KeyFileError(`API_KEYS_FILE ${options.path} is not a regular file`);
-    if (stats.size > maxKeyFileBytes) throw new KeyFileError(`API_KEYS_FILE ${options.path} is ${stats.size} bytes; a key file may have at most ${maxKeyFileBytes}`);
+    if (stats.size > maxKeyFileBytes)
+      throw new KeyFileError(
+        `API_KEYS_FILE ${options.path} is ${stats.size} bytes; a key file may have at most ${maxKeyFileBytes}`,
+      );
     text = readFileSync(options.path, "utf8");
   } catch (error) {
     if (error instanceof KeyFileError) throw error;
-    throw new KeyFileError(`API_KEYS_FILE ${options.path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new KeyFileError(
+      `API_KEYS_FILE ${options.path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   try {
     return parseKeyFile(text, options);
@@ -115,28 +124,34 @@ export function parseKeyFile(
     const { id, sha256, endpoints, fixed, rate_limit_per_second: perSecond, rate_limit_burst: burst } = entry;
     const unknown = Object.keys(entry).filter((k) => !entryFields.has(k));
     if (unknown.length > 0) throw new Error(`${where} has unknown field ${unknown[0]}`);
-    if (typeof id !== "string" || !/^[\w.:-]{1,64}$/.test(id)) throw new Error(`${where}.id must be 1 to 64 letters, digits, _ . : or -`);
+    if (typeof id !== "string" || !/^[\w.:-]{1,64}$/.test(id))
+      throw new Error(`${where}.id must be 1 to 64 letters, digits, _ . : or -`);
     if (ids.has(id)) throw new Error(`${where}.id ${id} is used twice`);
     ids.add(id);
-    if (typeof sha256 !== "string" || !/^[0-9a-fA-F]{64}$/.test(sha256)) throw new Error(`${where}.sha256 must be 64 hex digits`);
+    if (typeof sha256 !== "string" || !/^[0-9a-fA-F]{64}$/.test(sha256))
+      throw new Error(`${where}.sha256 must be 64 hex digits`);
     const digest = sha256.toLowerCase();
     if (byDigest.has(digest)) throw new Error(`${where}.sha256 is the digest of another entry's key`);
     const credential: Credential = { id };
     if (endpoints !== undefined) {
-      if (!Array.isArray(endpoints) || !endpoints.every((e) => typeof e === "string")) throw new Error(`${where}.endpoints must be a list of endpoint names`);
+      if (!Array.isArray(endpoints) || !endpoints.every((e) => typeof e === "string"))
+        throw new Error(`${where}.endpoints must be a list of endpoint names`);
       const unknownEndpoint = endpoints.find((e) => !known.knownEndpoints.has(e));
       if (unknownEndpoint !== undefined) throw new Error(`${where}.endpoints names no endpoint: ${unknownEndpoint}`);
       credential.endpoints = new Set(endpoints as string[]);
     }
     if (fixed !== undefined) {
-      if (!isObject(fixed) || !Object.values(fixed).every((v) => typeof v === "string")) throw new Error(`${where}.fixed must map parameter names to strings`);
+      if (!isObject(fixed) || !Object.values(fixed).every((v) => typeof v === "string"))
+        throw new Error(`${where}.fixed must map parameter names to strings`);
       const unknownParameter = Object.keys(fixed).find((name) => !known.knownParameters.has(name));
       if (unknownParameter !== undefined) throw new Error(`${where}.fixed names no parameter: ${unknownParameter}`);
       credential.fixed = { ...(fixed as Record<string, string>) };
     }
     if (perSecond !== undefined || burst !== undefined) {
-      if (typeof perSecond !== "number" || !(perSecond >= 0)) throw new Error(`${where}.rate_limit_per_second must be a number of at least 0`);
-      if (burst !== undefined && (typeof burst !== "number" || !(burst >= 1))) throw new Error(`${where}.rate_limit_burst must be a number of at least 1`);
+      if (typeof perSecond !== "number" || !(perSecond >= 0))
+        throw new Error(`${where}.rate_limit_per_second must be a number of at least 0`);
+      if (burst !== undefined && (typeof burst !== "number" || !(burst >= 1)))
+        throw new Error(`${where}.rate_limit_burst must be a number of at least 1`);
       credential.rateLimit = { perSecond, burst: (burst as number | undefined) ?? Math.max(1, 2 * perSecond) };
     }
     byDigest.set(digest, credential);

@@ -86,7 +86,8 @@ interface VerificationKey {
 
 async function verificationKey(options: TokenVerifierOptions): Promise<VerificationKey> {
   if (options.secret !== undefined) return { key: new TextEncoder().encode(options.secret), algorithms: ["HS256"] };
-  if (options.publicKeyPem !== undefined) return { key: createPublicKey(options.publicKeyPem), algorithms: ["RS256", "ES256", "EdDSA"] };
+  if (options.publicKeyPem !== undefined)
+    return { key: createPublicKey(options.publicKeyPem), algorithms: ["RS256", "ES256", "EdDSA"] };
   if (options.jwks !== undefined) {
     const { createLocalJWKSet } = await import("jose");
     return { key: createLocalJWKSet(options.jwks), algorithms: ["RS256", "ES256", "EdDSA"] };
@@ -95,7 +96,11 @@ async function verificationKey(options: TokenVerifierOptions): Promise<Verificat
 }
 
 function credentialOf(token: string, payload: JWTPayload, known: TokenVerifierOptions): Credential {
-  const { sub, endpoints, fixed, rps } = payload as JWTPayload & { endpoints?: unknown; fixed?: unknown; rps?: unknown };
+  const { sub, endpoints, fixed, rps } = payload as JWTPayload & {
+    endpoints?: unknown;
+    fixed?: unknown;
+    rps?: unknown;
+  };
   // Token callers are named apart from keys and the service's own work. Without
   // a subject the signed part is the caller (by a hash, never the token): the
   // signature is left out, as one token can be written with several.
@@ -110,8 +115,12 @@ function credentialOf(token: string, payload: JWTPayload, known: TokenVerifierOp
     credential.endpoints = new Set(endpoints as string[]);
   }
   if (fixed !== undefined) {
-    const entries = typeof fixed === "object" && fixed !== null && !Array.isArray(fixed) ? Object.entries(fixed) : undefined;
-    if (entries === undefined || !entries.every(([name, value]) => known.knownParameters.has(name) && typeof value === "string")) {
+    const entries =
+      typeof fixed === "object" && fixed !== null && !Array.isArray(fixed) ? Object.entries(fixed) : undefined;
+    if (
+      entries === undefined ||
+      !entries.every(([name, value]) => known.knownParameters.has(name) && typeof value === "string")
+    ) {
       throw new InvalidTokenError("claim fixed must map parameter names to strings");
     }
     credential.fixed = Object.fromEntries(entries) as Record<string, string>;

@@ -6,4 +6,3 @@ export function cacheKey(endpointName: string, normalized: Readonly<Record<strin
   const names = Object.keys(normalized).sort();
   return `${endpointName}\n${JSON.stringify(names.map((name) => [name, normalized[name]]))}`;
 }
-

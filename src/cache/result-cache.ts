@@ -100,7 +100,13 @@ export interface ResultCache<V> {
    * (default `compute`), which the entry keeps for its whole life: it must
    * hold nothing of the caller (its deadline, request id or response).
    */
-  get(key: string, policy: CachePolicy, compute: Compute<V>, signal?: AbortSignal, refresh?: Compute<V>): Promise<CacheLookup<V>>;
+  get(
+    key: string,
+    policy: CachePolicy,
+    compute: Compute<V>,
+    signal?: AbortSignal,
+    refresh?: Compute<V>,
+  ): Promise<CacheLookup<V>>;
   /** The HIT that `get` would answer, without computing anything on a miss (and without counting it). */
   peek(key: string, policy: CachePolicy): CacheLookup<V> | undefined;
   /**
@@ -292,7 +298,10 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   let closed = false;
   const timer =
     (options.sweepIntervalMs ?? 1000) > 0
-      ? setInterval(() => void (sweeping ??= sweep().finally(() => (sweeping = undefined))), options.sweepIntervalMs ?? 1000)
+      ? setInterval(
+          () => void (sweeping ??= sweep().finally(() => (sweeping = undefined))),
+          options.sweepIntervalMs ?? 1000,
+        )
       : undefined;
   timer?.unref();
 
@@ -328,5 +337,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
 }
 
 function abortError(signal: AbortSignal): ConnectError {
-  return signal.reason instanceof ConnectError ? signal.reason : new ConnectError("the caller went away", Code.Canceled);
+  return signal.reason instanceof ConnectError
+    ? signal.reason
+    : new ConnectError("the caller went away", Code.Canceled);
 }

@@ -17,7 +17,9 @@ export interface CommandLineSpec<T extends OptionsConfig> {
   check?: (line: { values: Values<T>; positionals: string[] }) => string[];
 }
 
-type Values<T extends OptionsConfig> = ReturnType<typeof parseArgs<{ options: T; strict: true; allowPositionals: boolean }>>["values"];
+type Values<T extends OptionsConfig> = ReturnType<
+  typeof parseArgs<{ options: T; strict: true; allowPositionals: boolean }>
+>["values"];
 
 export type CommandLine<T extends OptionsConfig> =
   | { kind: "run"; values: Values<T>; positionals: string[] }
@@ -25,7 +27,10 @@ export type CommandLine<T extends OptionsConfig> =
   | { kind: "usage-error"; message: string };
 
 /** Reads `args` against `spec`; never throws and never exits. */
-export function parseCommandLine<T extends OptionsConfig>(spec: CommandLineSpec<T>, args: readonly string[]): CommandLine<T> {
+export function parseCommandLine<T extends OptionsConfig>(
+  spec: CommandLineSpec<T>,
+  args: readonly string[],
+): CommandLine<T> {
   try {
     const { values, positionals } = parseArgs({
       args: [...args],
@@ -39,7 +44,9 @@ export function parseCommandLine<T extends OptionsConfig>(spec: CommandLineSpec<
     return { kind: "run", values: values as Values<T>, positionals };
   } catch (error) {
     // parseArgs says what was wrong and how to fix it; its hint about "--" is noise here.
-    const message = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.replace(/\. To specify a positional argument.*$/, "");
+    const message = (error instanceof Error ? error.message : String(error))
+      .split("\n")[0]!
+      .replace(/\. To specify a positional argument.*$/, "");
     return { kind: "usage-error", message };
   }
 }

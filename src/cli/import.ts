@@ -45,7 +45,8 @@ const { values, positionals } = readCommandLine({
     const batchSize = Number(values["batch-size"]);
     if (table === undefined) problems.push("--table is required");
     else if (!logTables.includes(table)) problems.push(`--table must be one of ${logTables.join(", ")}`);
-    if (!(Number.isSafeInteger(batchSize) && batchSize > 0)) problems.push("--batch-size must be a positive whole number");
+    if (!(Number.isSafeInteger(batchSize) && batchSize > 0))
+      problems.push("--batch-size must be a positive whole number");
     if (positionals.length !== 1) problems.push("give exactly one FILE, or - for standard input");
     else if (positionals[0] !== "-" && !existsSync(positionals[0]!)) problems.push(`${positionals[0]} does not exist`);
     return problems;
@@ -83,7 +84,9 @@ await runCli(async () => {
     }
     if (bad > maxReported) say(`... and ${bad - maxReported} more bad lines`);
     if (bad > 0 && !values["skip-invalid"]) {
-      throw new Error(`${bad} bad line${bad === 1 ? "" : "s"} in ${fromStdin ? "standard input" : source}; nothing was inserted (${good === 0 ? "no line is good" : `--skip-invalid inserts the ${good} good one${good === 1 ? "" : "s"}`})`);
+      throw new Error(
+        `${bad} bad line${bad === 1 ? "" : "s"} in ${fromStdin ? "standard input" : source}; nothing was inserted (${good === 0 ? "no line is good" : `--skip-invalid inserts the ${good} good one${good === 1 ? "" : "s"}`})`,
+      );
     }
     if (good === 0) {
       say(`no rows to insert into ${table}`);

@@ -10,7 +10,12 @@ export type LogLineCheck = { ok: true; row: ShippedRow } | { ok: false; problems
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-type FieldCheck = [path: string, type: "string" | "number", read: (m: Record<string, unknown>) => unknown, required: boolean];
+type FieldCheck = [
+  path: string,
+  type: "string" | "number",
+  read: (m: Record<string, unknown>) => unknown,
+  required: boolean,
+];
 
 /** The `metadata` fields a table's materialized columns read, with their types. */
 const metadataFields: Partial<Record<LogTable, FieldCheck[]>> = {
@@ -32,7 +37,9 @@ const metadataFields: Partial<Record<LogTable, FieldCheck[]>> = {
 
 /** The columns a shipper inserts into `table`. */
 export function shippedColumns(table: LogTable): string[] {
-  return tablesWithProjectColumn.has(table) ? ["id", "timestamp", "event_message", "project", "metadata"] : ["id", "timestamp", "event_message", "metadata"];
+  return tablesWithProjectColumn.has(table)
+    ? ["id", "timestamp", "event_message", "project", "metadata"]
+    : ["id", "timestamp", "event_message", "metadata"];
 }
 
 /** Checks `line` (one line of NDJSON) as a row of `table`. */
@@ -103,7 +110,9 @@ function checkMetadata(table: LogTable, metadata: unknown, problems: string[]): 
     if (found === undefined) {
       if (required) problems.push(`metadata[0].${path} is missing`);
     } else if (typeof found !== type || (type === "string" && required && found === "")) {
-      problems.push(`metadata[0].${path} must be a${type === "number" ? " number" : required ? " non-empty string" : " string"}`);
+      problems.push(
+        `metadata[0].${path} must be a${type === "number" ? " number" : required ? " non-empty string" : " string"}`,
+      );
     }
   }
   return JSON.stringify(items);

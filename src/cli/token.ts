@@ -35,31 +35,40 @@ options:
   check: ({ values }) => {
     const problems: string[] = [];
     if (values.sub === undefined || values.sub === "") problems.push("--sub is required");
-    if (parseDuration(values.ttl) === undefined) problems.push(`--ttl must be a duration such as 90s, 15m, 1h or 7d, got "${values.ttl}"`);
+    if (parseDuration(values.ttl) === undefined)
+      problems.push(`--ttl must be a duration such as 90s, 15m, 1h or 7d, got "${values.ttl}"`);
     for (const name of endpointNames(values.endpoints) ?? []) {
       if (registry.find(name) === undefined) problems.push(`--endpoints names no endpoint: ${name}`);
     }
     for (const pair of values.fixed ?? []) {
-      if (fixedPair(pair) === undefined) problems.push(`--fixed must be NAME=VALUE with a parameter name, got "${pair}"`);
+      if (fixedPair(pair) === undefined)
+        problems.push(`--fixed must be NAME=VALUE with a parameter name, got "${pair}"`);
     }
-    if (values.rps !== undefined && !(Number(values.rps) > 0)) problems.push(`--rps must be a positive number, got "${values.rps}"`);
+    if (values.rps !== undefined && !(Number(values.rps) > 0))
+      problems.push(`--rps must be a positive number, got "${values.rps}"`);
     return problems;
   },
 });
 
 await runCli(async () => {
   const secret = process.env.JWT_SECRET;
-  if (secret === undefined || secret.length < 32) throw new Error("JWT_SECRET must be set to the service's secret (at least 32 characters)");
+  if (secret === undefined || secret.length < 32)
+    throw new Error("JWT_SECRET must be set to the service's secret (at least 32 characters)");
   const fixedPairs = (values.fixed ?? []).map((pair) => fixedPair(pair)!);
   const fixed = fixedPairs.length === 0 ? undefined : Object.fromEntries(fixedPairs);
   const rps = values.rps === undefined ? undefined : Number(values.rps);
   const ttlSeconds = parseDuration(values.ttl)!;
-  process.stdout.write(`${await issueToken({ sub: values.sub!, endpoints: endpointNames(values.endpoints), fixed, rps }, { secret, ttlSeconds })}\n`);
+  process.stdout.write(
+    `${await issueToken({ sub: values.sub!, endpoints: endpointNames(values.endpoints), fixed, rps }, { secret, ttlSeconds })}\n`,
+  );
 });
 
 /** The names of `--endpoints`, or undefined (every endpoint) when it is not given. */
 function endpointNames(list: string | undefined): string[] | undefined {
-  return list?.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  return list
+    ?.split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
 }
 
 /** `NAME=VALUE` of `--fixed` as [name, value], or undefined when NAME is not a parameter. */

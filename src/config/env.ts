@@ -194,7 +194,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push("CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL: the embedded engine is a single node");
     }
     if (value("CLICKHOUSE_QUERY_CACHE_SECONDS") !== undefined) {
-      problems.push("CLICKHOUSE_QUERY_CACHE_SECONDS needs CLICKHOUSE_URL: the embedded engine has no server query cache");
+      problems.push(
+        "CLICKHOUSE_QUERY_CACHE_SECONDS needs CLICKHOUSE_URL: the embedded engine has no server query cache",
+      );
     }
   }
 
@@ -267,17 +269,39 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`JWT_SECRET must be at least 32 characters long, got ${credentials.jwtSecret.length}`);
   }
   const tokenKeys = ["JWT_SECRET", "JWT_PUBLIC_KEY", "JWT_JWKS_FILE"].filter((name) => value(name) !== undefined);
-  if (tokenKeys.length > 1) problems.push(`${tokenKeys.join(" and ")}: set one way of verifying tokens, not ${tokenKeys.length}`);
-  if (warehouse.kind === "server" && apiKeys.length === 0 && credentials.apiKeysFile === undefined && tokenKeys.length === 0) {
-    problems.push("API_KEYS must be set when CLICKHOUSE_URL is set, or API_KEYS_FILE or a JWT key (only the embedded mode generates a key)");
+  if (tokenKeys.length > 1)
+    problems.push(`${tokenKeys.join(" and ")}: set one way of verifying tokens, not ${tokenKeys.length}`);
+  if (
+    warehouse.kind === "server" &&
+    apiKeys.length === 0 &&
+    credentials.apiKeysFile === undefined &&
+    tokenKeys.length === 0
+  ) {
+    problems.push(
+      "API_KEYS must be set when CLICKHOUSE_URL is set, or API_KEYS_FILE or a JWT key (only the embedded mode generates a key)",
+    );
   }
 
   if (warehouse.kind === "embedded" && limits.warehouseConcurrency > 1) {
-    problems.push("WAREHOUSE_CONCURRENCY above 1 needs CLICKHOUSE_URL: the embedded engine runs one saved query at a time");
+    problems.push(
+      "WAREHOUSE_CONCURRENCY above 1 needs CLICKHOUSE_URL: the embedded engine runs one saved query at a time",
+    );
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { port, host: value("HOST") ?? "127.0.0.1", trustedProxies, apiKeys, credentials, warehouse, demoData, warehouseRetryMs, logLevel, rateLimit, limits };
+  return {
+    port,
+    host: value("HOST") ?? "127.0.0.1",
+    trustedProxies,
+    apiKeys,
+    credentials,
+    warehouse,
+    demoData,
+    warehouseRetryMs,
+    logLevel,
+    rateLimit,
+    limits,
+  };
 }
 
 /** Why `key` may not be an API key (too short to resist guessing, or holding white space), or undefined. */

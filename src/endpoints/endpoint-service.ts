@@ -4,8 +4,21 @@
 import { randomUUID } from "node:crypto";
 import { create, fromJsonString, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { cacheKey, type CachePolicy, type CacheLookup, type Compute, type Computed, type ResultCache } from "../cache/index.js";
-import { deadlineSignal, type QueryExecutor, type QueryParamValue, type QueryStatistics, type WarehouseRow } from "../executor/index.js";
+import {
+  cacheKey,
+  type CachePolicy,
+  type CacheLookup,
+  type Compute,
+  type Computed,
+  type ResultCache,
+} from "../cache/index.js";
+import {
+  deadlineSignal,
+  type QueryExecutor,
+  type QueryParamValue,
+  type QueryStatistics,
+  type WarehouseRow,
+} from "../executor/index.js";
 import type { Clock } from "../observability/index.js";
 import { bindParameters } from "./parameters.js";
 import type { Endpoint } from "./registry.js";
@@ -141,7 +154,11 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   }
 
   async function compute(call: PreparedCall, context: CallContext): Promise<ComputedResponse> {
-    const { rows, durationMs, statistics } = await executor.execute(call.endpoint.savedQuery, call.queryParams, context);
+    const { rows, durationMs, statistics } = await executor.execute(
+      call.endpoint.savedQuery,
+      call.queryParams,
+      context,
+    );
     return computedResponse(call.endpoint, rows, { warehouseMs: durationMs, serializeMs: 0, statistics });
   }
 
@@ -168,7 +185,13 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
    * that caller (its deadline, its response) alive with the entry.
    */
   function refreshOf(call: PreparedCall): Compute<ComputedResponse> {
-    return (signal) => computeCached(call, { timeoutMs: sharedTimeoutMs, requestId: `refresh-${randomUUID()}`, tenant: warmingTenant, signal });
+    return (signal) =>
+      computeCached(call, {
+        timeoutMs: sharedTimeoutMs,
+        requestId: `refresh-${randomUUID()}`,
+        tenant: warmingTenant,
+        signal,
+      });
   }
 
   function fromCache(lookup: CacheLookup<ComputedResponse>): EndpointResult {
@@ -186,16 +209,25 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
    * that joined a computation already running and ran out of the time it was
    * given asks again with what is left of its own.
    */
-  async function waitForCallersComputation(call: PreparedCall, key: string, policy: CachePolicy, context: CallContext): Promise<EndpointResult> {
+  async function waitForCallersComputation(
+    call: PreparedCall,
+    key: string,
+    policy: CachePolicy,
+    context: CallContext,
+  ): Promise<EndpointResult> {
     const tenant = context.tenant ?? "";
-    const waiter = { tenant, deadline: performance.now() + Math.min(context.timeoutMs ?? sharedTimeoutMs, sharedTimeoutMs) };
+    const waiter = {
+      tenant,
+      deadline: performance.now() + Math.min(context.timeoutMs ?? sharedTimeoutMs, sharedTimeoutMs),
+    };
     const leave = deadlineSignal(waiter.deadline - performance.now(), context.signal, callDeadlineError);
     let waiters = waitingCallers.get(key);
     if (waiters === undefined) waitingCallers.set(key, (waiters = new Set()));
     waiters.add(waiter);
     const engineTimeoutMs = () => {
       let latest = 0;
-      for (const other of waitingCallers.get(key) ?? []) if (other.tenant === tenant && other.deadline > latest) latest = other.deadline;
+      for (const other of waitingCallers.get(key) ?? [])
+        if (other.tenant === tenant && other.deadline > latest) latest = other.deadline;
       return latest - performance.now();
     };
     try {
@@ -203,7 +235,14 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
         let started = false;
         const compute = (signal: AbortSignal) => {
           started = true;
-          const options = { timeoutMs: sharedTimeoutMs, engineTimeoutMs, finishOnceStarted: true, requestId: context.requestId, tenant: context.tenant, signal };
+          const options = {
+            timeoutMs: sharedTimeoutMs,
+            engineTimeoutMs,
+            finishOnceStarted: true,
+            requestId: context.requestId,
+            tenant: context.tenant,
+            signal,
+          };
           return computeCached(call, options);
         };
         try {
@@ -243,7 +282,15 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
         // deadline, each caller leaving at its own (its signal), and stops
         // only when none waits any more.
         const shared = { timeoutMs: sharedTimeoutMs, requestId: context.requestId, tenant: context.tenant };
-        return fromCache(await cache.get(entry.key, entry.policy, (signal) => computeCached(call, { ...shared, signal }), context.signal, refreshOf(call)));
+        return fromCache(
+          await cache.get(
+            entry.key,
+            entry.policy,
+            (signal) => computeCached(call, { ...shared, signal }),
+            context.signal,
+            refreshOf(call),
+          ),
+        );
       }
       const hit = cache.peek(entry.key, entry.policy);
       return hit !== undefined ? fromCache(hit) : waitForCallersComputation(call, entry.key, entry.policy, context);
@@ -282,7 +329,11 @@ function cachedResponse(
   return response;
 }
 
-function computedResponse(endpoint: Endpoint, warehouseRows: WarehouseRow[], computation: Computation): ComputedResponse {
+function computedResponse(
+  endpoint: Endpoint,
+  warehouseRows: WarehouseRow[],
+  computation: Computation,
+): ComputedResponse {
   let rows: WarehouseRow[] | undefined = warehouseRows;
   let message: Message | undefined;
   let json: Buffer | undefined;

@@ -14,7 +14,9 @@ export const isoTimestampProblems = {
   outOfRange: "must be between 1900-01-01 and 2299-12-31",
 } as const;
 
-export type IsoTimestampReading = { instant: string } | { problem: (typeof isoTimestampProblems)[keyof typeof isoTimestampProblems] };
+export type IsoTimestampReading =
+  | { instant: string }
+  | { problem: (typeof isoTimestampProblems)[keyof typeof isoTimestampProblems] };
 
 /**
  * `2026-11-20T21:59:00.123456+01:00` → `{ instant: "2026-11-20 20:59:00.123456" }`.

@@ -1,6 +1,14 @@
 // The endpoint registry: every saved query, found by name or id, built by
 // reflection from the Protobuf services and their options.
-import { getOption, hasOption, ScalarType, type DescField, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import {
+  getOption,
+  hasOption,
+  ScalarType,
+  type DescField,
+  type DescMessage,
+  type DescMethod,
+  type DescService,
+} from "@bufbuild/protobuf";
 import {
   endpoint as endpointOption,
   parameter as parameterOption,
@@ -79,7 +87,11 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
       if (method.methodKind !== "unary") throw new Error(`${method.name}: saved queries are unary`);
       const definition = getOption(method, endpointOption);
       const sql = readSql(definition.name);
-      const problems = placeholderProblems(definition.name, sql, method.input.fields.map((f) => f.name));
+      const problems = placeholderProblems(
+        definition.name,
+        sql,
+        method.input.fields.map((f) => f.name),
+      );
       if (problems.length > 0) throw new Error(problems.join("; "));
       const endpoint: Endpoint = {
         definition,

@@ -15,7 +15,10 @@ import { placeholdersOf } from "./sql-placeholders.js";
  * its field (column-type-fit.ts), or a field no column fills. Empty when
  * every query fits. Throws when the warehouse cannot describe a query.
  */
-export async function resultColumnProblems(endpoints: readonly Endpoint[], client: Pick<WarehouseClient, "query">): Promise<string[]> {
+export async function resultColumnProblems(
+  endpoints: readonly Endpoint[],
+  client: Pick<WarehouseClient, "query">,
+): Promise<string[]> {
   const problems: string[] = [];
   for (const endpoint of endpoints) {
     const columns = await describeColumns(endpoint.savedQuery.sql, client);
@@ -24,26 +27,38 @@ export async function resultColumnProblems(endpoints: readonly Endpoint[], clien
     for (const column of columns) {
       const field = endpoint.rowSchema.fields.find((f) => f.name === column.name);
       if (field === undefined) {
-        problems.push(`${name}: result column ${column.name} (${column.type}) is not a field of ${endpoint.rowSchema.typeName} (fields: ${fields.join(", ")})`);
+        problems.push(
+          `${name}: result column ${column.name} (${column.type}) is not a field of ${endpoint.rowSchema.typeName} (fields: ${fields.join(", ")})`,
+        );
         continue;
       }
       const kind = rowFieldKind(field);
       if (kind !== undefined && !columnFitsField(column.type, kind)) {
-        problems.push(`${name}: result column ${column.name} (${column.type}) cannot fill ${endpoint.rowSchema.typeName}.${field.name} (${kind} field)`);
+        problems.push(
+          `${name}: result column ${column.name} (${column.type}) cannot fill ${endpoint.rowSchema.typeName}.${field.name} (${kind} field)`,
+        );
       }
     }
     for (const field of fields) {
-      if (!columns.some((c) => c.name === field)) problems.push(`${name}: no result column fills ${endpoint.rowSchema.typeName}.${field}`);
+      if (!columns.some((c) => c.name === field))
+        problems.push(`${name}: no result column fills ${endpoint.rowSchema.typeName}.${field}`);
     }
   }
   return problems;
 }
 
 /** The columns the query would return, without running it: every placeholder gets a value of its type. */
-async function describeColumns(sql: string, client: Pick<WarehouseClient, "query">): Promise<{ name: string; type: string }[]> {
+async function describeColumns(
+  sql: string,
+  client: Pick<WarehouseClient, "query">,
+): Promise<{ name: string; type: string }[]> {
   const queryParams: Record<string, QueryParamValue> = {};
   for (const { name, type } of placeholdersOf(sql)) queryParams[name] = sampleValue(type);
-  const result = await client.query({ query: `DESCRIBE (\n${sql}\n)`, query_params: queryParams, format: "JSONEachRow" });
+  const result = await client.query({
+    query: `DESCRIBE (\n${sql}\n)`,
+    query_params: queryParams,
+    format: "JSONEachRow",
+  });
   return result.json<{ name: string; type: string }>();
 }
 

@@ -69,7 +69,9 @@ export function rowFieldKind(field: DescField): RowFieldKind | undefined {
       return field.message.typeName === TimestampSchema.typeName ? "Timestamp" : undefined;
     case "list":
       // protobuf-es represents google.protobuf.Struct as a plain JSON object.
-      return field.listKind === "message" && field.message.typeName === StructSchema.typeName ? "JSON objects" : undefined;
+      return field.listKind === "message" && field.message.typeName === StructSchema.typeName
+        ? "JSON objects"
+        : undefined;
     default:
       return undefined;
   }

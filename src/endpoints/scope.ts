@@ -39,6 +39,8 @@ export function applyScope(endpoint: Endpoint, request: Message, scope: Scope): 
 
 function permissionDenied(field: string): ConnectError {
   const description = `${field} is fixed for this credential and may not be given another value`;
-  const detail = create(BadRequestSchema, { fieldViolations: [create(BadRequest_FieldViolationSchema, { field, description })] });
+  const detail = create(BadRequestSchema, {
+    fieldViolations: [create(BadRequest_FieldViolationSchema, { field, description })],
+  });
   return new ConnectError(description, Code.PermissionDenied, undefined, [{ desc: BadRequestSchema, value: detail }]);
 }

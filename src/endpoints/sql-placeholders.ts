@@ -34,7 +34,9 @@ export function placeholderProblems(endpointName: string, sql: string, requestFi
   const problems: string[] = [];
   for (const name of used) {
     if (!fields.has(name) && !servicePlaceholders.has(name)) {
-      problems.push(`${endpointName}: the SQL uses {${name}} but no request field provides it (fields: ${[...fields].join(", ") || "none"})`);
+      problems.push(
+        `${endpointName}: the SQL uses {${name}} but no request field provides it (fields: ${[...fields].join(", ") || "none"})`,
+      );
     }
   }
   for (const name of fields) {

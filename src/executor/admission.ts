@@ -85,7 +85,11 @@ export function createAdmission(options: AdmissionOptions = {}): Admission {
         turns!.splice(at, 1);
         if (turns!.length === 0) waiting.delete(key);
         queued -= 1;
-        reject(signal?.reason instanceof ConnectError ? signal.reason : new ConnectError("the caller went away", Code.Canceled));
+        reject(
+          signal?.reason instanceof ConnectError
+            ? signal.reason
+            : new ConnectError("the caller went away", Code.Canceled),
+        );
       };
       const turns = waiting.get(key);
       if (turns === undefined) waiting.set(key, [turn]);
@@ -97,10 +101,14 @@ export function createAdmission(options: AdmissionOptions = {}): Admission {
 
   return {
     async run(key, task, signal) {
-      if (signal?.aborted) throw signal.reason instanceof ConnectError ? signal.reason : new ConnectError("the caller went away", Code.Canceled);
+      if (signal?.aborted)
+        throw signal.reason instanceof ConnectError
+          ? signal.reason
+          : new ConnectError("the caller went away", Code.Canceled);
       const mine = held.get(key) ?? 0;
       if (mine >= maxPerKey) throw refuse("too many warehouse queries of this API key in flight, try again shortly");
-      if (running >= maxConcurrent && queued >= maxQueued) throw refuse("too many warehouse queries in flight, try again shortly");
+      if (running >= maxConcurrent && queued >= maxQueued)
+        throw refuse("too many warehouse queries in flight, try again shortly");
       held.set(key, mine + 1);
       try {
         if (running < maxConcurrent) running += 1;

@@ -7,7 +7,11 @@ export interface DeadlineSignal {
   dispose(): void;
 }
 
-export function deadlineSignal(timeoutMs: number, caller: AbortSignal | undefined, reason: () => Error): DeadlineSignal {
+export function deadlineSignal(
+  timeoutMs: number,
+  caller: AbortSignal | undefined,
+  reason: () => Error,
+): DeadlineSignal {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(reason()), Math.max(0, timeoutMs));
   const forward = () => abort.abort(caller?.reason);

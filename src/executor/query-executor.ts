@@ -229,7 +229,8 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         logger.warn("warehouse answer held more than this query's rows; asked again", { query: query.name, queryId });
         answer = await client.query({ ...request, query_id: randomUUID() });
         rows = readResultRows(await answer.text());
-        if (rows === undefined) throw new Error("the warehouse answered twice with something other than one JSON array of rows");
+        if (rows === undefined)
+          throw new Error("the warehouse answered twice with something other than one JSON array of rows");
       }
       rows = rows.slice(0, query.maxRows);
       const durationMs = performance.now() - started;
@@ -239,16 +240,26 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
     } catch (cause) {
       // The abort ended the request only where it was handed to the warehouse;
       // elsewhere the query ran to its own end, and the cause says how.
-      const aborted = !stopsAbortedQueries || !signal.aborted ? undefined : isDeadline(signal.reason) ? "deadline" : "caller";
+      const aborted =
+        !stopsAbortedQueries || !signal.aborted ? undefined : isDeadline(signal.reason) ? "deadline" : "caller";
       // Answered already, where the warehouse ran the query on after its caller went away
       // (a query asked to finish was left by all its callers, at their deadlines or not).
-      const callerLeft = !stopsAbortedQueries && signal.aborted && (!isDeadline(signal.reason) || executeOptions.finishOnceStarted === true);
+      const callerLeft =
+        !stopsAbortedQueries &&
+        signal.aborted &&
+        (!isDeadline(signal.reason) || executeOptions.finishOnceStarted === true);
       const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
       if (error.code === Code.Unavailable && cooldownMs > 0) unreachableUntil = Date.now() + cooldownMs;
       if (aborted !== undefined) killQuery(queryId);
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs, error });
-      const fields = { query: query.name, queryId, requestId: executeOptions.requestId, code: error.code, durationMs: Math.round(durationMs) };
+      const fields = {
+        query: query.name,
+        queryId,
+        requestId: executeOptions.requestId,
+        code: error.code,
+        durationMs: Math.round(durationMs),
+      };
       if (error.code === Code.InvalidArgument) {
         // The caller's input (a pattern the warehouse cannot compile): its call is logged as a 400 already,
         // and a warn line with the warehouse's stacks for each such call would let any caller fill the log.
@@ -294,7 +305,9 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, ignoreAbort: () 
 
 /** DEADLINE_EXCEEDED for the deadline, CANCELED for a caller gone. */
 function abortError(signal: AbortSignal): ConnectError {
-  return isDeadline(signal.reason) ? (signal.reason as ConnectError) : new ConnectError("the caller went away", Code.Canceled);
+  return isDeadline(signal.reason)
+    ? (signal.reason as ConnectError)
+    : new ConnectError("the caller went away", Code.Canceled);
 }
 
 /** A caller's signal aborted because the caller's own deadline passed (Connect sets this reason). */

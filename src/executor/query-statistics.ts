@@ -10,7 +10,9 @@ export interface QueryStatistics {
 }
 
 /** The rows and bytes read from the response headers; undefined when they do not say. */
-export function statisticsFromHeaders(headers: Record<string, string | string[] | undefined> | undefined): QueryStatistics | undefined {
+export function statisticsFromHeaders(
+  headers: Record<string, string | string[] | undefined> | undefined,
+): QueryStatistics | undefined {
   const raw = headers?.["x-clickhouse-summary"];
   const text = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   if (text === undefined) return undefined;

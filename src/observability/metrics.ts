@@ -92,7 +92,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         byProtocol.set(protocol, call);
       }
       let counter = call.codes.get(code);
-      if (counter === undefined) call.codes.set(code, (counter = metrics.requests.series({ endpoint, protocol, code })));
+      if (counter === undefined)
+        call.codes.set(code, (counter = metrics.requests.series({ endpoint, protocol, code })));
       counter.inc();
       call.duration.observe(seconds);
     },

@@ -103,7 +103,13 @@ export class SeriesCounter<L extends string> extends SeriesMetric<L, CounterSeri
 export class SeriesHistogram<L extends string> extends SeriesMetric<L, HistogramSeries> {
   readonly type = "histogram";
 
-  constructor(name: string, help: string, labelNames: readonly L[], private readonly buckets: readonly number[], registers: readonly Registry[]) {
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    private readonly buckets: readonly number[],
+    registers: readonly Registry[],
+  ) {
     super(name, help, labelNames, registers);
   }
 

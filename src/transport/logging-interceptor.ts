@@ -8,7 +8,14 @@ import type { Logger } from "../observability/index.js";
 import { requestIdKey, requestIdFrom } from "./request-context.js";
 import { credentialKey } from "./rpc-gate.js";
 
-export type CallObserver = (event: { method: DescMethod; endpoint?: string; protocol: string; code: Code | "ok"; durationMs: number; caller?: string }) => void
+export type CallObserver = (event: {
+  method: DescMethod;
+  endpoint?: string;
+  protocol: string;
+  code: Code | "ok";
+  durationMs: number;
+  caller?: string;
+}) => void;
 
 export interface LoggingInterceptorOptions {
   /** The saved query `method` runs, named in its lines; undefined for other methods (health, reflection). */
@@ -74,7 +81,13 @@ export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOp
 }
 
 /** Codes of what the caller did (a bad request, a wrong key, leaving): logged at info. */
-const callersDoing: ReadonlySet<Code | "ok"> = new Set([Code.InvalidArgument, Code.Unauthenticated, Code.NotFound, Code.PermissionDenied, Code.Canceled]);
+const callersDoing: ReadonlySet<Code | "ok"> = new Set([
+  Code.InvalidArgument,
+  Code.Unauthenticated,
+  Code.NotFound,
+  Code.PermissionDenied,
+  Code.Canceled,
+]);
 
 /** Codes that mean the service, not the caller or the load, went wrong. */
 const serverFault: ReadonlySet<Code | "ok"> = new Set([Code.Internal, Code.Unknown, Code.DataLoss]);

@@ -15,7 +15,11 @@ const connectUnary = /^application\/(json|proto)(;|$)/i;
 const connectStream = /^application\/connect\+(json|proto)(;|$)/i;
 
 /** The RPC protocol a request speaks, judged from its method, content type and query; undefined for plain HTTP. */
-export function rpcProtocolOf(method: string | undefined, contentType: string | undefined, url: string): RpcProtocol | undefined {
+export function rpcProtocolOf(
+  method: string | undefined,
+  contentType: string | undefined,
+  url: string,
+): RpcProtocol | undefined {
   const type = contentType ?? "";
   if (grpcWeb.test(type)) return "grpc-web";
   if (grpc.test(type)) return "grpc";
@@ -51,7 +55,10 @@ export function sendRpcError(
   }
   if (request.httpVersionMajor === 1 && hasBody(request)) headers.connection = "close";
   const contentType = request.headers["content-type"];
-  const writable = response as unknown as { writeHead(status: number, headers: object): void; end(body?: Buffer): void };
+  const writable = response as unknown as {
+    writeHead(status: number, headers: object): void;
+    end(body?: Buffer): void;
+  };
   switch (protocol) {
     case "grpc":
     case "grpc-web": {

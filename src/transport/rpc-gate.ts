@@ -47,7 +47,12 @@ export function createRpcGate(next: RequestHandler, options: RpcGateOptions): Rp
   const logger = options.logger ?? silentLogger;
   const credentials = new WeakMap<object, Credential>();
 
-  const refuse = (request: HttpRequest, response: Parameters<RequestHandler>[1], error: ConnectError, status?: number) => {
+  const refuse = (
+    request: HttpRequest,
+    response: Parameters<RequestHandler>[1],
+    error: ConnectError,
+    status?: number,
+  ) => {
     error.metadata.set("x-request-id", requestIdFrom(headersOf(request)));
     const protocol = rpcProtocolOf(request.method, request.headers["content-type"], request.url ?? "/") ?? "connect";
     onRefused(protocol, error);

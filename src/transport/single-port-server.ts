@@ -2,7 +2,12 @@
 // bytes of a connection decide which server takes it. gRPC needs HTTP/2;
 // Connect, gRPC-Web and plain GET work on both.
 import { createServer as createHttp1Server } from "node:http";
-import { constants as http2Constants, createServer as createHttp2Server, type Http2Session, type ServerHttp2Stream } from "node:http2";
+import {
+  constants as http2Constants,
+  createServer as createHttp2Server,
+  type Http2Session,
+  type ServerHttp2Stream,
+} from "node:http2";
 import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { type Logger, silentLogger } from "../observability/index.js";
@@ -51,7 +56,10 @@ export interface SinglePortServer {
   close(graceMs: number): Promise<void>;
 }
 
-export function createSinglePortServer(handler: RequestHandler, options: SinglePortServerOptions = {}): SinglePortServer {
+export function createSinglePortServer(
+  handler: RequestHandler,
+  options: SinglePortServerOptions = {},
+): SinglePortServer {
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const firstRequestTimeout = options.firstRequestTimeoutMs ?? 10_000;
   const idleTimeout = options.idleTimeoutMs ?? 60_000;
@@ -103,7 +111,12 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
   const countRefused = (reason: string) => {
     if (refused++ === 0) {
       setTimeout(() => {
-        logger.warn("connections refused", { refused, reason, maxConnections: tcp.maxConnections, maxConnectionsPerAddress: maxPerAddress });
+        logger.warn("connections refused", {
+          refused,
+          reason,
+          maxConnections: tcp.maxConnections,
+          maxConnectionsPerAddress: maxPerAddress,
+        });
         refused = 0;
       }, 1000).unref();
     }
@@ -166,10 +179,7 @@ export function createSinglePortServer(handler: RequestHandler, options: SingleP
       http1.close();
       http1.closeIdleConnections();
       for (const session of sessions) session.close(); // GOAWAY: no new streams, current ones finish
-      const drained = Promise.all([
-        new Promise<void>((resolve) => http2.close(() => resolve())),
-        closed,
-      ]);
+      const drained = Promise.all([new Promise<void>((resolve) => http2.close(() => resolve())), closed]);
       const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), graceMs).unref());
       if ((await Promise.race([drained, timer])) === "timeout") {
         http1.closeAllConnections();
@@ -231,9 +241,18 @@ function guarded(handler: RequestHandler, logger: Logger): RequestHandler {
  * on with a request in a promise's callback (after a token's first check,
  * say) end that promise with this, since `guarded` cannot see what those throw.
  */
-export function handlerThrew(request: Parameters<RequestHandler>[0], response: Parameters<RequestHandler>[1], error: unknown, logger: Logger): void {
+export function handlerThrew(
+  request: Parameters<RequestHandler>[0],
+  response: Parameters<RequestHandler>[1],
+  error: unknown,
+  logger: Logger,
+): void {
   logger.error("request handler threw", { method: request.method, path: pathOf(request.url), error });
-  const writable = response as unknown as { headersSent: boolean; writeHead(s: number, h: object): void; end(b?: string): void };
+  const writable = response as unknown as {
+    headersSent: boolean;
+    writeHead(s: number, h: object): void;
+    end(b?: string): void;
+  };
   if (!writable.headersSent) {
     writable.writeHead(500, { "content-type": "application/json; charset=utf-8" });
     writable.end(JSON.stringify({ error: { code: "internal", message: "internal error", details: [] } }));

@@ -79,7 +79,9 @@ export function clusterStatements(statement: string, layout: ClusterLayout): str
     ];
   }
   if (statement.startsWith("CREATE TABLE")) {
-    throw new Error(`cannot run on a cluster: ${firstLine(statement)} (write CREATE TABLE IF NOT EXISTS ... ENGINE = MergeTree)`);
+    throw new Error(
+      `cannot run on a cluster: ${firstLine(statement)} (write CREATE TABLE IF NOT EXISTS ... ENGINE = MergeTree)`,
+    );
   }
 
   const alter = alterTable.exec(statement);
@@ -96,10 +98,14 @@ export function clusterStatements(statement: string, layout: ClusterLayout): str
   }
   const [verbAndObject, verb, object] = kind as unknown as [string, string, string];
   if (verb === "ADD" && !command.startsWith(`${verbAndObject} IF NOT EXISTS `)) {
-    throw new Error(`cannot run on a cluster: ${firstLine(statement)} (write ${verbAndObject} IF NOT EXISTS so it can run again)`);
+    throw new Error(
+      `cannot run on a cluster: ${firstLine(statement)} (write ${verbAndObject} IF NOT EXISTS so it can run again)`,
+    );
   }
   if (verb === "DROP" && !command.startsWith(`${verbAndObject} IF EXISTS `)) {
-    throw new Error(`cannot run on a cluster: ${firstLine(statement)} (write ${verbAndObject} IF EXISTS so it can run again)`);
+    throw new Error(
+      `cannot run on a cluster: ${firstLine(statement)} (write ${verbAndObject} IF EXISTS so it can run again)`,
+    );
   }
   // Data and skip indexes live in the local tables only. A column must also
   // exist in the Distributed table to be read through it: added to the local

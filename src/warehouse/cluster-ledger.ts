@@ -35,7 +35,10 @@ export function clusterLedgerStatements(layout: ClusterLayout): string[] {
     `ENGINE = ReplicatedMergeTree('/clickhouse/tables/{database}/${name}', '{shard}-{replica}')\nORDER BY name`;
   return [
     table("schema_migrations", "    name       String,\n    checksum   String,\n    applied_at DateTime64(3, 'UTC')"),
-    table("schema_migration_claims", "    name       String,\n    owner      String,\n    claimed_at DateTime64(3, 'UTC')"),
+    table(
+      "schema_migration_claims",
+      "    name       String,\n    owner      String,\n    claimed_at DateTime64(3, 'UTC')",
+    ),
   ];
 }
 
@@ -74,7 +77,10 @@ export function createClusterLedger(
       });
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const recorded = await scalar("SELECT name AS value FROM schema_migrations WHERE name = {name:String} LIMIT 1", name);
+        const recorded = await scalar(
+          "SELECT name AS value FROM schema_migrations WHERE name = {name:String} LIMIT 1",
+          name,
+        );
         if (recorded !== undefined) return false;
         // One row per name while the deduplication window lasts; after it, the first claim still wins.
         const winner = await scalar(

@@ -50,7 +50,8 @@ export async function migrate(client: WarehouseClient, options: MigrateOptions =
   const clock = options.clock ?? systemClock;
   const migrations = options.migrations ?? readMigrationFiles();
 
-  const cluster = options.cluster === undefined ? undefined : createClusterLedger(client, { ...options.cluster, clock, logger });
+  const cluster =
+    options.cluster === undefined ? undefined : createClusterLedger(client, { ...options.cluster, clock, logger });
 
   for (const statement of options.cluster === undefined ? [createLedger] : clusterLedgerStatements(options.cluster)) {
     await client.command({ query: statement });
@@ -62,7 +63,10 @@ export async function migrate(client: WarehouseClient, options: MigrateOptions =
   const recorded = new Map((await done.json<{ name: string; checksum: string }>()).map((r) => [r.name, r.checksum]));
 
   // Every migration transformed up front: one the cluster mode cannot run fails before anything ran.
-  const planned = migrations.map((migration) => ({ ...migration, statements: migrationStatements(migration, options.cluster) }));
+  const planned = migrations.map((migration) => ({
+    ...migration,
+    statements: migrationStatements(migration, options.cluster),
+  }));
   const result: MigrateResult = { applied: [], skipped: [] };
   for (const migration of planned) {
     const checksum = createHash("sha256").update(migration.sql).digest("hex");

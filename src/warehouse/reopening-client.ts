@@ -50,7 +50,8 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
       .then(
         (client) => {
           const failedTries = streak.end();
-          if (failedTries > 0) logger.info(wasOpen ? "embedded warehouse open again" : "embedded warehouse open", { failedTries });
+          if (failedTries > 0)
+            logger.info(wasOpen ? "embedded warehouse open again" : "embedded warehouse open", { failedTries });
           wasOpen = true;
           lastError = undefined;
           current = client;
@@ -64,7 +65,10 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
               withError: false,
             });
           } else {
-            streak.failed(error, { msg: "embedded warehouse cannot open; answering 503 and trying again", fields: { retryInMs: retryMs } });
+            streak.failed(error, {
+              msg: "embedded warehouse cannot open; answering 503 and trying again",
+              fields: { retryInMs: retryMs },
+            });
           }
           lastError = error;
           nextTryAt = Date.now() + retryMs;
@@ -99,10 +103,13 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
     get isOpen() {
       return current !== undefined;
     },
-    query: ((params: Parameters<ClickHouseClient["query"]>[0]) => use((c) => c.query(params))) as ClickHouseClient["query"],
+    query: ((params: Parameters<ClickHouseClient["query"]>[0]) =>
+      use((c) => c.query(params))) as ClickHouseClient["query"],
     command: (params) => use((c) => c.command(params)),
-    insert: ((params: Parameters<ClickHouseClient["insert"]>[0]) => use((c) => c.insert(params))) as ClickHouseClient["insert"],
-    ping: (params) => use((c) => c.ping(params)).catch((error: unknown) => ({ success: false as const, error: error as Error })),
+    insert: ((params: Parameters<ClickHouseClient["insert"]>[0]) =>
+      use((c) => c.insert(params))) as ClickHouseClient["insert"],
+    ping: (params) =>
+      use((c) => c.ping(params)).catch((error: unknown) => ({ success: false as const, error: error as Error })),
     async close() {
       closed = true;
       clearInterval(timer);

@@ -19,7 +19,11 @@ export interface Retrying {
  * retryInMs)` has been told and the wait is over, until a try succeeds or
  * `stop()` is called.
  */
-export function retryWithBackoff(step: () => Promise<void>, failed: (error: unknown, retryInMs: number) => void, options: RetryOptions = {}): Retrying {
+export function retryWithBackoff(
+  step: () => Promise<void>,
+  failed: (error: unknown, retryInMs: number) => void,
+  options: RetryOptions = {},
+): Retrying {
   const maxWait = options.maxRetryMs ?? 5_000;
   let wait = Math.min(options.retryMs ?? 1000, maxWait);
   let stopped = false;

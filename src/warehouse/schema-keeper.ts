@@ -41,7 +41,9 @@ export function keepSchema(client: WarehouseClient, options: SchemaKeeperOptions
         await migrate(client, { logger, cluster: options.cluster });
         const failedTries = streak.end();
         logger.info("warehouse reachable, schema up to date", failedTries > 0 ? { failedTries } : undefined);
-        await options.afterMigrate?.(client).catch((error: unknown) => logger.error("after-migration step failed", { error }));
+        await options
+          .afterMigrate?.(client)
+          .catch((error: unknown) => logger.error("after-migration step failed", { error }));
         migrated = true;
         attempted();
         resolve();

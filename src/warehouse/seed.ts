@@ -18,7 +18,10 @@ export interface SeedOptions extends DemoDataOptions {
 
 /** Rows of each table in the demo set at `scale`. */
 export function demoRowCounts(scale: number): Record<LogTable, number> {
-  return Object.fromEntries(logTables.map((table) => [table, Math.round(demoRowShares[table] * scale)])) as Record<LogTable, number>;
+  return Object.fromEntries(logTables.map((table) => [table, Math.round(demoRowShares[table] * scale)])) as Record<
+    LogTable,
+    number
+  >;
 }
 
 /**
@@ -45,7 +48,11 @@ export async function seedDemoData(client: WarehouseClient, options: SeedOptions
 }
 
 async function recordLoad(client: WarehouseClient, state: "started" | "completed", scale: number, rows: number) {
-  await client.insert({ table: "demo_data_loads", values: [{ state, scale, rows, at: toDateTime64Param(Date.now()) }], format: "JSONEachRow" });
+  await client.insert({
+    table: "demo_data_loads",
+    values: [{ state, scale, rows, at: toDateTime64Param(Date.now()) }],
+    format: "JSONEachRow",
+  });
 }
 
 /** The last demo load recorded, if any. */
@@ -94,7 +101,10 @@ export interface EnsureDemoDataOptions {
  * completed load and log tables holding other data than the demo set.
  * Returns what it did.
  */
-export async function ensureDemoData(client: WarehouseClient, options: EnsureDemoDataOptions): Promise<"loaded" | "completed" | "kept"> {
+export async function ensureDemoData(
+  client: WarehouseClient,
+  options: EnsureDemoDataOptions,
+): Promise<"loaded" | "completed" | "kept"> {
   const { logger, now } = options;
   const last = await lastLoad(client);
   if (last?.state === "completed") return "kept";
@@ -108,7 +118,12 @@ export async function ensureDemoData(client: WarehouseClient, options: EnsureDem
     if (!(await holdsDemoRows(client))) return "kept"; // the operator's own logs
     const expected = demoRowCounts(scale);
     if (logTables.every((table) => counts[table] === expected[table])) {
-      await recordLoad(client, "completed", scale, Object.values(counts).reduce((a, b) => a + b, 0));
+      await recordLoad(
+        client,
+        "completed",
+        scale,
+        Object.values(counts).reduce((a, b) => a + b, 0),
+      );
       return "kept";
     }
     logger.warn("a demo data load was cut short; loading the demo data again", { scale, rows: counts });

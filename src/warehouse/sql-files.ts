@@ -16,7 +16,8 @@ export function sqlDirectory(): string {
   if (found !== undefined) return found;
   for (let directory = import.meta.dirname; ; directory = dirname(directory)) {
     if (existsSync(join(directory, "sql", "migrations"))) return (found = join(directory, "sql"));
-    if (dirname(directory) === directory) throw new Error(`no sql/migrations/ in any folder above ${import.meta.dirname}: cannot find the project's SQL`);
+    if (dirname(directory) === directory)
+      throw new Error(`no sql/migrations/ in any folder above ${import.meta.dirname}: cannot find the project's SQL`);
   }
 }
 
@@ -44,7 +45,8 @@ export interface MigrationFile {
 export function readMigrationFiles(directory = join(sqlDirectory(), "migrations")): MigrationFile[] {
   const files = readdirSync(directory);
   const amended = files.includes("amended.json")
-    ? (JSON.parse(readFileSync(join(directory, "amended.json"), "utf8")) as { migrations: Record<string, string[]> }).migrations
+    ? (JSON.parse(readFileSync(join(directory, "amended.json"), "utf8")) as { migrations: Record<string, string[]> })
+        .migrations
     : {};
   return files
     .filter((file) => file.endsWith(".sql"))

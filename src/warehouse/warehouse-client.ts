@@ -44,7 +44,11 @@ export async function openWarehouse(config: WarehouseConfig): Promise<Warehouse>
  * fail as unreachable and the engine is opened again in the background,
  * every `retryMs` (default 2000).
  */
-export async function openResilientWarehouse(config: WarehouseConfig, logger: Logger, options: { retryMs?: number } = {}): Promise<Warehouse> {
+export async function openResilientWarehouse(
+  config: WarehouseConfig,
+  logger: Logger,
+  options: { retryMs?: number } = {},
+): Promise<Warehouse> {
   if (config.kind === "server") return openServer(config);
   const client = createReopeningClient({ open: () => openEmbedded(config), logger, retryMs: options.retryMs });
   return { client, kind: "embedded", location: resolve(config.path), close: () => client.close() };
@@ -89,7 +93,10 @@ async function openEmbedded(config: Extract<WarehouseConfig, { kind: "embedded" 
   const client = createClient({ connection });
   if (config.database !== "default") {
     // The embedded session keeps its current database between queries.
-    await client.command({ query: "CREATE DATABASE IF NOT EXISTS {db:Identifier}", query_params: { db: config.database } });
+    await client.command({
+      query: "CREATE DATABASE IF NOT EXISTS {db:Identifier}",
+      query_params: { db: config.database },
+    });
     await client.command({ query: "USE {db:Identifier}", query_params: { db: config.database } });
   }
   return client;

@@ -1,15 +1,20 @@
 // Real clients of the service: the buf-generated Connect client over the
 // Connect, gRPC and gRPC-Web transports, and @grpc/grpc-js with protobuf-es
 // serialisation. Each call is reduced to { message } or { code, message, fields }.
-import { fromBinary, toBinary, type DescMessage, type DescMethod, type DescService, type Message } from "@bufbuild/protobuf";
+import {
+  fromBinary,
+  toBinary,
+  type DescMessage,
+  type DescMethod,
+  type DescService,
+  type Message,
+} from "@bufbuild/protobuf";
 import { type Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import { fieldViolationsOf } from "../../src/errors/index.js";
 
-export type CallOutcome =
-  | { ok: true; message: Message }
-  | { ok: false; code: Code; message: string; fields: string[] };
+export type CallOutcome = { ok: true; message: Message } | { ok: false; code: Code; message: string; fields: string[] };
 
 export interface CallOptions {
   headers?: Record<string, string>;

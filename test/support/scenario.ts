@@ -11,7 +11,13 @@ const hour = (ms: number) => Math.floor(ms / HOUR) * HOUR;
 export async function insertScenario(warehouse: Warehouse): Promise<void> {
   await insertRows(warehouse, "function_edge_logs", [
     functionEdgeRow({ project: "rpc", functionId: "f1", timestamp: ts(NOW - 30 * MINUTE), executionTimeMs: 10 }),
-    functionEdgeRow({ project: "rpc", functionId: "f1", timestamp: ts(NOW - 30 * MINUTE), executionTimeMs: 30, status: 500 }),
+    functionEdgeRow({
+      project: "rpc",
+      functionId: "f1",
+      timestamp: ts(NOW - 30 * MINUTE),
+      executionTimeMs: 30,
+      status: 500,
+    }),
     functionEdgeRow({ project: "rpc", functionId: "f2", timestamp: ts(NOW - 3 * HOUR), executionTimeMs: 20 }),
   ]);
   await insertRows(warehouse, "edge_logs", [

@@ -25,7 +25,10 @@ export interface ServiceCommand {
   cwd?: string;
 }
 
-export function startServiceProcess(env: Record<string, string>, command: ServiceCommand = { args: ["--import", "tsx", main] }): ServiceProcess {
+export function startServiceProcess(
+  env: Record<string, string>,
+  command: ServiceCommand = { args: ["--import", "tsx", main] },
+): ServiceProcess {
   const unset = { API_KEYS: "", API_KEYS_FILE: "", JWT_SECRET: "", JWT_PUBLIC_KEY: "", JWT_JWKS_FILE: "" };
   const child = spawn(process.execPath, command.args, {
     cwd: command.cwd,
@@ -45,7 +48,8 @@ export function startServiceProcess(env: Record<string, string>, command: Servic
       for (;;) {
         const match = /listening on (http:\S+)/.exec(output);
         if (match !== null) return match[1]!;
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the service did not start: ${output.slice(-500)}`);
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`the service did not start: ${output.slice(-500)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },

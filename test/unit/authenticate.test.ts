@@ -34,7 +34,8 @@ describe("authenticator", () => {
     const good = () => authenticate(headers(goodKey), "10.0.0.1");
     expect([outcome(good), outcome(good), outcome(good)]).toEqual(["ok", "ok", "ResourceExhausted"]);
     // Wrong keys spend nothing of any bucket; the other key has its own.
-    for (let i = 0; i < 5; i++) expect(outcome(() => authenticate(headers("wrong-key-0123456789"), "10.0.0.1"))).toBe("Unauthenticated");
+    for (let i = 0; i < 5; i++)
+      expect(outcome(() => authenticate(headers("wrong-key-0123456789"), "10.0.0.1"))).toBe("Unauthenticated");
     expect(outcome(() => authenticate(headers(otherKey), "10.0.0.1"))).toBe("ok");
   });
 
@@ -73,7 +74,8 @@ describe("authenticator", () => {
       clock: fixedClock(0),
       logger: createLogger({ write: (line) => lines.push(line) }),
     });
-    for (let i = 0; i < 200; i++) outcome(() => authenticate(headers(`guess-${i}-0123456789`), i < 150 ? "1.2.3.4" : "5.6.7.8"));
+    for (let i = 0; i < 200; i++)
+      outcome(() => authenticate(headers(`guess-${i}-0123456789`), i < 150 ? "1.2.3.4" : "5.6.7.8"));
     expect(lines).toHaveLength(0);
     vi.advanceTimersByTime(1000);
     expect(lines).toHaveLength(1);
@@ -100,8 +102,18 @@ describe("authenticator", () => {
 describe("tokens checked at once", () => {
   it("counts each new token's check against the address as it starts, so a burst of bogus tokens gets 429 past the bound", async () => {
     const secret = "authenticate-test-secret-0123456789";
-    const verifyToken = createTokenVerifier({ secret, knownEndpoints: new Set(), knownParameters: new Set(), clock: fixedClock(Date.UTC(2026, 10, 20)) });
-    const { authenticate } = createAuthenticator({ apiKeys: [], verifyToken, authFailures: { perSecond: 0.001, burst: 20 }, clock: fixedClock(0) });
+    const verifyToken = createTokenVerifier({
+      secret,
+      knownEndpoints: new Set(),
+      knownParameters: new Set(),
+      clock: fixedClock(Date.UTC(2026, 10, 20)),
+    });
+    const { authenticate } = createAuthenticator({
+      apiKeys: [],
+      verifyToken,
+      authFailures: { perSecond: 0.001, burst: 20 },
+      clock: fixedClock(0),
+    });
     const bogus = (i: number) => `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIke2l9In0.bogus-signature-${i}`;
     const outcomes = await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
@@ -121,8 +133,18 @@ describe("tokens checked at once", () => {
   it("gives the place back when the token is good", async () => {
     const secret = "authenticate-test-secret-0123456789";
     const now = Date.UTC(2026, 10, 20);
-    const verifyToken = createTokenVerifier({ secret, knownEndpoints: new Set(), knownParameters: new Set(), clock: fixedClock(now) });
-    const { authenticate } = createAuthenticator({ apiKeys: [], verifyToken, authFailures: { perSecond: 0.001, burst: 2 }, clock: fixedClock(0) });
+    const verifyToken = createTokenVerifier({
+      secret,
+      knownEndpoints: new Set(),
+      knownParameters: new Set(),
+      clock: fixedClock(now),
+    });
+    const { authenticate } = createAuthenticator({
+      apiKeys: [],
+      verifyToken,
+      authFailures: { perSecond: 0.001, burst: 2 },
+      clock: fixedClock(0),
+    });
     for (let i = 0; i < 5; i++) {
       const token = await issueToken({ sub: `t${i}` }, { secret, ttlSeconds: 60, now });
       expect((await authenticate(headers(token), "10.0.0.8")).id).toBe(`token:t${i}`);

@@ -33,12 +33,20 @@ describe("connectErrorFromClickHouse", () => {
     ["TIMEOUT_EXCEEDED below a wrapper", wrapping(clickhouse("TIMEOUT_EXCEEDED", "159")), Code.DeadlineExceeded],
     ["chDB's TIMEOUT_EXCEEDED by its numeric code", wrapping(chdb("CHDB_QUERY", 159)), Code.DeadlineExceeded],
     ["chDB's UNKNOWN_TABLE by its numeric code", wrapping(chdb("CHDB_QUERY", 60)), Code.Internal],
-    ["a ClickHouse error whose type name says timeout but whose code does not", clickhouse("TIMEOUT_EXCEEDED", "60"), Code.Internal],
+    [
+      "a ClickHouse error whose type name says timeout but whose code does not",
+      clickhouse("TIMEOUT_EXCEEDED", "60"),
+      Code.Internal,
+    ],
     ["a chDB session that cannot open", wrapping(chdb("CHDB_CONNECTION")), Code.Unavailable],
     ["a closed chDB session", chdb("CHDB_CLOSED"), Code.Unavailable],
     ["an embedded warehouse that is not open", new WarehouseClosedError(new Error("held elsewhere")), Code.Unavailable],
     ["a reset socket below a wrapper", wrapping(network("ECONNRESET")), Code.Unavailable],
-    ["an error named like chDB's connection error but without its code", Object.assign(new Error("x"), { name: "ChdbConnectionError" }), Code.Internal],
+    [
+      "an error named like chDB's connection error but without its code",
+      Object.assign(new Error("x"), { name: "ChdbConnectionError" }),
+      Code.Internal,
+    ],
     ["a message that only reads like a timeout", new Error("Timeout error."), Code.Internal],
     ["anything else", new TypeError("boom"), Code.Internal],
     ["a non-error", "boom", Code.Internal],
@@ -47,7 +55,9 @@ describe("connectErrorFromClickHouse", () => {
   });
 
   it("names the regular-expression parameter when the pattern does not compile", () => {
-    const error = connectErrorFromClickHouse(clickhouse("CANNOT_COMPILE_REGEXP", "427"), { regexpParameter: "project" });
+    const error = connectErrorFromClickHouse(clickhouse("CANNOT_COMPILE_REGEXP", "427"), {
+      regexpParameter: "project",
+    });
     expect(error.code).toBe(Code.InvalidArgument);
     expect(fieldViolationsOf(error)).toEqual([
       { field: "project", description: "project is not a valid RE2 regular expression" },

@@ -11,13 +11,28 @@ describe("client address", () => {
     ["an untrusted peer's header is ignored", "203.0.113.9", "198.51.100.1", "203.0.113.9"],
     ["no header leaves the proxy itself", "10.1.1.1", undefined, "10.1.1.1"],
     ["one trusted proxy names the client", "10.1.1.1", "198.51.100.1", "198.51.100.1"],
-    ["what the client wrote left of its own address is not believed", "10.1.1.1", "1.1.1.1, 198.51.100.1", "198.51.100.1"],
-    ["trusted hops are passed through, right to left", "10.1.1.1", "1.1.1.1, 198.51.100.1, 192.0.2.7, 10.2.2.2", "198.51.100.1"],
+    [
+      "what the client wrote left of its own address is not believed",
+      "10.1.1.1",
+      "1.1.1.1, 198.51.100.1",
+      "198.51.100.1",
+    ],
+    [
+      "trusted hops are passed through, right to left",
+      "10.1.1.1",
+      "1.1.1.1, 198.51.100.1, 192.0.2.7, 10.2.2.2",
+      "198.51.100.1",
+    ],
     ["an IPv4 peer mapped into IPv6 is a trusted IPv4 proxy", "::ffff:10.1.1.1", "198.51.100.1", "198.51.100.1"],
     ["an IPv6 proxy and client", "2001:db8:1::5", "2001:db8:2::9", "2001:db8:2::9"],
     ["ports and brackets are dropped", "10.1.1.1", "[2001:db8:2::9]:4711, 198.51.100.1:80", "198.51.100.1"],
     ["a bracketed IPv6 hop with a port", "10.1.1.1", "[2001:db8:2::9]:4711", "2001:db8:2::9"],
-    ["a hop that is not an address stops the walk at the last trusted hop", "10.1.1.1", "198.51.100.1, unknown", "10.1.1.1"],
+    [
+      "a hop that is not an address stops the walk at the last trusted hop",
+      "10.1.1.1",
+      "198.51.100.1, unknown",
+      "10.1.1.1",
+    ],
     ["an empty hop does too", "10.1.1.1", "198.51.100.1,, 10.2.2.2", "10.2.2.2"],
     ["all hops trusted: the leftmost", "10.1.1.1", "10.3.3.3, 10.2.2.2", "10.3.3.3"],
   ])("%s", (_label, peer, forwardedFor, expected) => {
@@ -30,7 +45,16 @@ describe("client address", () => {
   });
 
   it("checks membership of addresses and ranges of both families", () => {
-    expect([proxies.has("10.255.0.1"), proxies.has("11.0.0.1"), proxies.has("192.0.2.7"), proxies.has("192.0.2.8")]).toEqual([true, false, true, false]);
-    expect([proxies.has("2001:db8:1:ffff::1"), proxies.has("2001:db8:2::1"), proxies.has("not an address")]).toEqual([true, false, false]);
+    expect([
+      proxies.has("10.255.0.1"),
+      proxies.has("11.0.0.1"),
+      proxies.has("192.0.2.7"),
+      proxies.has("192.0.2.8"),
+    ]).toEqual([true, false, true, false]);
+    expect([proxies.has("2001:db8:1:ffff::1"), proxies.has("2001:db8:2::1"), proxies.has("not an address")]).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 });

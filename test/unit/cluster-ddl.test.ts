@@ -109,8 +109,12 @@ describe("cluster DDL", () => {
       const columnsOf = (s: string) => s.slice(s.indexOf("\n("), s.indexOf("\n)") + 2);
       expect(columnsOf(local)).toBe(columnsOf(distributed));
       expect(columnsOf(local)).toMatch(/\n {4}project +String/);
-      expect(local).toContain(`\nENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/${table}_local', '{replica}')\n`);
-      expect(distributed.endsWith(`\nENGINE = Distributed(logs, analytics, ${table}_local, cityHash64(project))`)).toBe(true);
+      expect(local).toContain(
+        `\nENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/${table}_local', '{replica}')\n`,
+      );
+      expect(distributed.endsWith(`\nENGINE = Distributed(logs, analytics, ${table}_local, cityHash64(project))`)).toBe(
+        true,
+      );
     },
   );
 
@@ -138,7 +142,10 @@ describe("cluster DDL", () => {
   });
 
   it("keeps a table without a project column whole on every node, replicated and not sharded", () => {
-    const migration = { name: "0099_x.sql", sql: "CREATE TABLE IF NOT EXISTS demo_data_loads\n(\n    at DateTime\n)\nENGINE = MergeTree\nORDER BY at;" };
+    const migration = {
+      name: "0099_x.sql",
+      sql: "CREATE TABLE IF NOT EXISTS demo_data_loads\n(\n    at DateTime\n)\nENGINE = MergeTree\nORDER BY at;",
+    };
     expect(migrationStatements(migration, layout)).toEqual([
       "CREATE TABLE IF NOT EXISTS analytics.demo_data_loads ON CLUSTER logs\n(\n    at DateTime\n)\n" +
         "ENGINE = ReplicatedMergeTree('/clickhouse/tables/all/{database}/demo_data_loads', '{replica}')\nORDER BY at",
@@ -152,7 +159,10 @@ describe("cluster DDL", () => {
   it.each([
     ["INSERT INTO edge_logs SELECT * FROM x", "cannot run on a cluster: INSERT INTO edge_logs SELECT * FROM x"],
     ["CREATE TABLE t (project String) ENGINE = MergeTree\nORDER BY project", "write CREATE TABLE IF NOT EXISTS"],
-    ["CREATE TABLE IF NOT EXISTS t (project String) ENGINE = ReplacingMergeTree\nORDER BY project", "write CREATE TABLE IF NOT EXISTS"],
+    [
+      "CREATE TABLE IF NOT EXISTS t (project String) ENGINE = ReplacingMergeTree\nORDER BY project",
+      "write CREATE TABLE IF NOT EXISTS",
+    ],
     ["ALTER TABLE t ADD COLUMN a String, ADD COLUMN b String", "one command per ALTER TABLE"],
     ["ALTER TABLE t ADD COLUMN note String", "write ADD COLUMN IF NOT EXISTS so it can run again"],
     ["ALTER TABLE t DROP INDEX i", "write DROP INDEX IF EXISTS so it can run again"],

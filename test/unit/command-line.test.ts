@@ -6,11 +6,7 @@ const seed = { usage: "usage: seed", options: { scale: { type: "string", default
 const importer = { usage: "usage: import", options: { table: { type: "string" } }, allowPositionals: true } as const;
 
 describe("parseCommandLine", () => {
-  it.each([
-    [["--help"]],
-    [["-h"]],
-    [["--scale", "2", "--help"]],
-  ])("reads %j as a request for the usage", (args) => {
+  it.each([[["--help"]], [["-h"]], [["--scale", "2", "--help"]]])("reads %j as a request for the usage", (args) => {
     expect(parseCommandLine(seed, args)).toEqual({ kind: "help" });
   });
 
@@ -29,7 +25,10 @@ describe("parseCommandLine", () => {
       check: ({ values }: { values: { scale?: string } }) =>
         Number(values.scale) >= 1 ? [] : [`--scale must be at least 1, got "${values.scale}"`, "and a second problem"],
     };
-    expect(parseCommandLine(checked, ["--scale", "0"])).toEqual({ kind: "usage-error", message: '--scale must be at least 1, got "0"; and a second problem' });
+    expect(parseCommandLine(checked, ["--scale", "0"])).toEqual({
+      kind: "usage-error",
+      message: '--scale must be at least 1, got "0"; and a second problem',
+    });
     expect(parseCommandLine(checked, ["--scale", "0", "--help"])).toEqual({ kind: "help" });
     expect(parseCommandLine(checked, ["--scale", "3"])).toMatchObject({ kind: "run", values: { scale: "3" } });
   });

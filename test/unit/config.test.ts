@@ -9,7 +9,13 @@ describe("readConfig", () => {
       host: "127.0.0.1",
       trustedProxies: [],
       apiKeys: [],
-      credentials: { apiKeysFile: undefined, apiKeysFilePollMs: 2000, jwtSecret: undefined, jwtPublicKey: undefined, jwtJwksFile: undefined },
+      credentials: {
+        apiKeysFile: undefined,
+        apiKeysFilePollMs: 2000,
+        jwtSecret: undefined,
+        jwtPublicKey: undefined,
+        jwtJwksFile: undefined,
+      },
       warehouse: { kind: "embedded", path: "./data", database: "default" },
       demoData: true,
       warehouseRetryMs: 5000,
@@ -74,12 +80,19 @@ describe("readConfig", () => {
   it("keeps the embedded engine at one warehouse query at a time", () => {
     expect(readConfig({ WAREHOUSE_CONCURRENCY: "1" }).limits.warehouseConcurrency).toBe(1);
     expect(() => readConfig({ WAREHOUSE_CONCURRENCY: "4" })).toThrow(
-      new ConfigError(["WAREHOUSE_CONCURRENCY above 1 needs CLICKHOUSE_URL: the embedded engine runs one saved query at a time"]),
+      new ConfigError([
+        "WAREHOUSE_CONCURRENCY above 1 needs CLICKHOUSE_URL: the embedded engine runs one saved query at a time",
+      ]),
     );
   });
 
   it("reads trusted proxies as addresses and CIDR ranges, and names each entry that is neither", () => {
-    expect(readConfig({ TRUSTED_PROXIES: " 10.0.0.0/8, 192.0.2.7 ,fd00::/8,::1" }).trustedProxies).toEqual(["10.0.0.0/8", "192.0.2.7", "fd00::/8", "::1"]);
+    expect(readConfig({ TRUSTED_PROXIES: " 10.0.0.0/8, 192.0.2.7 ,fd00::/8,::1" }).trustedProxies).toEqual([
+      "10.0.0.0/8",
+      "192.0.2.7",
+      "fd00::/8",
+      "::1",
+    ]);
     expect(() => readConfig({ TRUSTED_PROXIES: "10.0.0.0/33,proxy.local,::1/129,10.0.0.1/8/2" })).toThrow(
       new ConfigError([
         'TRUSTED_PROXIES: "10.0.0.0/33" has a prefix length outside 0-32',
@@ -116,7 +129,13 @@ describe("readConfig", () => {
       API_KEYS: " key-a-0123456789, key-b-0123456789 ,,key-c-0123456789",
       DEMO_DATA: "0",
     });
-    expect(config.warehouse).toEqual({ kind: "server", url: "http://ch:8123", username: "reader", password: "pw", database: "logs" });
+    expect(config.warehouse).toEqual({
+      kind: "server",
+      url: "http://ch:8123",
+      username: "reader",
+      password: "pw",
+      database: "logs",
+    });
     expect(config.apiKeys).toEqual(["key-a-0123456789", "key-b-0123456789", "key-c-0123456789"]);
     expect(config.demoData).toBe(false);
   });
@@ -130,7 +149,13 @@ describe("readConfig", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const lines = (error as ConfigError).problems;
-    expect(lines.map((l) => l.split(" ")[0])).toEqual(["PORT", "CLICKHOUSE_DATABASE", "CLICKHOUSE_URL", "DEMO_DATA", "API_KEYS"]);
+    expect(lines.map((l) => l.split(" ")[0])).toEqual([
+      "PORT",
+      "CLICKHOUSE_DATABASE",
+      "CLICKHOUSE_URL",
+      "DEMO_DATA",
+      "API_KEYS",
+    ]);
   });
 
   it.each(["-1", "8080x", "1.5", "65536"])("refuses PORT=%s", (port) => {
@@ -146,7 +171,9 @@ describe("readConfig", () => {
   });
 
   it.each(["0", "0.05", "-1", "soon", "1e3"])("refuses WAREHOUSE_RETRY_SECONDS=%s", (raw) => {
-    expect(() => readConfig({ WAREHOUSE_RETRY_SECONDS: raw })).toThrow(`WAREHOUSE_RETRY_SECONDS must be a number of at least 0.1, got "${raw}"`);
+    expect(() => readConfig({ WAREHOUSE_RETRY_SECONDS: raw })).toThrow(
+      `WAREHOUSE_RETRY_SECONDS must be a number of at least 0.1, got "${raw}"`,
+    );
   });
 });
 
@@ -155,19 +182,32 @@ describe("readConfig, cluster and server query cache", () => {
 
   it("leaves both unset by default", () => {
     const { warehouse } = readConfig(server);
-    expect(warehouse).toEqual({ kind: "server", url: "http://ch:8123", username: "default", password: "", database: "default" });
+    expect(warehouse).toEqual({
+      kind: "server",
+      url: "http://ch:8123",
+      username: "default",
+      password: "",
+      database: "default",
+    });
   });
 
   it("reads CLICKHOUSE_CLUSTER and CLICKHOUSE_QUERY_CACHE_SECONDS with a server", () => {
-    const { warehouse } = readConfig({ ...server, CLICKHOUSE_CLUSTER: "logs_cluster", CLICKHOUSE_QUERY_CACHE_SECONDS: "60" });
+    const { warehouse } = readConfig({
+      ...server,
+      CLICKHOUSE_CLUSTER: "logs_cluster",
+      CLICKHOUSE_QUERY_CACHE_SECONDS: "60",
+    });
     expect(warehouse).toMatchObject({ kind: "server", cluster: "logs_cluster", queryCacheSeconds: 60 });
   });
 
-  it.each(["logs-cluster", "a b", "1x", "c;DROP"])("refuses CLICKHOUSE_CLUSTER=%s, which is not an identifier", (cluster) => {
-    expect(() => readConfig({ ...server, CLICKHOUSE_CLUSTER: cluster })).toThrow(
-      `CLICKHOUSE_CLUSTER must be a plain identifier, got "${cluster}"`,
-    );
-  });
+  it.each(["logs-cluster", "a b", "1x", "c;DROP"])(
+    "refuses CLICKHOUSE_CLUSTER=%s, which is not an identifier",
+    (cluster) => {
+      expect(() => readConfig({ ...server, CLICKHOUSE_CLUSTER: cluster })).toThrow(
+        `CLICKHOUSE_CLUSTER must be a plain identifier, got "${cluster}"`,
+      );
+    },
+  );
 
   it.each(["-1", "1.5", "x", "86401"])("refuses CLICKHOUSE_QUERY_CACHE_SECONDS=%s", (seconds) => {
     expect(() => readConfig({ ...server, CLICKHOUSE_QUERY_CACHE_SECONDS: seconds })).toThrow(

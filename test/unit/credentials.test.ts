@@ -4,14 +4,28 @@ import { create } from "@bufbuild/protobuf";
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { createTokenVerifier, InvalidTokenError, issueToken, keyDigest, parseKeyFile, parseDuration } from "../../src/auth/index.js";
+import {
+  createTokenVerifier,
+  InvalidTokenError,
+  issueToken,
+  keyDigest,
+  parseKeyFile,
+  parseDuration,
+} from "../../src/auth/index.js";
 import { applyScope, createEndpointRegistry, savedQueryServices } from "../../src/endpoints/index.js";
 import { fieldViolationsOf } from "../../src/errors/index.js";
 import { fixedClock } from "../../src/observability/index.js";
 
 const known = {
   knownEndpoints: new Set(["logs.all", "usage.api-counts", "functions.invocation-stats"]),
-  knownParameters: new Set(["project", "interval", "function_id", "project_tier", "iso_timestamp_start", "iso_timestamp_end"]),
+  knownParameters: new Set([
+    "project",
+    "interval",
+    "function_id",
+    "project_tier",
+    "iso_timestamp_start",
+    "iso_timestamp_end",
+  ]),
 };
 const digest = keyDigest("studio-key-0123456789");
 const secret = "a-secret-of-at-least-32-characters!";
@@ -21,13 +35,25 @@ describe("parseKeyFile", () => {
     const keys = parseKeyFile(
       JSON.stringify({
         keys: [
-          { id: "studio", sha256: digest.toUpperCase(), endpoints: ["logs.all"], fixed: { project: "abc" }, rate_limit_per_second: 50, rate_limit_burst: 100 },
+          {
+            id: "studio",
+            sha256: digest.toUpperCase(),
+            endpoints: ["logs.all"],
+            fixed: { project: "abc" },
+            rate_limit_per_second: 50,
+            rate_limit_burst: 100,
+          },
           { id: "ops", sha256: keyDigest("ops-key-0123456789abc") },
         ],
       }),
       known,
     );
-    expect(keys.get(digest)).toEqual({ id: "studio", endpoints: new Set(["logs.all"]), fixed: { project: "abc" }, rateLimit: { perSecond: 50, burst: 100 } });
+    expect(keys.get(digest)).toEqual({
+      id: "studio",
+      endpoints: new Set(["logs.all"]),
+      fixed: { project: "abc" },
+      rateLimit: { perSecond: 50, burst: 100 },
+    });
     expect(keys.get(keyDigest("ops-key-0123456789abc"))).toEqual({ id: "ops" });
     // Worked out independently: `printf %s studio-key-0123456789 | sha256sum`.
     expect(digest).toBe("d8cfa8b6399e8cb9383f819118a394dd56d84d758f45c4fb4bfb469e59a2d65e");
@@ -38,13 +64,41 @@ describe("parseKeyFile", () => {
     [JSON.stringify([]), 'expected {"keys": [...]}'],
     [JSON.stringify({ keys: [{ id: "a b", sha256: digest }] }), "keys[0].id must be"],
     [JSON.stringify({ keys: [{ id: "a", sha256: "abc" }] }), "keys[0].sha256 must be 64 hex digits"],
-    [JSON.stringify({ keys: [{ id: "a", sha256: digest }, { id: "a", sha256: keyDigest("x") }] }), "keys[1].id a is used twice"],
-    [JSON.stringify({ keys: [{ id: "a", sha256: digest }, { id: "b", sha256: digest }] }), "keys[1].sha256 is the digest of another entry's key"],
-    [JSON.stringify({ keys: [{ id: "a", sha256: digest, endpoints: ["logs.none"] }] }), "keys[0].endpoints names no endpoint: logs.none"],
-    [JSON.stringify({ keys: [{ id: "a", sha256: digest, fixed: { tenant: "x" } }] }), "keys[0].fixed names no parameter: tenant"],
-    [JSON.stringify({ keys: [{ id: "a", sha256: digest, fixed: { project: 5 } }] }), "keys[0].fixed must map parameter names to strings"],
+    [
+      JSON.stringify({
+        keys: [
+          { id: "a", sha256: digest },
+          { id: "a", sha256: keyDigest("x") },
+        ],
+      }),
+      "keys[1].id a is used twice",
+    ],
+    [
+      JSON.stringify({
+        keys: [
+          { id: "a", sha256: digest },
+          { id: "b", sha256: digest },
+        ],
+      }),
+      "keys[1].sha256 is the digest of another entry's key",
+    ],
+    [
+      JSON.stringify({ keys: [{ id: "a", sha256: digest, endpoints: ["logs.none"] }] }),
+      "keys[0].endpoints names no endpoint: logs.none",
+    ],
+    [
+      JSON.stringify({ keys: [{ id: "a", sha256: digest, fixed: { tenant: "x" } }] }),
+      "keys[0].fixed names no parameter: tenant",
+    ],
+    [
+      JSON.stringify({ keys: [{ id: "a", sha256: digest, fixed: { project: 5 } }] }),
+      "keys[0].fixed must map parameter names to strings",
+    ],
     [JSON.stringify({ keys: [{ id: "a", sha256: digest, key: "plain" }] }), "keys[0] has unknown field key"],
-    [JSON.stringify({ keys: [{ id: "a", sha256: digest, rate_limit_per_second: -1 }] }), "rate_limit_per_second must be a number of at least 0"],
+    [
+      JSON.stringify({ keys: [{ id: "a", sha256: digest, rate_limit_per_second: -1 }] }),
+      "rate_limit_per_second must be a number of at least 0",
+    ],
   ])("refuses %s", (text, problem) => {
     expect(() => parseKeyFile(text, known)).toThrow(problem);
   });
@@ -62,8 +116,16 @@ describe("token verifier", () => {
   };
 
   it("reads sub, endpoints, fixed and rps of a valid token", async () => {
-    const token = await issueToken({ sub: "tenant-a", endpoints: ["logs.all"], fixed: { project: "abc" }, rps: 5 }, { secret, ttlSeconds: 3600, now });
-    expect(await verifier()(token)).toEqual({ id: "token:tenant-a", endpoints: new Set(["logs.all"]), fixed: { project: "abc" }, rateLimit: { perSecond: 5, burst: 10 } });
+    const token = await issueToken(
+      { sub: "tenant-a", endpoints: ["logs.all"], fixed: { project: "abc" }, rps: 5 },
+      { secret, ttlSeconds: 3600, now },
+    );
+    expect(await verifier()(token)).toEqual({
+      id: "token:tenant-a",
+      endpoints: new Set(["logs.all"]),
+      fixed: { project: "abc" },
+      rateLimit: { perSecond: 5, burst: 10 },
+    });
   });
 
   it("keeps a verified token until it expires, then refuses it", async () => {
@@ -85,36 +147,72 @@ describe("token verifier", () => {
     [
       "tampered with (its claims changed after signing)",
       async () => {
-        const [head, , signature] = (await issueToken({ sub: "t", fixed: { project: "abc" } }, { secret, ttlSeconds: 60, now })).split(".");
-        const claims = Buffer.from(JSON.stringify({ sub: "t", fixed: { project: "xyz" }, exp: now / 1000 + 60 })).toString("base64url");
+        const [head, , signature] = (
+          await issueToken({ sub: "t", fixed: { project: "abc" } }, { secret, ttlSeconds: 60, now })
+        ).split(".");
+        const claims = Buffer.from(
+          JSON.stringify({ sub: "t", fixed: { project: "xyz" }, exp: now / 1000 + 60 }),
+        ).toString("base64url");
         return `${head}.${claims}.${signature}`;
       },
     ],
-    ["without exp", async () => new SignJWT({ sub: "t" }).setProtectedHeader({ alg: "HS256" }).sign(new TextEncoder().encode(secret))],
-    ["unsigned (alg none)", async () => `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from(JSON.stringify({ sub: "t", exp: now / 1000 + 60 })).toString("base64url")}.`],
+    [
+      "without exp",
+      async () => new SignJWT({ sub: "t" }).setProtectedHeader({ alg: "HS256" }).sign(new TextEncoder().encode(secret)),
+    ],
+    [
+      "unsigned (alg none)",
+      async () =>
+        `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from(JSON.stringify({ sub: "t", exp: now / 1000 + 60 })).toString("base64url")}.`,
+    ],
     [
       "with an endpoint that does not exist",
-      async () => new SignJWT({ endpoints: ["logs.none"] }).setProtectedHeader({ alg: "HS256" }).setExpirationTime(now / 1000 + 60).sign(new TextEncoder().encode(secret)),
+      async () =>
+        new SignJWT({ endpoints: ["logs.none"] })
+          .setProtectedHeader({ alg: "HS256" })
+          .setExpirationTime(now / 1000 + 60)
+          .sign(new TextEncoder().encode(secret)),
     ],
     ["malformed", async () => "abc.def.ghi"],
   ])("refuses a token %s", async (_label, make) => {
     expect(await outcome(verifier(), await make())).toBe("InvalidTokenError");
   });
 
-  it.each(["RS256", "ES256", "EdDSA"] as const)("verifies %s tokens with a PEM public key and with a JWKS", async (alg) => {
-    const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
-    const token = await new SignJWT({}).setProtectedHeader({ alg, kid: "k1" }).setSubject("signed").setExpirationTime(now / 1000 + 60).sign(privateKey);
-    const pem = await exportSPKI(publicKey);
-    expect(await createTokenVerifier({ publicKeyPem: pem, ...known, clock: fixedClock(now) })(token)).toEqual({ id: "token:signed" });
-    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: "k1", alg }] };
-    expect(await createTokenVerifier({ jwks, ...known, clock: fixedClock(now) })(token)).toEqual({ id: "token:signed" });
-    // An HS256 token made with the PEM text as its secret is refused (no algorithm confusion).
-    const confused = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setExpirationTime(now / 1000 + 60).sign(new TextEncoder().encode(pem));
-    await expect(Promise.resolve().then(() => createTokenVerifier({ publicKeyPem: pem, ...known, clock: fixedClock(now) })(confused))).rejects.toBeInstanceOf(InvalidTokenError);
-  });
+  it.each(["RS256", "ES256", "EdDSA"] as const)(
+    "verifies %s tokens with a PEM public key and with a JWKS",
+    async (alg) => {
+      const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
+      const token = await new SignJWT({})
+        .setProtectedHeader({ alg, kid: "k1" })
+        .setSubject("signed")
+        .setExpirationTime(now / 1000 + 60)
+        .sign(privateKey);
+      const pem = await exportSPKI(publicKey);
+      expect(await createTokenVerifier({ publicKeyPem: pem, ...known, clock: fixedClock(now) })(token)).toEqual({
+        id: "token:signed",
+      });
+      const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: "k1", alg }] };
+      expect(await createTokenVerifier({ jwks, ...known, clock: fixedClock(now) })(token)).toEqual({
+        id: "token:signed",
+      });
+      // An HS256 token made with the PEM text as its secret is refused (no algorithm confusion).
+      const confused = await new SignJWT({})
+        .setProtectedHeader({ alg: "HS256" })
+        .setExpirationTime(now / 1000 + 60)
+        .sign(new TextEncoder().encode(pem));
+      await expect(
+        Promise.resolve().then(() =>
+          createTokenVerifier({ publicKeyPem: pem, ...known, clock: fixedClock(now) })(confused),
+        ),
+      ).rejects.toBeInstanceOf(InvalidTokenError);
+    },
+  );
 
   it("names a token without a subject by its signed part, whichever way its signature is written", async () => {
-    const token = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setExpirationTime(now / 1000 + 60).sign(new TextEncoder().encode(secret));
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime(now / 1000 + 60)
+      .sign(new TextEncoder().encode(secret));
     const verify = verifier();
     const id = ((await verify(token)) as { id: string }).id;
     expect(id).toMatch(/^token:[0-9a-f]{12}$/);
@@ -155,7 +253,9 @@ describe("applyScope", () => {
   };
 
   it("gives an absent fixed parameter its value, and leaves a request without fixed parameters as it is", () => {
-    const scoped = applyScope(logs, request({ projectTier: "PRO" }), { fixed: { project: "abc" } }) as unknown as Record<string, string>;
+    const scoped = applyScope(logs, request({ projectTier: "PRO" }), {
+      fixed: { project: "abc" },
+    }) as unknown as Record<string, string>;
     expect([scoped.project, scoped.projectTier]).toEqual(["abc", "PRO"]);
     const same = request({ project: "abc" });
     expect(applyScope(logs, same, { fixed: { project: "abc" } })).toBe(same);
@@ -168,7 +268,9 @@ describe("applyScope", () => {
       message: "project is fixed for this credential and may not be given another value",
       fields: ["project"],
     });
-    expect(denied(() => applyScope(logs, request({ project: "abc" }), { endpoints: new Set(["usage.api-counts"]) }))).toEqual({
+    expect(
+      denied(() => applyScope(logs, request({ project: "abc" }), { endpoints: new Set(["usage.api-counts"]) })),
+    ).toEqual({
       code: Code.PermissionDenied,
       message: "this credential may not call logs.all",
       fields: [],

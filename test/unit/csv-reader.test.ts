@@ -5,7 +5,10 @@ import { readCsv } from "../support/csv-reader.js";
 
 describe("test CSV reader", () => {
   it("reads plain records ended by CRLF or LF, with empty fields", () => {
-    expect(readCsv("a,b,c\r\n1,,3\n")).toEqual([["a", "b", "c"], ["1", "", "3"]]);
+    expect(readCsv("a,b,c\r\n1,,3\n")).toEqual([
+      ["a", "b", "c"],
+      ["1", "", "3"],
+    ]);
   });
 
   it("reads quoted fields with commas, doubled quotes and line breaks", () => {

@@ -67,7 +67,11 @@ describe("endpoint service cache", () => {
   it("shares one entry between an absent, an unknown and the default interval", async () => {
     const { executed, run } = setup();
     const statuses = [];
-    const requests: Record<string, string>[] = [{ project: "p" }, { project: "p", interval: "weekly" }, { project: "p", interval: "1day" }];
+    const requests: Record<string, string>[] = [
+      { project: "p" },
+      { project: "p", interval: "weekly" },
+      { project: "p", interval: "1day" },
+    ];
     for (const fields of requests) {
       statuses.push((await run("functions.invocation-stats", fields)).cache?.status);
     }
@@ -102,7 +106,9 @@ describe("endpoint service cache", () => {
 
   it("does not cache an error: the next call queries again", async () => {
     const { executed, run } = setup([], 1);
-    await expect(run("usage.api-counts", { project: "p", interval: "daily" })).rejects.toMatchObject({ code: Code.Unavailable });
+    await expect(run("usage.api-counts", { project: "p", interval: "daily" })).rejects.toMatchObject({
+      code: Code.Unavailable,
+    });
     expect((await run("usage.api-counts", { project: "p", interval: "daily" })).cache?.status).toBe("MISS");
     expect(executed).toHaveLength(2);
   });
@@ -134,7 +140,11 @@ describe("endpoint service cache", () => {
     const first = { timeoutMs: 100, requestId: "first-caller", tenant: "tenant-a", signal: caller.signal };
     await run("usage.api-counts", { project: "p", interval: "daily" }, first);
     clock.advance(1000);
-    await run("usage.api-counts", { project: "p", interval: "daily" }, { requestId: "second-caller", tenant: "tenant-b" });
+    await run(
+      "usage.api-counts",
+      { project: "p", interval: "daily" },
+      { requestId: "second-caller", tenant: "tenant-b" },
+    );
     clock.advance(300_000);
     await cache.runWarming();
     expect(contexts).toHaveLength(2);
@@ -152,7 +162,12 @@ describe("endpoint service cache", () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
     const { cache, run } = setup();
-    let context: CallContext | undefined = { timeoutMs: 100, requestId: "first-caller", tenant: "tenant-a", signal: new AbortController().signal };
+    let context: CallContext | undefined = {
+      timeoutMs: 100,
+      requestId: "first-caller",
+      tenant: "tenant-a",
+      signal: new AbortController().signal,
+    };
     const caller = new WeakRef(context);
     await run("usage.api-counts", { project: "p", interval: "daily" }, context);
     context = undefined;

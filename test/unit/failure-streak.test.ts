@@ -7,7 +7,10 @@ import { createFailureStreak, describeFailure } from "../../src/warehouse/failur
 
 function recordingLogger() {
   const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = createLogger({
+    level: "debug",
+    write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+  });
   return { logger, lines };
 }
 
@@ -17,11 +20,20 @@ describe("createFailureStreak", () => {
   it("warns once with the error, then logs the same failure at debug with a count and no stack", () => {
     const { logger, lines } = recordingLogger();
     const streak = createFailureStreak(logger);
-    for (let i = 0; i < 3; i++) streak.failed(refused(), { msg: "warehouse not reachable yet", fields: { retryInMs: 100 } });
+    for (let i = 0; i < 3; i++)
+      streak.failed(refused(), { msg: "warehouse not reachable yet", fields: { retryInMs: 100 } });
     expect(lines.map((l) => l.level)).toEqual(["warn", "debug", "debug"]);
-    expect(lines[0]).toMatchObject({ msg: "warehouse not reachable yet", retryInMs: 100, error: { name: "Error", message: "connect ECONNREFUSED 127.0.0.1:9" } });
+    expect(lines[0]).toMatchObject({
+      msg: "warehouse not reachable yet",
+      retryInMs: 100,
+      error: { name: "Error", message: "connect ECONNREFUSED 127.0.0.1:9" },
+    });
     expect((lines[0]!.error as { stack?: string }).stack).toContain("failure-streak.test.ts");
-    expect(lines[2]).toMatchObject({ msg: "warehouse not reachable yet", failures: 3, error: "Error: connect ECONNREFUSED 127.0.0.1:9" });
+    expect(lines[2]).toMatchObject({
+      msg: "warehouse not reachable yet",
+      failures: 3,
+      error: "Error: connect ECONNREFUSED 127.0.0.1:9",
+    });
     expect(streak.failures).toBe(3);
   });
 

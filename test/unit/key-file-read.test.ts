@@ -16,11 +16,15 @@ describe("reading the key file", () => {
   it("refuses a link to a device and a file over 16 MiB at start, naming why", () => {
     const device = join(directory, "device.json");
     symlinkSync("/dev/zero", device);
-    expect(() => openKeyFile({ path: device, ...known, pollMs: 0 })).toThrow(`API_KEYS_FILE ${device} is not a regular file`);
+    expect(() => openKeyFile({ path: device, ...known, pollMs: 0 })).toThrow(
+      `API_KEYS_FILE ${device} is not a regular file`,
+    );
     const huge = join(directory, "huge.json");
     writeFileSync(huge, "");
     truncateSync(huge, 16 * 1024 * 1024 + 1); // sparse: nothing is written
-    expect(() => openKeyFile({ path: huge, ...known, pollMs: 0 })).toThrow(`API_KEYS_FILE ${huge} is 16777217 bytes; a key file may have at most 16777216`);
+    expect(() => openKeyFile({ path: huge, ...known, pollMs: 0 })).toThrow(
+      `API_KEYS_FILE ${huge} is 16777217 bytes; a key file may have at most 16777216`,
+    );
   });
 
   it("keeps the keys in force when the file becomes a link to a device", () => {

@@ -9,7 +9,8 @@ const edge = {
   timestamp: "2026-11-20T21:59:00.123456+01:00",
   event_message: "GET | 200 | /rest/v1/todos",
   project: "abcdefghijklmnopqrst",
-  metadata: '[{"request":[{"path":"/rest/v1/todos","url":"https://abcdefghijklmnopqrst.supabase.co/rest/v1/todos"}],"response":[{"status_code":200}]}]',
+  metadata:
+    '[{"request":[{"path":"/rest/v1/todos","url":"https://abcdefghijklmnopqrst.supabase.co/rest/v1/todos"}],"response":[{"status_code":200}]}]',
 };
 const fn = {
   id,
@@ -48,7 +49,12 @@ describe("checkLogLine", () => {
       line({ ...edge, level: "info" }),
       ["level is not a column of edge_logs (its columns: id, timestamp, event_message, project, metadata)"],
     ],
-    ["project where it is read from metadata", "function_edge_logs", line({ ...fn, project: "p" }), ["project is not a column of function_edge_logs: it is read from metadata"]],
+    [
+      "project where it is read from metadata",
+      "function_edge_logs",
+      line({ ...fn, project: "p" }),
+      ["project is not a column of function_edge_logs: it is read from metadata"],
+    ],
     ["an id that is not a UUID", "edge_logs", line({ ...edge, id: "42" }), ["id must be a UUID string"]],
     [
       "a year before 1900",
@@ -64,15 +70,30 @@ describe("checkLogLine", () => {
       line({ ...edge, metadata: "[{},{}]" }),
       ["metadata must be a JSON array of one object (as text or as the array itself)"],
     ],
-    ["metadata without project_ref", "function_logs", line({ ...fn, metadata: [{ function_id: "f1" }] }), ["metadata[0].project_ref is missing"]],
+    [
+      "metadata without project_ref",
+      "function_logs",
+      line({ ...fn, metadata: [{ function_id: "f1" }] }),
+      ["metadata[0].project_ref is missing"],
+    ],
     [
       "a text execution time",
       "function_edge_logs",
       line({ ...fn, metadata: [{ project_ref: "p", function_id: "f1", execution_time_ms: "12" }] }),
       ["metadata[0].execution_time_ms must be a number"],
     ],
-    ["a text status code", "edge_logs", line({ ...edge, metadata: '[{"response":[{"status_code":"200"}]}]' }), ["metadata[0].response[0].status_code must be a number"]],
-    ["realtime_logs metadata without project", "realtime_logs", line({ ...fn, metadata: [{ level: "info" }] }), ["metadata[0].project is missing"]],
+    [
+      "a text status code",
+      "edge_logs",
+      line({ ...edge, metadata: '[{"response":[{"status_code":"200"}]}]' }),
+      ["metadata[0].response[0].status_code must be a number"],
+    ],
+    [
+      "realtime_logs metadata without project",
+      "realtime_logs",
+      line({ ...fn, metadata: [{ level: "info" }] }),
+      ["metadata[0].project is missing"],
+    ],
   ] as const)("refuses %s", (_label, table, text, problems) => {
     expect(checkLogLine(table, text)).toEqual({ ok: false, problems });
   });

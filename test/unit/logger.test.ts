@@ -49,7 +49,9 @@ describe("logger", () => {
     const second = new RangeError("second");
     logger.child({ bound: first }).info("batch", { request: { failures: [1, second] } });
     expect(lines[0]!.bound).toEqual({ name: "Error", message: "first", stack: first.stack });
-    expect(lines[0]!.request).toEqual({ failures: [1, { name: "RangeError", message: "second", stack: second.stack }] });
+    expect(lines[0]!.request).toEqual({
+      failures: [1, { name: "RangeError", message: "second", stack: second.stack }],
+    });
   });
 
   it("cuts a cause cycle where it comes back", () => {

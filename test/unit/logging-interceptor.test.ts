@@ -9,13 +9,22 @@ import { loggingInterceptor } from "../../src/transport/index.js";
 
 async function logOf(signal: AbortSignal) {
   const lines: { level: string; msg: string; code: string }[] = [];
-  const logger = createLogger({ level: "info", write: (line) => void lines.push(JSON.parse(line) as { level: string; msg: string; code: string }) });
+  const logger = createLogger({
+    level: "info",
+    write: (line) => void lines.push(JSON.parse(line) as { level: string; msg: string; code: string }),
+  });
   const observed: (Code | "ok")[] = [];
   const intercept = loggingInterceptor(logger, { observe: ({ code }) => observed.push(code) });
   const failing = async () => {
     throw new ConnectError("premature close", Code.Unknown);
   };
-  const request = { header: new Headers(), contextValues: createContextValues(), service: Health, method: Health.method.watch, signal };
+  const request = {
+    header: new Headers(),
+    contextValues: createContextValues(),
+    service: Health,
+    method: Health.method.watch,
+    signal,
+  };
   const error = await intercept(failing as never)(request as never).catch((e: unknown) => e);
   return { lines: lines.map(({ level, msg, code }) => ({ level, msg, code })), observed, error: error as ConnectError };
 }

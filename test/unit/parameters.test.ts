@@ -28,11 +28,27 @@ function violations(name: string, fields: Record<string, string>) {
 describe("bindParameters", () => {
   it.each([
     ["functions.invocation-stats", { project: "p" }, { project: "p", function_id: "", interval: "1day" }],
-    ["functions.invocation-stats", { project: "p", interval: "weekly" }, { project: "p", function_id: "", interval: "1day" }],
-    ["functions.invocation-stats", { project: "p", interval: "5min", functionId: "f" }, { project: "p", function_id: "f", interval: "5min" }],
+    [
+      "functions.invocation-stats",
+      { project: "p", interval: "weekly" },
+      { project: "p", function_id: "", interval: "1day" },
+    ],
+    [
+      "functions.invocation-stats",
+      { project: "p", interval: "5min", functionId: "f" },
+      { project: "p", function_id: "f", interval: "5min" },
+    ],
     ["usage.api-counts", { project: "a|b", interval: "daily" }, { project: "a|b", interval: "daily" }],
-    ["logs.all", { project: "p" }, { project: "p", project_tier: "FREE", iso_timestamp_start: "", iso_timestamp_end: "" }],
-    ["logs.all", { project: "p", projectTier: "gold" }, { project: "p", project_tier: "FREE", iso_timestamp_start: "", iso_timestamp_end: "" }],
+    [
+      "logs.all",
+      { project: "p" },
+      { project: "p", project_tier: "FREE", iso_timestamp_start: "", iso_timestamp_end: "" },
+    ],
+    [
+      "logs.all",
+      { project: "p", projectTier: "gold" },
+      { project: "p", project_tier: "FREE", iso_timestamp_start: "", iso_timestamp_end: "" },
+    ],
     [
       "logs.all",
       { project: "p", projectTier: "PRO", isoTimestampStart: "2026-11-20T10:00:00+02:00" },
@@ -62,7 +78,11 @@ describe("bindParameters", () => {
         ["interval", "interval is required"],
       ],
     ],
-    ["usage.api-counts", { project: "p", interval: "weekly" }, [["interval", "interval must be one of hourly, daily, minutely"]]],
+    [
+      "usage.api-counts",
+      { project: "p", interval: "weekly" },
+      [["interval", "interval must be one of hourly, daily, minutely"]],
+    ],
     [
       "logs.all",
       { isoTimestampStart: "soon", isoTimestampEnd: "later" },

@@ -23,7 +23,11 @@ describe("createQueryTuning", () => {
 
   it("puts the cached endpoints on the server's query cache with a now rounded to its lifetime", () => {
     const tune = createQueryTuning({ queryCacheSeconds: 60, cachedQueries });
-    expect(tune(stats)).toEqual({ settings: { use_query_cache: 1, query_cache_ttl: 60 }, nowStepMs: 60_000, stableText: true });
+    expect(tune(stats)).toEqual({
+      settings: { use_query_cache: 1, query_cache_ttl: 60 },
+      nowStepMs: 60_000,
+      stableText: true,
+    });
     expect(tune(logs)).toBeUndefined();
   });
 

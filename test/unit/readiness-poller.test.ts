@@ -21,10 +21,13 @@ describe("readiness poller", () => {
 
   it("stops asking when the last listener leaves and starts again with the next", async () => {
     let asked = 0;
-    const poller = createReadinessPoller({ ready: async () => {
+    const poller = createReadinessPoller({
+      ready: async () => {
         asked++;
         return true;
-      }, intervalMs: 100 });
+      },
+      intervalMs: 100,
+    });
     const first = poller.subscribe(() => {});
     const second = poller.subscribe(() => {});
     await vi.advanceTimersByTimeAsync(100);

@@ -11,7 +11,11 @@ import {
 } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { createEndpointRegistry, savedQueryServices } from "../../src/endpoints/index.js";
-import { EndpointDefinitionSchema, endpoint, file_endpoints_v1_endpoint_options } from "../../src/gen/endpoints/v1/endpoint_options_pb.js";
+import {
+  EndpointDefinitionSchema,
+  endpoint,
+  file_endpoints_v1_endpoint_options,
+} from "../../src/gen/endpoints/v1/endpoint_options_pb.js";
 import { readSavedQuerySql } from "../../src/warehouse/index.js";
 
 interface FixtureMethod {
@@ -34,7 +38,9 @@ const { OPTIONAL, REPEATED } = FieldDescriptorProto_Label;
 
 /** A one-service proto file `fixture/v1/fixture.proto`, as a service descriptor. */
 function fixtureService(fixture: Fixture = {}): DescService {
-  const methods = fixture.methods ?? [{ name: "Get", definition: { name: "fixture.get", id: "0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d" } }];
+  const methods = fixture.methods ?? [
+    { name: "Get", definition: { name: "fixture.get", id: "0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d" } },
+  ];
   const requestFields = fixture.requestFields ?? [{ name: "project" }, { name: "interval" }];
   const file = create(FileDescriptorProtoSchema, {
     name: "fixture/v1/fixture.proto",
@@ -44,15 +50,39 @@ function fixtureService(fixture: Fixture = {}): DescService {
     messageType: [
       {
         name: "Request",
-        field: requestFields.map((f, i) => ({ name: f.name, jsonName: f.name, number: i + 1, label: OPTIONAL, type: f.int ? INT32 : STRING })),
+        field: requestFields.map((f, i) => ({
+          name: f.name,
+          jsonName: f.name,
+          number: i + 1,
+          label: OPTIONAL,
+          type: f.int ? INT32 : STRING,
+        })),
       },
       { name: "Row", field: [{ name: "id", jsonName: "id", number: 1, label: OPTIONAL, type: STRING }] },
       {
         name: "Response",
         field:
           fixture.responseHasResult === false
-            ? [{ name: "rows", jsonName: "rows", number: 1, label: REPEATED, type: MESSAGE, typeName: ".fixture.v1.Row" }]
-            : [{ name: "result", jsonName: "result", number: 1, label: REPEATED, type: MESSAGE, typeName: ".fixture.v1.Row" }],
+            ? [
+                {
+                  name: "rows",
+                  jsonName: "rows",
+                  number: 1,
+                  label: REPEATED,
+                  type: MESSAGE,
+                  typeName: ".fixture.v1.Row",
+                },
+              ]
+            : [
+                {
+                  name: "result",
+                  jsonName: "result",
+                  number: 1,
+                  label: REPEATED,
+                  type: MESSAGE,
+                  typeName: ".fixture.v1.Row",
+                },
+              ],
       },
     ],
     service: [
@@ -60,7 +90,8 @@ function fixtureService(fixture: Fixture = {}): DescService {
         name: "FixtureService",
         method: methods.map((m) => {
           const options = create(MethodOptionsSchema);
-          if (m.definition !== undefined) setExtension(options, endpoint, create(EndpointDefinitionSchema, m.definition));
+          if (m.definition !== undefined)
+            setExtension(options, endpoint, create(EndpointDefinitionSchema, m.definition));
           return {
             name: m.name,
             inputType: ".fixture.v1.Request",
@@ -98,7 +129,11 @@ describe("createEndpointRegistry", () => {
 
   it("accepts the project's own saved queries", () => {
     const registry = createEndpointRegistry({ services: savedQueryServices, readSql: readSavedQuerySql });
-    expect(registry.endpoints.map((e) => e.definition.name)).toEqual(["functions.invocation-stats", "usage.api-counts", "logs.all"]);
+    expect(registry.endpoints.map((e) => e.definition.name)).toEqual([
+      "functions.invocation-stats",
+      "usage.api-counts",
+      "logs.all",
+    ]);
   });
 
   it.each([
@@ -108,17 +143,35 @@ describe("createEndpointRegistry", () => {
       "SELECT {project:String} AS id WHERE {interval:String} != '' AND {tier:String} = ''",
       "fixture.get: the SQL uses {tier} but no request field provides it (fields: project, interval)",
     ],
-    ["a request field the SQL never uses", {}, "SELECT {project:String} AS id", "fixture.get: request field interval is not used by the SQL"],
+    [
+      "a request field the SQL never uses",
+      {},
+      "SELECT {project:String} AS id",
+      "fixture.get: request field interval is not used by the SQL",
+    ],
     [
       "a request field used only in a comment",
       {},
       "-- {interval:String} is the bucket size\nSELECT {project:String} AS id",
       "fixture.get: request field interval is not used by the SQL",
     ],
-    ["a method without the endpoint option", { methods: [{ name: "Get" }] }, usesBoth, "fixture.v1.FixtureService.Get has no (endpoints.v1.endpoint) option"],
+    [
+      "a method without the endpoint option",
+      { methods: [{ name: "Get" }] },
+      usesBoth,
+      "fixture.v1.FixtureService.Get has no (endpoints.v1.endpoint) option",
+    ],
     [
       "a streaming method",
-      { methods: [{ name: "Get", serverStreaming: true, definition: { name: "fixture.get", id: "0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d" } }] },
+      {
+        methods: [
+          {
+            name: "Get",
+            serverStreaming: true,
+            definition: { name: "fixture.get", id: "0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d" },
+          },
+        ],
+      },
       usesBoth,
       "Get: saved queries are unary",
     ],
@@ -128,8 +181,18 @@ describe("createEndpointRegistry", () => {
       usesBoth,
       "fixture.v1.Request.interval: request parameters are strings",
     ],
-    ["a response without a repeated result", { responseHasResult: false }, usesBoth, "fixture.v1.Response must have a repeated message field named result"],
-    ["two methods with one name", withSecondMethod("fixture.get", "1b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d"), usesBoth, "endpoint name or id fixture.get is used twice"],
+    [
+      "a response without a repeated result",
+      { responseHasResult: false },
+      usesBoth,
+      "fixture.v1.Response must have a repeated message field named result",
+    ],
+    [
+      "two methods with one name",
+      withSecondMethod("fixture.get", "1b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d"),
+      usesBoth,
+      "endpoint name or id fixture.get is used twice",
+    ],
     [
       "two methods with one id in another letter case",
       withSecondMethod("fixture.again", "0B6C4F3E-8A1C-4F3E-B5D7-9E1F3A5C7B9D"),
@@ -137,6 +200,8 @@ describe("createEndpointRegistry", () => {
       "endpoint name or id 0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d is used twice",
     ],
   ] as const)("refuses %s", (_label, fixture, sql, message) => {
-    expect(() => createEndpointRegistry({ services: [fixtureService(fixture as Fixture)], readSql: () => sql })).toThrow(message);
+    expect(() =>
+      createEndpointRegistry({ services: [fixtureService(fixture as Fixture)], readSql: () => sql }),
+    ).toThrow(message);
   });
 });

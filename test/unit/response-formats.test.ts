@@ -11,7 +11,12 @@ import { createCompressor } from "../../src/transport/http/response-encoding.js"
 import { readCsv } from "../support/csv-reader.js";
 
 const rows = [
-  { timestamp: "2026-11-20T21:59:00.123Z", id: "a", event_message: 'GET | 200 | /rest, "quoted"\nnext', metadata: [{ k: "v,w" }] },
+  {
+    timestamp: "2026-11-20T21:59:00.123Z",
+    id: "a",
+    event_message: 'GET | 200 | /rest, "quoted"\nnext',
+    metadata: [{ k: "v,w" }],
+  },
   { timestamp: null, id: "b", event_message: "plain", metadata: [] },
 ];
 const json = Buffer.from(JSON.stringify({ result: rows }));

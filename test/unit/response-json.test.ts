@@ -14,17 +14,26 @@ import { ApiCountsRowSchema, GetApiCountsResponseSchema } from "../../src/gen/us
 
 /** protobuf-es toJson of the messages the gRPC path builds from `rows`, 64-bit integers as numbers. */
 function reference(responseSchema: DescMessage, rowSchema: DescMessage, rows: WarehouseRow[]) {
-  const message = create(responseSchema, { result: rows.map((row) => rowMessageFromWarehouse(rowSchema, row)) } as never);
-  const json = toJson(responseSchema, message, { useProtoFieldName: true, alwaysEmitImplicit: true }) as { result: Record<string, unknown>[] };
-  const integers = rowSchema.fields.filter((f) => f.fieldKind === "scalar" && (f.scalar === 3 || f.scalar === 4)).map((f) => f.name);
-  const result = json.result.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, integers.includes(k) ? Number(v) : v])));
+  const message = create(responseSchema, {
+    result: rows.map((row) => rowMessageFromWarehouse(rowSchema, row)),
+  } as never);
+  const json = toJson(responseSchema, message, { useProtoFieldName: true, alwaysEmitImplicit: true }) as {
+    result: Record<string, unknown>[];
+  };
+  const integers = rowSchema.fields
+    .filter((f) => f.fieldKind === "scalar" && (f.scalar === 3 || f.scalar === 4))
+    .map((f) => f.name);
+  const result = json.result.map((row) =>
+    Object.fromEntries(Object.entries(row).map(([k, v]) => [k, integers.includes(k) ? Number(v) : v])),
+  );
   // toJson leaves an unset Timestamp out; the body writes every field, an unset Timestamp as null.
   for (const row of result) for (const f of rowSchema.fields) if (!(f.name in row)) row[f.name] = null;
   // As it reads on the wire (where -0 is 0).
   return JSON.parse(JSON.stringify({ result })) as unknown;
 }
 
-const body = (rows: WarehouseRow[], rowSchema: DescMessage) => JSON.parse(responseJsonBytes(rows, rowSchema).toString()) as unknown;
+const body = (rows: WarehouseRow[], rowSchema: DescMessage) =>
+  JSON.parse(responseJsonBytes(rows, rowSchema).toString()) as unknown;
 
 describe("timestampJson", () => {
   it.each([
@@ -52,13 +61,18 @@ describe("timestampJsonFromIso", () => {
 
   it("agrees with the Timestamp of the same text for random instants and precisions", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 4_102_444_799 }), fc.integer({ min: 0, max: 999_999_999 }), fc.integer({ min: 0, max: 9 }), (seconds, nanos, digits) => {
-        const fraction = digits === 0 ? "" : `.${String(nanos).padStart(9, "0").slice(0, digits)}`;
-        const iso = `${new Date(seconds * 1000).toISOString().slice(0, 19)}${fraction}Z`;
-        const [, frac = ""] = /\.(\d+)Z$/.exec(iso) ?? [];
-        const timestamp = create(TimestampSchema, { seconds: BigInt(seconds), nanos: Number(frac.padEnd(9, "0")) });
-        expect(timestampJsonFromIso(iso)).toBe(toJson(TimestampSchema, timestamp));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 4_102_444_799 }),
+        fc.integer({ min: 0, max: 999_999_999 }),
+        fc.integer({ min: 0, max: 9 }),
+        (seconds, nanos, digits) => {
+          const fraction = digits === 0 ? "" : `.${String(nanos).padStart(9, "0").slice(0, digits)}`;
+          const iso = `${new Date(seconds * 1000).toISOString().slice(0, 19)}${fraction}Z`;
+          const [, frac = ""] = /\.(\d+)Z$/.exec(iso) ?? [];
+          const timestamp = create(TimestampSchema, { seconds: BigInt(seconds), nanos: Number(frac.padEnd(9, "0")) });
+          expect(timestampJsonFromIso(iso)).toBe(toJson(TimestampSchema, timestamp));
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -67,7 +81,16 @@ describe("timestampJsonFromIso", () => {
 describe("responseJsonBytes", () => {
   it("writes invocation stats as proto3 JSON with numbers for counts, zeros and nulls included", () => {
     const rows: WarehouseRow[] = [
-      { timestamp: "2026-11-20T21:00:00Z", min_execution_time: 1.5, max_execution_time: 9, avg_execution_time: 2.25, p95_execution_time: 8, p99_execution_time: 8.9, count: 12, error_count: 0 },
+      {
+        timestamp: "2026-11-20T21:00:00Z",
+        min_execution_time: 1.5,
+        max_execution_time: 9,
+        avg_execution_time: 2.25,
+        p95_execution_time: 8,
+        p99_execution_time: 8.9,
+        count: 12,
+        error_count: 0,
+      },
       { timestamp: "2026-11-20T22:00:00.000000Z", min_execution_time: null, count: "7" },
       { timestamp: null, avg_execution_time: Number.NaN },
     ];
@@ -80,7 +103,13 @@ describe("responseJsonBytes", () => {
 
   it("writes api counts with every count a number", () => {
     const rows: WarehouseRow[] = [
-      { timestamp: "2026-11-20T00:00:00Z", total_rest_requests: 160, total_storage_requests: 103, total_auth_requests: 1, total_realtime_requests: 0 },
+      {
+        timestamp: "2026-11-20T00:00:00Z",
+        total_rest_requests: 160,
+        total_storage_requests: 103,
+        total_auth_requests: 1,
+        total_realtime_requests: 0,
+      },
       { timestamp: "2026-11-21T00:00:00Z" },
     ];
     expect(body(rows, ApiCountsRowSchema)).toEqual(reference(GetApiCountsResponseSchema, ApiCountsRowSchema, rows));
@@ -100,7 +129,9 @@ describe("responseJsonBytes", () => {
   });
 
   it("refuses metadata that is not a JSON array of objects, as the message does", () => {
-    const rows: WarehouseRow[] = [{ id: "e1", timestamp: "2026-11-20T21:59:00Z", event_message: "GET", metadata: '{"not":"an array"}' }];
+    const rows: WarehouseRow[] = [
+      { id: "e1", timestamp: "2026-11-20T21:59:00Z", event_message: "GET", metadata: '{"not":"an array"}' },
+    ];
     expect(() => responseJsonBytes(rows, LogRecordSchema)).toThrow(/metadata/);
     expect(() => rowMessageFromWarehouse(LogRecordSchema, rows[0]!)).toThrow(/metadata/);
   });
@@ -108,13 +139,31 @@ describe("responseJsonBytes", () => {
   it("agrees with the messages for random rows", () => {
     const count = fc.oneof(fc.nat({ max: 2 ** 40 }), fc.constant(null));
     const double = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null));
-    const instant = fc.integer({ min: 0, max: 4_102_444_799 }).chain((s) =>
-      fc.integer({ min: 0, max: 999_999 }).map((micros) => `${new Date(s * 1000).toISOString().slice(0, 19)}.${String(micros).padStart(6, "0")}Z`),
-    );
+    const instant = fc
+      .integer({ min: 0, max: 4_102_444_799 })
+      .chain((s) =>
+        fc
+          .integer({ min: 0, max: 999_999 })
+          .map((micros) => `${new Date(s * 1000).toISOString().slice(0, 19)}.${String(micros).padStart(6, "0")}Z`),
+      );
     fc.assert(
-      fc.property(fc.array(fc.record({ timestamp: instant, count, error_count: count, min_execution_time: double, p99_execution_time: double }), { maxLength: 20 }), (rows) => {
-        expect(body(rows, InvocationStatsRowSchema)).toEqual(reference(GetInvocationStatsResponseSchema, InvocationStatsRowSchema, rows));
-      }),
+      fc.property(
+        fc.array(
+          fc.record({
+            timestamp: instant,
+            count,
+            error_count: count,
+            min_execution_time: double,
+            p99_execution_time: double,
+          }),
+          { maxLength: 20 },
+        ),
+        (rows) => {
+          expect(body(rows, InvocationStatsRowSchema)).toEqual(
+            reference(GetInvocationStatsResponseSchema, InvocationStatsRowSchema, rows),
+          );
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -16,7 +16,14 @@ function columnType(field: DescField): string {
   if (field.fieldKind === "message") return "DateTime64(6, 'UTC')"; // google.protobuf.Timestamp
   if (field.fieldKind === "list") return "String"; // metadata, a JSON array
   if (field.fieldKind !== "scalar") throw new Error(`no column type for ${field.name}`);
-  return { [ScalarType.STRING]: "String", [ScalarType.DOUBLE]: "Float64", [ScalarType.INT64]: "UInt64", [ScalarType.UINT64]: "UInt64" }[field.scalar as number] ?? "?";
+  return (
+    {
+      [ScalarType.STRING]: "String",
+      [ScalarType.DOUBLE]: "Float64",
+      [ScalarType.INT64]: "UInt64",
+      [ScalarType.UINT64]: "UInt64",
+    }[field.scalar as number] ?? "?"
+  );
 }
 
 /** Columns that fit `endpoint`'s row message, plus any `extra`. */
@@ -42,7 +49,10 @@ function fakeWarehouse(failures: number, columnsOf: (endpoint: Endpoint) => { na
 
 function recordingLogger() {
   const lines: Record<string, unknown>[] = [];
-  return { lines, logger: createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }) };
+  return {
+    lines,
+    logger: createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }),
+  };
 }
 
 describe("watchSchemaFit", () => {
@@ -67,7 +77,9 @@ describe("watchSchemaFit", () => {
   it("takes a mismatch as final: not ready, and not asked again", async () => {
     const { logger } = recordingLogger();
     const logsAll = endpoints.find((e) => e.definition.name === "logs.all")!;
-    const warehouse = fakeWarehouse(0, (endpoint) => fittingColumns(endpoint, endpoint === logsAll ? [{ name: "extra", type: "UInt8" }] : []));
+    const warehouse = fakeWarehouse(0, (endpoint) =>
+      fittingColumns(endpoint, endpoint === logsAll ? [{ name: "extra", type: "UInt8" }] : []),
+    );
     const fit = watchSchemaFit(migrated, endpoints, warehouse as never, { logger, retryMs: 5 });
     const problems = await fit.checked;
     expect(problems).toHaveLength(1);

@@ -23,8 +23,19 @@ describe("SeriesCounter and SeriesHistogram", () => {
     const reference = new Registry();
     const counter = new SeriesCounter("calls_total", "Calls.", ["endpoint", "protocol"], [ours]);
     const histogram = new SeriesHistogram("call_seconds", "Call time.", ["endpoint", "protocol"], buckets, [ours]);
-    const refCounter = new Counter({ name: "calls_total", help: "Calls.", labelNames: ["endpoint", "protocol"], registers: [reference] });
-    const refHistogram = new Histogram({ name: "call_seconds", help: "Call time.", labelNames: ["endpoint", "protocol"], buckets, registers: [reference] });
+    const refCounter = new Counter({
+      name: "calls_total",
+      help: "Calls.",
+      labelNames: ["endpoint", "protocol"],
+      registers: [reference],
+    });
+    const refHistogram = new Histogram({
+      name: "call_seconds",
+      help: "Call time.",
+      labelNames: ["endpoint", "protocol"],
+      buckets,
+      registers: [reference],
+    });
     for (const [endpoint, protocol, seconds] of observations) {
       // Label objects in either key order find the same series.
       counter.series({ protocol, endpoint }).inc();

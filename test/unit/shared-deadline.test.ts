@@ -6,7 +6,13 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { createResultCache } from "../../src/cache/index.js";
-import { createEndpointRegistry, createEndpointService, savedQueryServices, type CallContext, type ComputedResponse } from "../../src/endpoints/index.js";
+import {
+  createEndpointRegistry,
+  createEndpointService,
+  savedQueryServices,
+  type CallContext,
+  type ComputedResponse,
+} from "../../src/endpoints/index.js";
 import type { QueryExecutor } from "../../src/executor/index.js";
 
 const registry = createEndpointRegistry({ services: savedQueryServices });
@@ -17,7 +23,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * failing at the engine's deadline when that is shorter, as the engine does;
  * once a query has its turn the engine goes on with it whatever happens.
  */
-function setup(sharedDeadline: "service" | "callers", { turnMs = 0, workMs, sharedTimeoutMs = 30_000 }: { turnMs?: number; workMs: number; sharedTimeoutMs?: number }) {
+function setup(
+  sharedDeadline: "service" | "callers",
+  { turnMs = 0, workMs, sharedTimeoutMs = 30_000 }: { turnMs?: number; workMs: number; sharedTimeoutMs?: number },
+) {
   const timeouts: (number | undefined)[] = [];
   const engineDeadlines: number[] = [];
   const executor: QueryExecutor = {
@@ -30,8 +39,15 @@ function setup(sharedDeadline: "service" | "callers", { turnMs = 0, workMs, shar
           const engineMs = Math.min(options.engineTimeoutMs?.() ?? timeoutMs, timeoutMs);
           engineDeadlines.push(engineMs);
           // A caller's query is answered when it leaves; a shared one asked to finish is not.
-          if (!options.finishOnceStarted) options.signal?.addEventListener("abort", () => reject(new ConnectError("the caller went away", Code.Canceled)));
-          if (engineMs < workMs) setTimeout(() => reject(new ConnectError("query ran past its deadline", Code.DeadlineExceeded)), Math.max(0, engineMs));
+          if (!options.finishOnceStarted)
+            options.signal?.addEventListener("abort", () =>
+              reject(new ConnectError("the caller went away", Code.Canceled)),
+            );
+          if (engineMs < workMs)
+            setTimeout(
+              () => reject(new ConnectError("query ran past its deadline", Code.DeadlineExceeded)),
+              Math.max(0, engineMs),
+            );
           else setTimeout(() => resolve({ rows: [], queryId: "q", durationMs: workMs }), workMs);
         }, turnMs);
       });
@@ -41,7 +57,9 @@ function setup(sharedDeadline: "service" | "callers", { turnMs = 0, workMs, shar
   const service = createEndpointService({ executor, cache, sharedTimeoutMs, sharedDeadline });
   const endpoint = registry.find("usage.api-counts")!;
   const run = (context: CallContext) =>
-    outcome(service.run(endpoint, create(endpoint.method.input, { project: "p", interval: "daily" } as never), context));
+    outcome(
+      service.run(endpoint, create(endpoint.method.input, { project: "p", interval: "daily" } as never), context),
+    );
   return { timeouts, engineDeadlines, run };
 }
 

@@ -12,7 +12,8 @@ describe("sqlDirectory", () => {
 
 describe("splitStatements", () => {
   it("splits at a semicolon ending a line and drops comment lines", () => {
-    const sql = "-- header; with a semicolon\nCREATE TABLE a (x String);\n\nCREATE TABLE b\n(\n  y String\n) ;\n-- trailer\n";
+    const sql =
+      "-- header; with a semicolon\nCREATE TABLE a (x String);\n\nCREATE TABLE b\n(\n  y String\n) ;\n-- trailer\n";
     expect(splitStatements(sql)).toEqual(["CREATE TABLE a (x String)", "CREATE TABLE b\n(\n  y String\n)"]);
   });
 });

@@ -105,7 +105,8 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
     routes(router) {
       router.service(Health, {
         async check(request) {
-          if (!known.has(request.service)) throw new ConnectError(`service ${request.service} is not known to health`, Code.NotFound);
+          if (!known.has(request.service))
+            throw new ConnectError(`service ${request.service} is not known to health`, Code.NotFound);
           return { status: statusOf(await readyNow()) };
         },
         async list() {

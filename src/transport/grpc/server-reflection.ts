@@ -103,11 +103,17 @@ function createReflectionAnswer(options: ServerReflectionOptions): ReflectionAns
 
   return (request, sent) => create(ServerReflectionResponseSchema, respond(request, sent));
 
-  function respond(request: ServerReflectionRequest, sent: Set<string>): MessageInitShape<typeof ServerReflectionResponseSchema> {
+  function respond(
+    request: ServerReflectionRequest,
+    sent: Set<string>,
+  ): MessageInitShape<typeof ServerReflectionResponseSchema> {
     const base = { validHost: request.host, originalRequest: request };
     const fileResponse = (file: DescFile) => ({
       ...base,
-      messageResponse: { case: "fileDescriptorResponse" as const, value: { fileDescriptorProto: withDependencies(file, sent) } },
+      messageResponse: {
+        case: "fileDescriptorResponse" as const,
+        value: { fileDescriptorProto: withDependencies(file, sent) },
+      },
     });
     const notFound = (message: string) => ({
       ...base,
@@ -123,7 +129,9 @@ function createReflectionAnswer(options: ServerReflectionOptions): ReflectionAns
       }
       case "fileContainingSymbol": {
         const file = fileOfSymbol(asked.value);
-        return file === undefined ? notFound(`file_containing_symbol: no symbol named ${asked.value}`) : fileResponse(file);
+        return file === undefined
+          ? notFound(`file_containing_symbol: no symbol named ${asked.value}`)
+          : fileResponse(file);
       }
       case "fileContainingExtension": {
         const { containingType, extensionNumber } = asked.value;
@@ -138,7 +146,8 @@ function createReflectionAnswer(options: ServerReflectionOptions): ReflectionAns
           return notFound(`all_extension_numbers_of_type: no message type named ${asked.value}`);
         }
         const numbers: number[] = [];
-        for (const desc of types) if (desc.kind === "extension" && desc.extendee.typeName === asked.value) numbers.push(desc.number);
+        for (const desc of types)
+          if (desc.kind === "extension" && desc.extendee.typeName === asked.value) numbers.push(desc.number);
         return {
           ...base,
           messageResponse: {

@@ -41,7 +41,14 @@ export interface EndpointCalls {
   /** Answers `call`; failures become the JSON error body. */
   answer(request: HttpRequest, response: HttpResponse, call: GetCall, requestId: string, credential: Credential): void;
   /** Answers a call of `endpoint` whose parameters were refused, counted and logged as calls are. */
-  reject(request: HttpRequest, response: HttpResponse, endpoint: Endpoint, requestId: string, credential: Credential, error: unknown): void;
+  reject(
+    request: HttpRequest,
+    response: HttpResponse,
+    endpoint: Endpoint,
+    requestId: string,
+    credential: Credential,
+    error: unknown,
+  ): void;
 }
 
 export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls {
@@ -54,8 +61,10 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
     const endpoint = call.endpoint.definition.name;
     metrics.recordCall(endpoint, "http", code, ms / 1000);
     metrics.countCaller(caller, code);
-    if (code !== "ok") logger.info("call", { requestId, caller, endpoint, protocol: "http", code, durationMs: Math.round(ms) });
-    else if (logEveryCall) logger.debug("call", { requestId, caller, endpoint, protocol: "http", code, durationMs: Math.round(ms) });
+    if (code !== "ok")
+      logger.info("call", { requestId, caller, endpoint, protocol: "http", code, durationMs: Math.round(ms) });
+    else if (logEveryCall)
+      logger.debug("call", { requestId, caller, endpoint, protocol: "http", code, durationMs: Math.round(ms) });
   }
 
   function fail(
@@ -69,7 +78,13 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   ) {
     const connectError = ConnectError.from(error);
     if (connectError.code === Code.Internal) {
-      logger.error("get failed", { requestId, caller, endpoint: call.endpoint.definition.name, protocol: "http", cause: connectError.cause ?? error });
+      logger.error("get failed", {
+        requestId,
+        caller,
+        endpoint: call.endpoint.definition.name,
+        protocol: "http",
+        cause: connectError.cause ?? error,
+      });
     }
     finish(call, requestId, caller, started, codeName(connectError.code));
     if (!response.headersSent) sendError(request, response, requestId, connectError);
@@ -125,7 +140,11 @@ class GetCallContext implements CallContext {
   }
 }
 
-const contentTypes = ["application/json; charset=utf-8", "text/csv; charset=utf-8; header=present", "application/x-ndjson"];
+const contentTypes = [
+  "application/json; charset=utf-8",
+  "text/csv; charset=utf-8; header=present",
+  "application/x-ndjson",
+];
 
 /**
  * 200 with the result's body in the asked format and coding, its cache
@@ -144,7 +163,8 @@ function sendResult(
   const accept = request.headers.accept;
   const format = call.format ?? (accept === undefined ? JSON_FORMAT : formatFromAccept(accept));
   const acceptEncoding = request.headers["accept-encoding"];
-  const encoding: ContentEncoding = acceptEncoding === undefined ? IDENTITY : encodingFromAcceptEncoding(acceptEncoding);
+  const encoding: ContentEncoding =
+    acceptEncoding === undefined ? IDENTITY : encodingFromAcceptEncoding(acceptEncoding);
   const hit = result.cache?.status === "HIT";
   let body = hit ? bodies.ready(result, format, encoding) : undefined;
   let serializeMs: number | undefined;

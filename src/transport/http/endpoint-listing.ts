@@ -15,7 +15,13 @@ export interface EndpointListing {
   paths: string[];
   /** Body formats a GET call may ask for with `format=` or Accept. */
   formats: string[];
-  parameters: { name: string; required: boolean; allowed_values: string[]; default: string | null; max_length: number }[];
+  parameters: {
+    name: string;
+    required: boolean;
+    allowed_values: string[];
+    default: string | null;
+    max_length: number;
+  }[];
   /** Present for a credential that fixes some of this endpoint's parameters: their values. */
   fixed_parameters?: Record<string, string>;
 }
@@ -46,6 +52,8 @@ export function endpointListing(registry: EndpointRegistry, scope: Scope = {}): 
 }
 
 function fixedOf(parameters: readonly { name: string }[], scope: Scope): { fixed_parameters?: Record<string, string> } {
-  const fixed = parameters.filter((p) => scope.fixed?.[p.name] !== undefined).map((p) => [p.name, scope.fixed![p.name]!]);
+  const fixed = parameters
+    .filter((p) => scope.fixed?.[p.name] !== undefined)
+    .map((p) => [p.name, scope.fixed![p.name]!]);
   return fixed.length === 0 ? {} : { fixed_parameters: Object.fromEntries(fixed) };
 }

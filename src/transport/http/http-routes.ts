@@ -44,7 +44,12 @@ const allow = "GET, HEAD, OPTIONS";
 
 /** True for the paths these routes answer; everything else goes to the Connect router. */
 export function isHttpRoute(url: string): boolean {
-  return url.startsWith("/api/") || url.startsWith("/api?") || url === "/api" || /^\/(healthz|readyz|metrics|openapi\.json)(\?|$)/.test(url);
+  return (
+    url.startsWith("/api/") ||
+    url.startsWith("/api?") ||
+    url === "/api" ||
+    /^\/(healthz|readyz|metrics|openapi\.json)(\?|$)/.test(url)
+  );
 }
 
 export function createHttpRoutes(options: HttpRoutesOptions) {
@@ -102,7 +107,13 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
   }
 
   /** Any target not asked before: health, metrics, documents, the listing, and first calls of endpoints. */
-  function route(request: HttpRequest, response: HttpResponse, url: string, headers: HeaderReader, requestId: string): void {
+  function route(
+    request: HttpRequest,
+    response: HttpResponse,
+    url: string,
+    headers: HeaderReader,
+    requestId: string,
+  ): void {
     if (url.length > maxUrlLength) {
       const error = new ConnectError(`request URL longer than ${maxUrlLength} characters`, Code.InvalidArgument);
       return sendError(request, response, requestId, error, {}, 414);
@@ -123,21 +134,36 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
       return sendError(request, response, requestId, new ConnectError("no such route", Code.NotFound));
     }
     if (answeredMethod(request, response, requestId)) return;
-    authenticated(request, response, headers, requestId, (credential) => routeApi(request, response, url, requestId, credential));
+    authenticated(request, response, headers, requestId, (credential) =>
+      routeApi(request, response, url, requestId, credential),
+    );
   }
 
   /** The listing or an endpoint call, for an authenticated caller. */
-  function routeApi(request: HttpRequest, response: HttpResponse, url: string, requestId: string, credential: Credential): void {
+  function routeApi(
+    request: HttpRequest,
+    response: HttpResponse,
+    url: string,
+    requestId: string,
+    credential: Credential,
+  ): void {
     const fail = (error: unknown) => sendError(request, response, requestId, error);
     const queryAt = url.indexOf("?");
     const path = queryAt < 0 ? url : url.slice(0, queryAt);
     const search = queryAt < 0 ? "" : url.slice(queryAt + 1);
     const scoped = isScoped(credential);
     if (path === "/api/endpoints") {
-      return sendBytes(request, response, 200, scoped ? Buffer.from(JSON.stringify(endpointListing(registry, credential))) : listing, corsHeaders);
+      return sendBytes(
+        request,
+        response,
+        200,
+        scoped ? Buffer.from(JSON.stringify(endpointListing(registry, credential))) : listing,
+        corsHeaders,
+      );
     }
     const endpointKey = endpointKeyOf(path);
-    if (endpointKey === undefined) return fail(new ConnectError("malformed endpoint name in path", Code.InvalidArgument));
+    if (endpointKey === undefined)
+      return fail(new ConnectError("malformed endpoint name in path", Code.InvalidArgument));
     const endpoint = registry.find(endpointKey);
     if (endpoint === undefined) return fail(new ConnectError("no endpoint of that name or id", Code.NotFound));
     const { request: message, violations, format } = requestFromQueryString(endpoint, search);
@@ -147,7 +173,8 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     } catch (error) {
       return calls.reject(request, response, endpoint, requestId, credential, withViolations(violations, error));
     }
-    if (violations.length > 0) return calls.reject(request, response, endpoint, requestId, credential, invalidArgument(violations));
+    if (violations.length > 0)
+      return calls.reject(request, response, endpoint, requestId, credential, invalidArgument(violations));
     if (format !== undefined) call = { ...call, format }; // the body's format only: the same rows, the same cache entry
     // A call prepared under a scope depends on the credential too: only unscoped calls are kept by target.
     if (!scoped) preparedCalls.remember(url, call);

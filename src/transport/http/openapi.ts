@@ -48,7 +48,10 @@ export function openApiDocument(registry: EndpointRegistry): Schema {
     const byName = operation(endpoint, "ByName");
     // The format parameter, which every endpoint takes, at the path level.
     paths[`/api/endpoints/${endpoint.definition.name}`] = { get: byName, parameters: [formatParameter] };
-    paths[`/api/endpoints/query/${endpoint.definition.id}`] = { get: operation(endpoint, "ById"), parameters: [formatParameter] };
+    paths[`/api/endpoints/query/${endpoint.definition.id}`] = {
+      get: operation(endpoint, "ById"),
+      parameters: [formatParameter],
+    };
   }
   paths["/api/endpoints"] = {
     get: {
@@ -66,7 +69,12 @@ export function openApiDocument(registry: EndpointRegistry): Schema {
     components: {
       securitySchemes: {
         ApiKey: { type: "apiKey", in: "header", name: "X-API-KEY", description: "An API key, or a signed token (JWT)" },
-        Bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A signed token (JWT), or an API key" },
+        Bearer: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "A signed token (JWT), or an API key",
+        },
       },
       schemas,
     },
@@ -84,7 +92,9 @@ function operation(endpoint: Endpoint, suffix: string): Schema {
           schema: {
             type: "object",
             required: ["result"],
-            properties: { result: { type: "array", items: { $ref: `#/components/schemas/${endpoint.rowSchema.name}` } } },
+            properties: {
+              result: { type: "array", items: { $ref: `#/components/schemas/${endpoint.rowSchema.name}` } },
+            },
           },
         },
         ...otherBodies,
@@ -150,7 +160,11 @@ function fieldSchema(field: DescField): Schema {
   if (field.fieldKind === "message" && field.message.typeName === "google.protobuf.Timestamp") {
     return { type: "string", format: "date-time" };
   }
-  if (field.fieldKind === "list" && field.listKind === "message" && field.message.typeName === "google.protobuf.Struct") {
+  if (
+    field.fieldKind === "list" &&
+    field.listKind === "message" &&
+    field.message.typeName === "google.protobuf.Struct"
+  ) {
     return { type: "array", items: { type: "object" } };
   }
   return {};

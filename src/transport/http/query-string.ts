@@ -33,7 +33,10 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
     const name = decode(eq < 0 ? pair : pair.slice(0, eq));
     const value = decode(eq < 0 ? "" : pair.slice(eq + 1));
     if (name === undefined) {
-      violations.push({ field: "query", description: "query string has a parameter name with malformed percent-encoding" });
+      violations.push({
+        field: "query",
+        description: "query string has a parameter name with malformed percent-encoding",
+      });
       continue;
     }
     if (name === "") {
@@ -46,20 +49,26 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
     }
     if (name === "format") {
       if (formatGiven) {
-        if (!violations.some((v) => v.field === name)) violations.push({ field: name, description: "format is given more than once" });
+        if (!violations.some((v) => v.field === name))
+          violations.push({ field: name, description: "format is given more than once" });
       } else {
         formatGiven = true;
         format = formatFromParameter(value);
-        if (format === undefined) violations.push({ field: name, description: "format must be one of json, csv, ndjson" });
+        if (format === undefined)
+          violations.push({ field: name, description: "format must be one of json, csv, ndjson" });
       }
       continue;
     }
     const spec = endpoint.parameters.find((p) => p.name === name);
     if (spec === undefined) {
       const known = endpoint.parameters.map((p) => p.name).join(", ");
-      violations.push({ field: name, description: `${name} is not a parameter of ${endpoint.definition.name} (it takes ${known})` });
+      violations.push({
+        field: name,
+        description: `${name} is not a parameter of ${endpoint.definition.name} (it takes ${known})`,
+      });
     } else if (seen.has(name)) {
-      if (!violations.some((v) => v.field === name)) violations.push({ field: name, description: `${name} is given more than once` });
+      if (!violations.some((v) => v.field === name))
+        violations.push({ field: name, description: `${name} is given more than once` });
     } else {
       seen.set(name, value);
     }

@@ -29,7 +29,13 @@ export function sendBytes(
   bytes: Buffer,
   headers: Record<string, string> = {},
 ): void {
-  writeResponse(request, response, status, { "content-type": "application/json; charset=utf-8", "content-length": String(bytes.length), ...headers }, bytes);
+  writeResponse(
+    request,
+    response,
+    status,
+    { "content-type": "application/json; charset=utf-8", "content-length": String(bytes.length), ...headers },
+    bytes,
+  );
 }
 
 /** Writes a whole response: `headers` as given (content-type and content-length included), no body to HEAD. */
@@ -50,7 +56,10 @@ export function writeResponse(
 
 /** A response without a body, such as 204 to a CORS preflight. */
 export function sendEmpty(response: HttpResponse, status: number, headers: Record<string, string>): void {
-  const writable = response as unknown as { writeHead(status: number, headers: Record<string, string>): void; end(): void };
+  const writable = response as unknown as {
+    writeHead(status: number, headers: Record<string, string>): void;
+    end(): void;
+  };
   writable.writeHead(status, headers);
   writable.end();
 }

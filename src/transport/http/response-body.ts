@@ -3,7 +3,14 @@
 // the result (a cached result counts it in the cache's bound), so a later
 // caller asking for the same one reads it as is.
 import type { ComputedResponse, Endpoint } from "../../endpoints/index.js";
-import { CSV_FORMAT, encodings, IDENTITY, JSON_FORMAT, type BodyFormat, type ContentEncoding } from "./content-negotiation.js";
+import {
+  CSV_FORMAT,
+  encodings,
+  IDENTITY,
+  JSON_FORMAT,
+  type BodyFormat,
+  type ContentEncoding,
+} from "./content-negotiation.js";
 import { csvFromJsonBody } from "./csv-body.js";
 import { ndjsonFromJsonBody } from "./ndjson-body.js";
 import type { Compressor } from "./response-encoding.js";

@@ -7,7 +7,8 @@ export const formatParameter = {
   name: "format",
   in: "query",
   required: false,
-  description: "Body format; when absent, Accept decides (text/csv, application/x-ndjson), else JSON. Errors are always JSON.",
+  description:
+    "Body format; when absent, Accept decides (text/csv, application/x-ndjson), else JSON. Errors are always JSON.",
   schema: { type: "string", enum: [...formats], default: "json" },
 };
 
@@ -15,7 +16,8 @@ export const formatParameter = {
 export const otherBodies = {
   "text/csv": {
     schema: { type: "string" },
-    description: "RFC 4180: a header line of the field names, one line per row, CRLF line ends; metadata as its JSON text",
+    description:
+      "RFC 4180: a header line of the field names, one line per row, CRLF line ends; metadata as its JSON text",
   },
   "application/x-ndjson": { schema: { type: "string" }, description: "One JSON row a line" },
 };
@@ -34,7 +36,8 @@ export const answerHeaders = {
   },
   "X-Rows-Read": {
     schema: { type: "integer" },
-    description: "Rows the query read, when the warehouse reports it (a ClickHouse server does, the embedded engine does not); for a hit, those of the query that computed it",
+    description:
+      "Rows the query read, when the warehouse reports it (a ClickHouse server does, the embedded engine does not); for a hit, those of the query that computed it",
   },
   "X-Bytes-Read": { schema: { type: "integer" }, description: "Bytes the query read, as X-Rows-Read" },
 };

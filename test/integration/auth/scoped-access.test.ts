@@ -24,8 +24,18 @@ const rpcKey = "tenant-rpc-key-0123456789";
 const throttledKey = "tenant-slow-key-0123456789";
 const MINUTE = 60_000;
 const keyFile = (entries: object[]) => JSON.stringify({ keys: entries });
-const rpcEntry = { id: "tenant-rpc", sha256: keyDigest(rpcKey), endpoints: ["logs.all", "functions.invocation-stats"], fixed: { project: "rpc" } };
-const throttledEntry = { id: "tenant-slow", sha256: keyDigest(throttledKey), rate_limit_per_second: 1, rate_limit_burst: 1 };
+const rpcEntry = {
+  id: "tenant-rpc",
+  sha256: keyDigest(rpcKey),
+  endpoints: ["logs.all", "functions.invocation-stats"],
+  fixed: { project: "rpc" },
+};
+const throttledEntry = {
+  id: "tenant-slow",
+  sha256: keyDigest(throttledKey),
+  rate_limit_per_second: 1,
+  rate_limit_burst: 1,
+};
 
 let warehouse: Warehouse;
 let directory: string;
@@ -53,7 +63,8 @@ afterAll(async () => {
   removeTemporaryDirectory(directory);
 });
 
-const token = (claims: Parameters<typeof issueToken>[0], ttlSeconds = 3600, now = NOW) => issueToken(claims, { secret, ttlSeconds, now });
+const token = (claims: Parameters<typeof issueToken>[0], ttlSeconds = 3600, now = NOW) =>
+  issueToken(claims, { secret, ttlSeconds, now });
 
 async function get(path: string, credential: string) {
   const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${credential}` } });
@@ -83,7 +94,10 @@ describe("a scoped key over GET", () => {
   it("lists only the endpoints it may call, with its fixed parameters", async () => {
     const { json } = await get("/api/endpoints", rpcKey);
     expect(json.result.map((e: { name: string }) => e.name)).toEqual(["functions.invocation-stats", "logs.all"]);
-    expect(json.result.map((e: { fixed_parameters: unknown }) => e.fixed_parameters)).toEqual([{ project: "rpc" }, { project: "rpc" }]);
+    expect(json.result.map((e: { fixed_parameters: unknown }) => e.fixed_parameters)).toEqual([
+      { project: "rpc" },
+      { project: "rpc" },
+    ]);
   });
 
   it("is counted by its id in the metrics, never by its key", async () => {
@@ -102,7 +116,8 @@ describe("a scoped key over GET", () => {
 });
 
 describe("a scoped key and a token over every RPC client", () => {
-  const logs = (project?: string) => create(LogsService.method.getAllLogs.input, project === undefined ? {} : { project });
+  const logs = (project?: string) =>
+    create(LogsService.method.getAllLogs.input, project === undefined ? {} : { project });
   const ids = (message: unknown) => (message as { result: { id: string }[] }).result.map((r) => r.id);
 
   it("reads its own project and is refused another, another endpoint, and anything with a bad token", async () => {
@@ -123,7 +138,13 @@ describe("a scoped key and a token over every RPC client", () => {
         await client.call(LogsService, LogsService.method.getAllLogs, logs(), as(expired)),
         await client.call(LogsService, LogsService.method.getAllLogs, logs(), as(tampered)),
       ].map((o) => (o.ok ? "ok" : Code[o.code]));
-      expect(outcomes, client.name).toEqual(["PermissionDenied", "PermissionDenied", "PermissionDenied", "Unauthenticated", "Unauthenticated"]);
+      expect(outcomes, client.name).toEqual([
+        "PermissionDenied",
+        "PermissionDenied",
+        "PermissionDenied",
+        "Unauthenticated",
+        "Unauthenticated",
+      ]);
     }
   });
 });
@@ -131,8 +152,16 @@ describe("a scoped key and a token over every RPC client", () => {
 describe("the cache between tenants", () => {
   it("never gives one tenant an entry computed for another's parameters", async () => {
     // Both ask the same URL; their fixed patterns make different effective parameters.
-    const rpcUsage = await token({ sub: "usage-rpc", endpoints: ["usage.api-counts"], fixed: { project: "^https://rpc\\." } });
-    const otherUsage = await token({ sub: "usage-other", endpoints: ["usage.api-counts"], fixed: { project: "^https://other\\." } });
+    const rpcUsage = await token({
+      sub: "usage-rpc",
+      endpoints: ["usage.api-counts"],
+      fixed: { project: "^https://rpc\\." },
+    });
+    const otherUsage = await token({
+      sub: "usage-other",
+      endpoints: ["usage.api-counts"],
+      fixed: { project: "^https://other\\." },
+    });
     const path = "/api/endpoints/usage.api-counts?interval=hourly";
     const first = await get(path, rpcUsage);
     const second = await get(path, otherUsage);
@@ -142,10 +171,22 @@ describe("the cache between tenants", () => {
     const bucket = new Date(hour).toISOString().replace(".000Z", "Z");
     expect([first.cache, second.cache, again.cache]).toEqual(["MISS", "MISS", "HIT"]);
     expect(first.json.result).toEqual([
-      { timestamp: bucket, total_rest_requests: 1, total_storage_requests: 0, total_auth_requests: 1, total_realtime_requests: 0 },
+      {
+        timestamp: bucket,
+        total_rest_requests: 1,
+        total_storage_requests: 0,
+        total_auth_requests: 1,
+        total_realtime_requests: 0,
+      },
     ]);
     expect(second.json.result).toEqual([
-      { timestamp: bucket, total_rest_requests: 1, total_storage_requests: 1, total_auth_requests: 0, total_realtime_requests: 0 },
+      {
+        timestamp: bucket,
+        total_rest_requests: 1,
+        total_storage_requests: 1,
+        total_auth_requests: 0,
+        total_realtime_requests: 0,
+      },
     ]);
     expect(again.json).toEqual(first.json);
   });
@@ -166,7 +207,8 @@ describe("the key file, read again", () => {
     });
   });
   afterAll(() => slow?.close());
-  const call = (path: string) => fetch(`${slow.url}${path}`, { headers: { "x-api-key": rpcKey } }).then((r) => r.status);
+  const call = (path: string) =>
+    fetch(`${slow.url}${path}`, { headers: { "x-api-key": rpcKey } }).then((r) => r.status);
 
   it("keeps the keys in force when the file does not read", async () => {
     writeFileSync(slowKeys, "{ not json");
@@ -185,28 +227,40 @@ describe("the key file, read again", () => {
 });
 
 describe("a caller that resets its stream while its token is first checked", () => {
-  it.each(["application/grpc", "application/grpc-web+proto"])("over %s is answered nothing, and the process goes on", async (contentType) => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on("unhandledRejection", onUnhandled);
-    const session = connectHttp2(server.url);
-    session.on("error", () => {});
-    try {
-      // Looks like a token, is signed with another secret: refused once its check ends, by when the stream is gone.
-      const forged = await issueToken({ sub: "forger" }, { secret: "another-secret-0123456789-0123456789", ttlSeconds: 600, now: NOW });
-      const stream = session.request(
-        { ":method": "POST", ":path": "/logs.v1.LogsService/GetAllLogs", "content-type": contentType, te: "trailers", authorization: `Bearer ${forged}` },
-        { endStream: false },
-      );
-      stream.on("error", () => {});
-      stream.close(constants.NGHTTP2_CANCEL);
-      await new Promise((resolve) => stream.once("close", resolve));
-      await new Promise((r) => setTimeout(r, 200));
-      expect(unhandled).toEqual([]);
-      expect((await get("/api/endpoints/logs.all", rpcKey)).status).toBe(200);
-    } finally {
-      session.close();
-      process.off("unhandledRejection", onUnhandled);
-    }
-  });
+  it.each(["application/grpc", "application/grpc-web+proto"])(
+    "over %s is answered nothing, and the process goes on",
+    async (contentType) => {
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on("unhandledRejection", onUnhandled);
+      const session = connectHttp2(server.url);
+      session.on("error", () => {});
+      try {
+        // Looks like a token, is signed with another secret: refused once its check ends, by when the stream is gone.
+        const forged = await issueToken(
+          { sub: "forger" },
+          { secret: "another-secret-0123456789-0123456789", ttlSeconds: 600, now: NOW },
+        );
+        const stream = session.request(
+          {
+            ":method": "POST",
+            ":path": "/logs.v1.LogsService/GetAllLogs",
+            "content-type": contentType,
+            te: "trailers",
+            authorization: `Bearer ${forged}`,
+          },
+          { endStream: false },
+        );
+        stream.on("error", () => {});
+        stream.close(constants.NGHTTP2_CANCEL);
+        await new Promise((resolve) => stream.once("close", resolve));
+        await new Promise((r) => setTimeout(r, 200));
+        expect(unhandled).toEqual([]);
+        expect((await get("/api/endpoints/logs.all", rpcKey)).status).toBe(200);
+      } finally {
+        session.close();
+        process.off("unhandledRejection", onUnhandled);
+      }
+    },
+  );
 });

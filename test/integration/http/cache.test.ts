@@ -52,13 +52,18 @@ describe("result cache through the server", () => {
     await get("/api/endpoints/usage.api-counts?project=rpc&interval=minutely");
     const client = createClient(UsageService, transport());
     let headers: Headers | undefined;
-    const response = await client.getApiCounts(create(UsageService.method.getApiCounts.input, { project: "rpc", interval: "minutely" }), {
-      headers: { "x-api-key": TEST_API_KEY },
-      onHeader: (h) => (headers = h),
-    });
+    const response = await client.getApiCounts(
+      create(UsageService.method.getApiCounts.input, { project: "rpc", interval: "minutely" }),
+      {
+        headers: { "x-api-key": TEST_API_KEY },
+        onHeader: (h) => (headers = h),
+      },
+    );
     expect(headers?.get("x-cache")).toBe("HIT");
     expect(headers?.get("age")).toBe("0");
-    const body = (await (await get("/api/endpoints/usage.api-counts?project=rpc&interval=minutely")).json()) as { result: unknown[] };
+    const body = (await (await get("/api/endpoints/usage.api-counts?project=rpc&interval=minutely")).json()) as {
+      result: unknown[];
+    };
     expect(response.result).toHaveLength(body.result.length);
   });
 
@@ -70,7 +75,9 @@ describe("result cache through the server", () => {
 
   it("counts hits and misses in /metrics", async () => {
     const text = await (await fetch(`${server.url}/metrics`)).text();
-    expect(Number(/sqe_cache_events_total\{endpoint="usage.api-counts",event="hit"\} (\d+)/.exec(text)?.[1])).toBeGreaterThanOrEqual(3);
+    expect(
+      Number(/sqe_cache_events_total\{endpoint="usage.api-counts",event="hit"\} (\d+)/.exec(text)?.[1]),
+    ).toBeGreaterThanOrEqual(3);
     expect(text).toMatch(/sqe_cache_entries \d+/);
   });
 });

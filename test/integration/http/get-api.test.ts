@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSavedQuerySql, type Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
 import { withSlowQuery } from "../../support/slow-sql.js";
-import { expectedApiCounts, expectedInvocationStats, expectedLogIds, insertScenario, NOW } from "../../support/scenario.js";
+import {
+  expectedApiCounts,
+  expectedInvocationStats,
+  expectedLogIds,
+  insertScenario,
+  NOW,
+} from "../../support/scenario.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
 
 const INVOCATION_STATS_ID = "1f3a6c2e-5b7d-4e8f-9a0b-2c4d6e8f0a1b";
@@ -36,7 +42,10 @@ beforeAll(async () => {
   });
   // A server whose warehouse is a ClickHouse URL where nothing listens.
   const unreachable = createClient({ url: "http://127.0.0.1:9", log: { level: ClickHouseLogLevel.OFF } });
-  downServer = await startTestServer({ client: unreachable, kind: "server", location: "", close: () => unreachable.close() }, NOW);
+  downServer = await startTestServer(
+    { client: unreachable, kind: "server", location: "", close: () => unreachable.close() },
+    NOW,
+  );
 });
 afterAll(async () => {
   await Promise.all([server, slowServer, brokenServer, downServer].map((s) => s?.close()));
@@ -104,7 +113,12 @@ describe("GET /api/endpoints/<name> and /api/endpoints/query/<id>", () => {
       id: "e1",
       timestamp: expect.stringMatching(/^2026-11-20T12:24:56\.789\d*Z$/),
       event_message: "GET | 200 | /rest/v1/a",
-      metadata: [{ request: [{ method: "GET", path: "/rest/v1/a", url: "https://rpc.supabase.co/rest/v1/a" }], response: [{ status_code: 200 }] }],
+      metadata: [
+        {
+          request: [{ method: "GET", path: "/rest/v1/a", url: "https://rpc.supabase.co/rest/v1/a" }],
+          response: [{ status_code: 200 }],
+        },
+      ],
     });
   });
 
@@ -115,7 +129,10 @@ describe("GET /api/endpoints/<name> and /api/endpoints/query/<id>", () => {
   });
 
   it("answers HEAD with the headers of GET and no body", async () => {
-    const response = await fetch(`${server.url}/api/endpoints/logs.all?project=rpc`, { method: "HEAD", headers: withKey });
+    const response = await fetch(`${server.url}/api/endpoints/logs.all?project=rpc`, {
+      method: "HEAD",
+      headers: withKey,
+    });
     expect(response.status).toBe(200);
     expect(Number(response.headers.get("content-length"))).toBeGreaterThan(0);
     expect(await response.text()).toBe("");
@@ -124,18 +141,57 @@ describe("GET /api/endpoints/<name> and /api/endpoints/query/<id>", () => {
 
 describe("GET API errors", () => {
   const error = (code: string, fields: string[] = []) => ({
-    error: { code, message: expect.any(String), details: fields.map((field) => ({ field, description: expect.stringContaining(field) })) },
+    error: {
+      code,
+      message: expect.any(String),
+      details: fields.map((field) => ({ field, description: expect.stringContaining(field) })),
+    },
   });
 
   it.each([
-    ["a missing key", (s: TestServer) => get(s, "/api/endpoints/logs.all?project=rpc", {}), 401, error("unauthenticated")],
-    ["a wrong key", (s: TestServer) => get(s, "/api/endpoints/logs.all?project=rpc", { "x-api-key": "wrong" }), 401, error("unauthenticated")],
+    [
+      "a missing key",
+      (s: TestServer) => get(s, "/api/endpoints/logs.all?project=rpc", {}),
+      401,
+      error("unauthenticated"),
+    ],
+    [
+      "a wrong key",
+      (s: TestServer) => get(s, "/api/endpoints/logs.all?project=rpc", { "x-api-key": "wrong" }),
+      401,
+      error("unauthenticated"),
+    ],
     ["an unknown name", (s: TestServer) => get(s, "/api/endpoints/logs.none?project=rpc"), 404, error("not_found")],
-    ["an unknown id", (s: TestServer) => get(s, "/api/endpoints/query/00000000-0000-4000-8000-000000000000"), 404, error("not_found")],
-    ["several invalid parameters", (s: TestServer) => get(s, "/api/endpoints/usage.api-counts?interval=weekly"), 400, error("invalid_argument", ["project", "interval"])],
-    ["an undeclared parameter", (s: TestServer) => get(s, "/api/endpoints/logs.all?project=rpc&limit=5"), 400, error("invalid_argument", ["limit"])],
-    ["sql, as sandboxing is disabled", (s: TestServer) => get(s, "/api/endpoints/logs.all?project=rpc&sql=select%201"), 400, error("invalid_argument", ["sql"])],
-    ["a repeated parameter", (s: TestServer) => get(s, "/api/endpoints/logs.all?project=a&project=b"), 400, error("invalid_argument", ["project"])],
+    [
+      "an unknown id",
+      (s: TestServer) => get(s, "/api/endpoints/query/00000000-0000-4000-8000-000000000000"),
+      404,
+      error("not_found"),
+    ],
+    [
+      "several invalid parameters",
+      (s: TestServer) => get(s, "/api/endpoints/usage.api-counts?interval=weekly"),
+      400,
+      error("invalid_argument", ["project", "interval"]),
+    ],
+    [
+      "an undeclared parameter",
+      (s: TestServer) => get(s, "/api/endpoints/logs.all?project=rpc&limit=5"),
+      400,
+      error("invalid_argument", ["limit"]),
+    ],
+    [
+      "sql, as sandboxing is disabled",
+      (s: TestServer) => get(s, "/api/endpoints/logs.all?project=rpc&sql=select%201"),
+      400,
+      error("invalid_argument", ["sql"]),
+    ],
+    [
+      "a repeated parameter",
+      (s: TestServer) => get(s, "/api/endpoints/logs.all?project=a&project=b"),
+      400,
+      error("invalid_argument", ["project"]),
+    ],
     [
       "an undeclared parameter beside an invalid value",
       (s: TestServer) => get(s, "/api/endpoints/usage.api-counts?project=p&interval=weekly&sql=1"),
@@ -148,7 +204,12 @@ describe("GET API errors", () => {
       400,
       error("invalid_argument", ["interval", "project"]),
     ],
-    ["an invalid regular expression", (s: TestServer) => get(s, "/api/endpoints/usage.api-counts?project=(&interval=daily"), 400, error("invalid_argument", ["project"])],
+    [
+      "an invalid regular expression",
+      (s: TestServer) => get(s, "/api/endpoints/usage.api-counts?project=(&interval=daily"),
+      400,
+      error("invalid_argument", ["project"]),
+    ],
     [
       "a value longer than 1,024 characters",
       (s: TestServer) => get(s, `/api/endpoints/logs.all?project=${"p".repeat(1025)}&project_tier=${"T".repeat(2000)}`),
@@ -157,7 +218,8 @@ describe("GET API errors", () => {
     ],
     [
       "a pattern with a Unicode class, which RE2 runs slowly",
-      (s: TestServer) => get(s, `/api/endpoints/usage.api-counts?project=${encodeURIComponent("\\pL{30}")}&interval=daily`),
+      (s: TestServer) =>
+        get(s, `/api/endpoints/usage.api-counts?project=${encodeURIComponent("\\pL{30}")}&interval=daily`),
       400,
       error("invalid_argument", ["project"]),
     ],
@@ -197,7 +259,9 @@ describe("hostile input", () => {
   it("refuses a parameter with no name with a 400 about the query string", async () => {
     const response = await get(server, "/api/endpoints/logs.all?project=rpc&=x");
     expect(response.status).toBe(400);
-    expect(response.json.error.details).toEqual([{ field: "query", description: "query string has a parameter with no name" }]);
+    expect(response.json.error.details).toEqual([
+      { field: "query", description: "query string has a parameter with no name" },
+    ]);
   });
 
   it("refuses a malformed endpoint name in the path with a 400", async () => {
@@ -210,7 +274,9 @@ describe("hostile input", () => {
   });
 
   it("refuses a 200 KB parameter with a 4xx, not a 5xx", async () => {
-    const response = await fetch(`${server.url}/api/endpoints/logs.all?project=${"a".repeat(200_000)}`, { headers: withKey });
+    const response = await fetch(`${server.url}/api/endpoints/logs.all?project=${"a".repeat(200_000)}`, {
+      headers: withKey,
+    });
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(response.status).toBeLessThan(500);
   });
@@ -232,7 +298,11 @@ describe("hostile input", () => {
   it("answers a browser's CORS preflight for GET with X-API-KEY", async () => {
     const response = await fetch(`${server.url}/api/endpoints/logs.all`, {
       method: "OPTIONS",
-      headers: { origin: "https://app.example.com", "access-control-request-method": "GET", "access-control-request-headers": "x-api-key" },
+      headers: {
+        origin: "https://app.example.com",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "x-api-key",
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
@@ -257,7 +327,13 @@ describe("listing, OpenAPI, health and metrics", () => {
         parameters: [
           { name: "project", required: true, allowed_values: [], default: null, max_length: 1024 },
           { name: "function_id", required: false, allowed_values: [], default: null, max_length: 1024 },
-          { name: "interval", required: false, allowed_values: ["5min", "15min", "1hr", "1day", "7day"], default: "1day", max_length: 1024 },
+          {
+            name: "interval",
+            required: false,
+            allowed_values: ["5min", "15min", "1hr", "1day", "7day"],
+            default: "1day",
+            max_length: 1024,
+          },
         ],
       }),
       expect.objectContaining({
@@ -267,10 +343,22 @@ describe("listing, OpenAPI, health and metrics", () => {
         grpc_method: "usage.v1.UsageService/GetApiCounts",
         parameters: [
           { name: "project", required: true, allowed_values: [], default: null, max_length: 1024 },
-          { name: "interval", required: true, allowed_values: ["hourly", "daily", "minutely"], default: null, max_length: 1024 },
+          {
+            name: "interval",
+            required: true,
+            allowed_values: ["hourly", "daily", "minutely"],
+            default: null,
+            max_length: 1024,
+          },
         ],
       }),
-      expect.objectContaining({ name: "logs.all", id: LOGS_ID, max_rows: 1000, cache_ttl_seconds: 0, cache_warming_seconds: 0 }),
+      expect.objectContaining({
+        name: "logs.all",
+        id: LOGS_ID,
+        max_rows: 1000,
+        cache_ttl_seconds: 0,
+        cache_warming_seconds: 0,
+      }),
     ]);
   });
 
@@ -284,7 +372,12 @@ describe("listing, OpenAPI, health and metrics", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.components.securitySchemes).toEqual({
       ApiKey: { type: "apiKey", in: "header", name: "X-API-KEY", description: "An API key, or a signed token (JWT)" },
-      Bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A signed token (JWT), or an API key" },
+      Bearer: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "JWT",
+        description: "A signed token (JWT), or an API key",
+      },
     });
     expect(doc.security).toEqual([{ ApiKey: [] }, { Bearer: [] }]);
     const expectedPaths = listing.result.flatMap((e: { name: string; id: string }) => [
@@ -292,7 +385,15 @@ describe("listing, OpenAPI, health and metrics", () => {
       `/api/endpoints/query/${e.id}`,
     ]);
     expect(Object.keys(doc.paths).sort()).toEqual([...expectedPaths, "/api/endpoints"].sort());
-    for (const [path, item] of Object.entries(doc.paths) as [string, { get: { parameters?: { name: string; required: boolean; schema: { enum?: string[] } }[]; responses: Record<string, unknown> } }][]) {
+    for (const [path, item] of Object.entries(doc.paths) as [
+      string,
+      {
+        get: {
+          parameters?: { name: string; required: boolean; schema: { enum?: string[] } }[];
+          responses: Record<string, unknown>;
+        };
+      },
+    ][]) {
       // Call each path with its required parameters at their first allowed value (or "rpc").
       const query = (item.get.parameters ?? [])
         .filter((p) => p.required)
@@ -300,12 +401,20 @@ describe("listing, OpenAPI, health and metrics", () => {
         .join("&");
       const response = await get(server, `${path}?${query}`);
       expect(response.status, path).toBe(200);
-      for (const parameter of item.get.parameters ?? []) expect((parameter.schema as { maxLength?: number }).maxLength).toBe(1024);
+      for (const parameter of item.get.parameters ?? [])
+        expect((parameter.schema as { maxLength?: number }).maxLength).toBe(1024);
       if (path !== "/api/endpoints") {
-        expect(Object.keys(item.get.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "500", "503", "504"]));
-        const rowRef = (item.get.responses["200"] as { content: { "application/json": { schema: { properties: { result: { items: { $ref: string } } } } } } }).content["application/json"].schema.properties.result.items.$ref;
+        expect(Object.keys(item.get.responses)).toEqual(
+          expect.arrayContaining(["200", "400", "401", "403", "404", "500", "503", "504"]),
+        );
+        const rowRef = (
+          item.get.responses["200"] as {
+            content: { "application/json": { schema: { properties: { result: { items: { $ref: string } } } } } };
+          }
+        ).content["application/json"].schema.properties.result.items.$ref;
         const rowSchema = doc.components.schemas[rowRef.split("/").at(-1)!];
-        for (const row of response.json.result) expect(Object.keys(row).sort()).toEqual(Object.keys(rowSchema.properties).sort());
+        for (const row of response.json.result)
+          expect(Object.keys(row).sort()).toEqual(Object.keys(rowSchema.properties).sort());
       }
     }
   });

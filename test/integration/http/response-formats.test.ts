@@ -24,12 +24,16 @@ interface Raw {
 /** One GET (or HEAD) over node:http: the bytes as sent, nothing decoded. */
 function raw(path: string, headers: Record<string, string> = {}, method = "GET"): Promise<Raw> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${server.url}${path}`, { method, headers: { "x-api-key": TEST_API_KEY, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on("error", reject);
-    });
+    const req = httpRequest(
+      `${server.url}${path}`,
+      { method, headers: { "x-api-key": TEST_API_KEY, ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -40,7 +44,9 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
 // Worked out from the scenario (see scenario.ts): one hour bucket, 1 rest and 1 auth request.
 const apiCountsCsv =
   "timestamp,total_rest_requests,total_storage_requests,total_auth_requests,total_realtime_requests\r\n" +
-  expectedApiCounts.map(([t, rest, storage, auth, realtime]) => `${iso(t)},${rest},${storage},${auth},${realtime}\r\n`).join("");
+  expectedApiCounts
+    .map(([t, rest, storage, auth, realtime]) => `${iso(t)},${rest},${storage},${auth},${realtime}\r\n`)
+    .join("");
 
 describe("body formats", () => {
   it("answers CSV for format=csv: a header line, then the rows", async () => {
@@ -83,7 +89,10 @@ describe("body formats", () => {
     expect(records.map((r) => r[0])).toEqual(expectedLogIds);
     expect(records[0]![2]).toBe("GET | 200 | /rest/v1/a");
     expect(JSON.parse(records[0]![3]!)).toEqual([
-      { request: [{ method: "GET", path: "/rest/v1/a", url: "https://rpc.supabase.co/rest/v1/a" }], response: [{ status_code: 200 }] },
+      {
+        request: [{ method: "GET", path: "/rest/v1/a", url: "https://rpc.supabase.co/rest/v1/a" }],
+        response: [{ status_code: 200 }],
+      },
     ]);
   });
 
@@ -98,7 +107,10 @@ describe("body formats", () => {
     ["an unknown format", "format=parquet", "format must be one of json, csv, ndjson"],
     ["a repeated format", "format=csv&format=csv", "format is given more than once"],
   ])("refuses %s with a JSON error naming format", async (_label, query, description) => {
-    const response = await raw(`/api/endpoints/logs.all?project=rpc&${query}`, { accept: "text/csv", "accept-encoding": "gzip" });
+    const response = await raw(`/api/endpoints/logs.all?project=rpc&${query}`, {
+      accept: "text/csv",
+      "accept-encoding": "gzip",
+    });
     expect(response.status).toBe(400);
     expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
     expect(JSON.parse(response.body.toString()).error.details).toEqual([{ field: "format", description }]);
@@ -109,21 +121,28 @@ describe("compression", () => {
   it.each([
     ["gzip", "gzip, deflate", gunzipSync, "1hr"],
     ["br", "gzip, deflate, br", brotliDecompressSync, "1day"],
-  ])("answers %s that decompresses to the plain body, on a miss and on a hit", async (coding, acceptEncoding, decompress, interval) => {
-    const path = `/api/endpoints/functions.invocation-stats?project=rpc&interval=${interval}`;
-    const miss = await raw(path, { "accept-encoding": acceptEncoding });
-    const hit = await raw(path, { "accept-encoding": acceptEncoding });
-    const plain = await raw(path);
-    expect(JSON.parse(plain.body.toString()).result.length).toBeGreaterThan(0);
-    for (const response of [miss, hit]) {
-      expect(response.headers["content-encoding"]).toBe(coding);
-      expect(response.headers.vary).toBe("Accept, Accept-Encoding");
-      expect(response.headers["content-length"]).toBe(String(response.body.length));
-      expect(decompress(response.body).equals(plain.body)).toBe(true);
-    }
-    expect([miss.headers["x-cache"], hit.headers["x-cache"], plain.headers["x-cache"]]).toEqual(["MISS", "HIT", "HIT"]);
-    expect(hit.body.equals(miss.body)).toBe(true);
-  });
+  ])(
+    "answers %s that decompresses to the plain body, on a miss and on a hit",
+    async (coding, acceptEncoding, decompress, interval) => {
+      const path = `/api/endpoints/functions.invocation-stats?project=rpc&interval=${interval}`;
+      const miss = await raw(path, { "accept-encoding": acceptEncoding });
+      const hit = await raw(path, { "accept-encoding": acceptEncoding });
+      const plain = await raw(path);
+      expect(JSON.parse(plain.body.toString()).result.length).toBeGreaterThan(0);
+      for (const response of [miss, hit]) {
+        expect(response.headers["content-encoding"]).toBe(coding);
+        expect(response.headers.vary).toBe("Accept, Accept-Encoding");
+        expect(response.headers["content-length"]).toBe(String(response.body.length));
+        expect(decompress(response.body).equals(plain.body)).toBe(true);
+      }
+      expect([miss.headers["x-cache"], hit.headers["x-cache"], plain.headers["x-cache"]]).toEqual([
+        "MISS",
+        "HIT",
+        "HIT",
+      ]);
+      expect(hit.body.equals(miss.body)).toBe(true);
+    },
+  );
 
   it("compresses a cached body once, counts it in the cache and serves later hits without compressing", async () => {
     const path = "/api/endpoints/usage.api-counts?project=rpc&interval=minutely";
@@ -170,7 +189,9 @@ describe("timing and statistics headers", () => {
   it("times the cache lookup, the warehouse and the serialisation of a miss", async () => {
     const response = await raw("/api/endpoints/usage.api-counts?project=timing&interval=daily");
     expect(response.headers["x-cache"]).toBe("MISS");
-    expect(response.headers["server-timing"]).toMatch(/^cache;desc="miss";dur=[\d.]+, warehouse;dur=[\d.]+, serialize;dur=[\d.]+$/);
+    expect(response.headers["server-timing"]).toMatch(
+      /^cache;desc="miss";dur=[\d.]+, warehouse;dur=[\d.]+, serialize;dur=[\d.]+$/,
+    );
   });
 
   it("times the warehouse and the serialisation of an endpoint without a cache", async () => {
@@ -187,7 +208,17 @@ describe("timing and statistics headers", () => {
   it("lets browser pages read the cache, rate-limit and timing headers", async () => {
     const response = await raw(apiCounts);
     const exposed = String(response.headers["access-control-expose-headers"]).split(", ");
-    expect(exposed).toEqual(expect.arrayContaining(["X-Cache", "Age", "Retry-After", "RateLimit", "Server-Timing", "X-Rows-Read", "X-Bytes-Read"]));
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        "X-Cache",
+        "Age",
+        "Retry-After",
+        "RateLimit",
+        "Server-Timing",
+        "X-Rows-Read",
+        "X-Bytes-Read",
+      ]),
+    );
     expect(response.headers["timing-allow-origin"]).toBe("*");
   });
 });
@@ -202,11 +233,25 @@ describe("documentation of formats and headers", () => {
   it("documents the format parameter, the CSV and NDJSON bodies and the answer headers in OpenAPI", async () => {
     const document = JSON.parse((await raw("/openapi.json")).body.toString());
     const path = document.paths["/api/endpoints/usage.api-counts"];
-    expect(path.parameters).toEqual([expect.objectContaining({ name: "format", in: "query", schema: expect.objectContaining({ enum: ["json", "csv", "ndjson"] }) })]);
+    expect(path.parameters).toEqual([
+      expect.objectContaining({
+        name: "format",
+        in: "query",
+        schema: expect.objectContaining({ enum: ["json", "csv", "ndjson"] }),
+      }),
+    ]);
     const ok = path.get.responses["200"];
     expect(Object.keys(ok.content)).toEqual(["application/json", "text/csv", "application/x-ndjson"]);
     expect(Object.keys(ok.headers)).toEqual(
-      expect.arrayContaining(["Content-Encoding", "Vary", "Server-Timing", "X-Rows-Read", "X-Bytes-Read", "X-Cache", "Age"]),
+      expect.arrayContaining([
+        "Content-Encoding",
+        "Vary",
+        "Server-Timing",
+        "X-Rows-Read",
+        "X-Bytes-Read",
+        "X-Cache",
+        "Age",
+      ]),
     );
   });
 });

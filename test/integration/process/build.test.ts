@@ -60,17 +60,24 @@ describe("the build before every command", () => {
     expect(existsSync(join(copy, "dist"))).toBe(false);
   });
 
-  it.each([["--bogus"], ["--generate-only", "--bogus"], ["--then"]])("refuses %j with its usage on stderr and exit code 2, building nothing", (...args) => {
-    const refused = build(...args);
-    expect({ status: refused.status, stdout: refused.stdout }).toEqual({ status: 2, stdout: "" });
-    expect(refused.stderr).toMatch(/^error: (Unknown option '--bogus'|Option '--then <script>' argument missing)\n\nusage: node scripts\/build\.mjs /);
-    expect(existsSync(join(copy, "dist"))).toBe(false);
-  });
+  it.each([["--bogus"], ["--generate-only", "--bogus"], ["--then"]])(
+    "refuses %j with its usage on stderr and exit code 2, building nothing",
+    (...args) => {
+      const refused = build(...args);
+      expect({ status: refused.status, stdout: refused.stdout }).toEqual({ status: 2, stdout: "" });
+      expect(refused.stderr).toMatch(
+        /^error: (Unknown option '--bogus'|Option '--then <script>' argument missing)\n\nusage: node scripts\/build\.mjs /,
+      );
+      expect(existsSync(join(copy, "dist"))).toBe(false);
+    },
+  );
 
   it("bundles a missing dist/, then skips it while nothing changed", () => {
     const first = build();
     expect(first.status).toBe(0);
-    expect(first.stderr).toMatch(/^build: bundling src\/ into dist\/ with esbuild\nbuild: 5 bundles from \d+ files in [\d.]+ s\n$/);
+    expect(first.stderr).toMatch(
+      /^build: bundling src\/ into dist\/ with esbuild\nbuild: 5 bundles from \d+ files in [\d.]+ s\n$/,
+    );
     const second = build();
     expect(second.status).toBe(0);
     expect(second.stderr).toBe("");
@@ -78,7 +85,10 @@ describe("the build before every command", () => {
 
   it.each([
     ["a source changes", () => edit("src/app/lifecycle.ts")],
-    ["a source changes and keeps an older time (cp -p, a restored archive)", () => edit("src/config/env.ts", new Date(Date.now() - 86_400_000))],
+    [
+      "a source changes and keeps an older time (cp -p, a restored archive)",
+      () => edit("src/config/env.ts", new Date(Date.now() - 86_400_000)),
+    ],
     ["tsconfig.json changes", () => edit("tsconfig.json")],
     ["the bundling script changes", () => edit("scripts/build/bundle.mjs")],
     ["a bundle is gone", () => rmSync(join(copy, "dist/cli/seed.js"))],
@@ -122,7 +132,10 @@ describe("the build before every command", () => {
   it.each([
     [["--then", "dist/mian.js"], "error: --then dist/mian.js: no such command in dist/"],
     [["--then", "src/main.ts"], "error: --then runs a built command (dist/main.js, dist/cli/*.js), not src/main.ts"],
-    [["--generate-only", "--then", "dist/main.js"], "error: --generate-only makes no bundles, so there is nothing for --then to run"],
+    [
+      ["--generate-only", "--then", "dist/main.js"],
+      "error: --generate-only makes no bundles, so there is nothing for --then to run",
+    ],
   ])("refuses %j with exit code 2", (args, message) => {
     const refused = build(...args);
     expect({ status: refused.status, stdout: refused.stdout }).toEqual({ status: 2, stdout: "" });
@@ -148,7 +161,9 @@ describe("the build before every command", () => {
   });
 
   it("counts the files of the bundled packages among its inputs, and not the packages left outside", () => {
-    const inputs = Object.keys((JSON.parse(readFileSync(join(copy, "dist/.inputs.json"), "utf8")) as { files: Record<string, unknown> }).files);
+    const inputs = Object.keys(
+      (JSON.parse(readFileSync(join(copy, "dist/.inputs.json"), "utf8")) as { files: Record<string, unknown> }).files,
+    );
     expect(inputs).toContain("src/main.ts");
     expect(inputs.some((path) => path.includes("node_modules/@connectrpc/connect/"))).toBe(true);
     expect(inputs.some((path) => /node_modules\/(chdb|jose|@clickhouse\/client)\//.test(path))).toBe(false);
@@ -166,13 +181,21 @@ describe("the build before every command", () => {
         timestamp: new Date(now - minutesAgo * 60_000).toISOString(),
         event_message: `GET | 200 | ${path}`,
         project,
-        metadata: [{ request: [{ method: "GET", path, url: `https://${project}.supabase.co${path}` }], response: [{ status_code: 200 }] }],
+        metadata: [
+          {
+            request: [{ method: "GET", path, url: `https://${project}.supabase.co${path}` }],
+            response: [{ status_code: 200 }],
+          },
+        ],
       }),
     );
     writeFileSync(join(copy, "edge.ndjson"), `${rows.join("\n")}\n`);
     const imported = build("--then", "dist/cli/import.js", "--table", "edge_logs", "edge.ndjson");
     expect(imported.stderr).not.toContain("build: bundling");
-    expect({ status: imported.status, stdout: imported.stdout }).toEqual({ status: 0, stdout: "imported 3 rows into edge_logs\n" });
+    expect({ status: imported.status, stdout: imported.stdout }).toEqual({
+      status: 0,
+      stdout: "imported 3 rows into edge_logs\n",
+    });
 
     const service = startServiceProcess(
       { CHDB_PATH: join(copy, "data"), PORT: "0", API_KEYS: key, DEMO_DATA: "0" },
@@ -182,7 +205,9 @@ describe("the build before every command", () => {
       const url = await service.listening();
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
       // Newest first, as logs.all orders them: 1 (5 minutes ago), 2, 3.
-      const response = await fetch(`${url}/api/endpoints/logs.all?project=${project}`, { headers: { "x-api-key": key } });
+      const response = await fetch(`${url}/api/endpoints/logs.all?project=${project}`, {
+        headers: { "x-api-key": key },
+      });
       expect(response.status).toBe(200);
       const body = (await response.json()) as { result: { id: string; event_message: string }[] };
       expect(body.result.map((row) => [row.id.slice(-1), row.event_message])).toEqual([

@@ -57,8 +57,18 @@ describe("command lines", () => {
   it.each([
     ["seed", ["--scale", "0"], "src/cli/seed.ts", '--scale must be a positive number, got "0"'],
     ["seed", ["--scale", "many"], "src/cli/seed.ts", '--scale must be a positive number, got "many"'],
-    ["token", ["--sub", "a", "--ttl", "forever"], "src/cli/token.ts", '--ttl must be a duration such as 90s, 15m, 1h or 7d, got "forever"'],
-    ["token", ["--ttl", "1h", "--rps", "0"], "src/cli/token.ts", '--sub is required; --rps must be a positive number, got "0"'],
+    [
+      "token",
+      ["--sub", "a", "--ttl", "forever"],
+      "src/cli/token.ts",
+      '--ttl must be a duration such as 90s, 15m, 1h or 7d, got "forever"',
+    ],
+    [
+      "token",
+      ["--ttl", "1h", "--rps", "0"],
+      "src/cli/token.ts",
+      '--sub is required; --rps must be a positive number, got "0"',
+    ],
   ])("%s refuses the option values %j with its usage and exit code 2", (name, args, script, problems) => {
     const result = run(script, args);
     expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 2, stdout: "" });

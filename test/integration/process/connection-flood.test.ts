@@ -67,13 +67,19 @@ describe("a flood of preface-only connections", () => {
       await probe();
 
       // The flood comes from a process of its own, as an attacker's would.
-      const flooder = spawn(process.execPath, ["--input-type=module", "-e", floodScript, hostname, port, "20000", "1500"], {
-        stdio: ["ignore", "pipe", "inherit"],
-      });
+      const flooder = spawn(
+        process.execPath,
+        ["--input-type=module", "-e", floodScript, hostname, port, "20000", "1500"],
+        {
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      );
       let report = "";
       flooder.stdout!.on("data", (d: Buffer) => (report += d.toString()));
       let flooding = true;
-      const flood = new Promise<void>((resolve) => flooder.once("exit", () => resolve())).then(() => void (flooding = false));
+      const flood = new Promise<void>((resolve) => flooder.once("exit", () => resolve())).then(
+        () => void (flooding = false),
+      );
       const latencies: number[] = [];
       while (flooding) {
         latencies.push(await probe());

@@ -19,7 +19,10 @@ const keysPath = join(directory, "keys.json");
 afterAll(() => removeTemporaryDirectory(directory));
 
 const writeKeys = (...keys: [string, string][]) =>
-  writeFileSync(keysPath, JSON.stringify({ keys: keys.map(([id, key]) => ({ id, sha256: keyDigest(key), fixed: { project: "p1" } })) }));
+  writeFileSync(
+    keysPath,
+    JSON.stringify({ keys: keys.map(([id, key]) => ({ id, sha256: keyDigest(key), fixed: { project: "p1" } })) }),
+  );
 
 async function until(predicate: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -69,7 +72,19 @@ describe("credentials of a service process", () => {
       // A token made by the operator's command.
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        ["--import", "tsx", join(root, "src/cli/token.ts"), "--sub", "dashboard", "--endpoints", "logs.all", "--fixed", "project=p7", "--ttl", "10m"],
+        [
+          "--import",
+          "tsx",
+          join(root, "src/cli/token.ts"),
+          "--sub",
+          "dashboard",
+          "--endpoints",
+          "logs.all",
+          "--fixed",
+          "project=p7",
+          "--ttl",
+          "10m",
+        ],
         { env: { ...process.env, JWT_SECRET: secret } },
       );
       const token = stdout.trim();

@@ -19,7 +19,12 @@ function edgeLine(n: number, overrides: Record<string, unknown> = {}) {
     timestamp: `2026-11-20T21:59:${String(n % 60).padStart(2, "0")}.123456Z`,
     event_message: `GET | 200 | ${path}`,
     project,
-    metadata: [{ request: [{ method: "GET", path, url: `https://${project}.supabase.co${path}` }], response: [{ status_code: 200 }] }],
+    metadata: [
+      {
+        request: [{ method: "GET", path, url: `https://${project}.supabase.co${path}` }],
+        response: [{ status_code: 200 }],
+      },
+    ],
     ...overrides,
   });
 }
@@ -55,7 +60,11 @@ beforeAll(async () => {
 
   // A directory another process holds.
   const heldDir = join(dir, "held");
-  const holder = spawn(process.execPath, ["--import", "tsx", join(root, "test/support/hold-data-directory.ts"), heldDir], { stdio: ["ignore", "pipe", "ignore"] });
+  const holder = spawn(
+    process.execPath,
+    ["--import", "tsx", join(root, "test/support/hold-data-directory.ts"), heldDir],
+    { stdio: ["ignore", "pipe", "ignore"] },
+  );
   await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
   // With bad lines in the file too: the held directory is what is said, before the file is read.
   runs.held = runImport(["--table", "edge_logs", mixed], heldDir);
@@ -80,10 +89,17 @@ describe("npm run import", () => {
   it("loads every row of a good file in batches, saying how far it got", async () => {
     expect(runs.good!.status).toBe(0);
     expect(runs.good!.stdout).toBe("imported 5 rows into edge_logs\n");
-    expect(runs.good!.stderr.match(/\d+ of 5 rows inserted/g)).toEqual(["2 of 5 rows inserted", "4 of 5 rows inserted", "5 of 5 rows inserted"]);
+    expect(runs.good!.stderr.match(/\d+ of 5 rows inserted/g)).toEqual([
+      "2 of 5 rows inserted",
+      "4 of 5 rows inserted",
+      "5 of 5 rows inserted",
+    ]);
     expect(await ids("edge_logs")).toEqual(["01", "02", "03", "04", "05"]);
     const [row] = await (
-      await warehouse!.client.query({ query: "SELECT toString(timestamp) AS t, metadata, status_code FROM edge_logs WHERE id LIKE '%01'", format: "JSONEachRow" })
+      await warehouse!.client.query({
+        query: "SELECT toString(timestamp) AS t, metadata, status_code FROM edge_logs WHERE id LIKE '%01'",
+        format: "JSONEachRow",
+      })
     ).json<{ t: string; metadata: string; status_code: number }>();
     expect(row).toEqual({
       t: "2026-11-20 21:59:01.123456",

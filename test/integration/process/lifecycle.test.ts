@@ -20,7 +20,10 @@ const startProcess = (env: Record<string, string>) => {
 };
 
 /** A GET on its own connection: `sent` once the request is written to a connected socket, `status` its answer (or the error). */
-function httpGet(url: string, headers: Record<string, string>): { sent: Promise<void>; status: Promise<number | string> } {
+function httpGet(
+  url: string,
+  headers: Record<string, string>,
+): { sent: Promise<void>; status: Promise<number | string> } {
   let markSent!: () => void;
   const sent = new Promise<void>((resolve) => (markSent = resolve));
   const status = new Promise<number | string>((resolve) => {
@@ -91,13 +94,25 @@ describe("service process", () => {
 
   it("starts with its server warehouse down, answers 503, says so once, and still exits 0 on SIGTERM", async () => {
     // Retries every quarter second at most: some eight of them in the two seconds watched.
-    const proc = startProcess({ PORT: "0", CLICKHOUSE_URL: "http://127.0.0.1:9", API_KEYS: LONG_KEY, WAREHOUSE_RETRY_SECONDS: "0.25" });
+    const proc = startProcess({
+      PORT: "0",
+      CLICKHOUSE_URL: "http://127.0.0.1:9",
+      API_KEYS: LONG_KEY,
+      WAREHOUSE_RETRY_SECONDS: "0.25",
+    });
     await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
     await new Promise((r) => setTimeout(r, 2_000));
-    const unreachable = proc.output().split("\n").filter((line) => warehouseDown.test(line));
+    const unreachable = proc
+      .output()
+      .split("\n")
+      .filter((line) => warehouseDown.test(line));
     expect(unreachable).toHaveLength(1);
-    expect(JSON.parse(unreachable[0]!)).toMatchObject({ level: "warn", msg: "warehouse not reachable yet; answering 503 until it is", error: { code: "ECONNREFUSED" } });
+    expect(JSON.parse(unreachable[0]!)).toMatchObject({
+      level: "warn",
+      msg: "warehouse not reachable yet; answering 503 until it is",
+      error: { code: "ECONNREFUSED" },
+    });
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     const response = await fetch(`${url}/api/endpoints/logs.all?project=p`, { headers: { "x-api-key": LONG_KEY } });
@@ -109,13 +124,23 @@ describe("service process", () => {
 
   it("keeps running while its embedded engine cannot open, says why in one line, and recovers by itself when it can", async () => {
     const dataDir = dataDirectory();
-    const holder = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir], {
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    const holder = spawn(
+      process.execPath,
+      ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir],
+      {
+        stdio: ["ignore", "pipe", "ignore"],
+      },
+    );
     children.push(holder);
     await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
     // At the default log level, with the engine reopened and the migrations retried every quarter second.
-    const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: LONG_KEY, DEMO_DATA: "0", WAREHOUSE_RETRY_SECONDS: "0.25" });
+    const proc = startProcess({
+      CHDB_PATH: dataDir,
+      PORT: "0",
+      API_KEYS: LONG_KEY,
+      DEMO_DATA: "0",
+      WAREHOUSE_RETRY_SECONDS: "0.25",
+    });
     await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
     // Some eight tries of each later, before any call: one line about the held directory, and nothing
@@ -132,7 +157,11 @@ describe("service process", () => {
       pid: holder.pid,
       retryInMs: 250,
     });
-    expect(lines.filter((line) => !line.startsWith("{") && !/^saved-query endpoints listening on |^API key|^credentials: /.test(line))).toEqual([]);
+    expect(
+      lines.filter(
+        (line) => !line.startsWith("{") && !/^saved-query endpoints listening on |^API key|^credentials: /.test(line),
+      ),
+    ).toEqual([]);
 
     const query = () => fetch(`${url}/api/endpoints/logs.all?project=p`, { headers: { "x-api-key": LONG_KEY } });
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
@@ -155,7 +184,10 @@ describe("service process", () => {
       .filter((line) => /"msg":"(embedded warehouse open|warehouse reachable, schema up to date)"/.test(line))
       .map((line) => JSON.parse(line) as { msg: string; failedTries: number });
     // Held from the start, the engine had never been open: it opened, not "open again".
-    expect(recovered.map((line) => line.msg).sort()).toEqual(["embedded warehouse open", "warehouse reachable, schema up to date"]);
+    expect(recovered.map((line) => line.msg).sort()).toEqual([
+      "embedded warehouse open",
+      "warehouse reachable, schema up to date",
+    ]);
     for (const line of recovered) expect(line.failedTries).toBeGreaterThanOrEqual(4);
     proc.child.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
@@ -163,7 +195,14 @@ describe("service process", () => {
 
   it("finishes every call in flight when SIGTERM arrives under load", async () => {
     const dataDir = dataDirectory();
-    const proc = startProcess({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: LONG_KEY, DEMO_DATA: "1", LOG_LEVEL: "warn", WAREHOUSE_CALLS_PER_KEY: "64" });
+    const proc = startProcess({
+      CHDB_PATH: dataDir,
+      PORT: "0",
+      API_KEYS: LONG_KEY,
+      DEMO_DATA: "1",
+      LOG_LEVEL: "warn",
+      WAREHOUSE_CALLS_PER_KEY: "64",
+    });
     await waitFor(() => /listening on (http:\S+)/.test(proc.output()));
     const url = /listening on (http:\S+)/.exec(proc.output())![1]!;
     // 60 uncached queries at once (under the 64 queued bound, one key allowed all of them): most of a second of work.

@@ -44,7 +44,12 @@ function closedAfter(socket: Socket): Promise<{ ms: number; received: string }> 
 describe("connection timeouts", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(warehouse, NOW, {}, { headersTimeoutMs: 300, firstRequestTimeoutMs: 300, idleTimeoutMs: 500, requestTimeoutMs: 700 });
+    server = await startTestServer(
+      warehouse,
+      NOW,
+      {},
+      { headersTimeoutMs: 300, firstRequestTimeoutMs: 300, idleTimeoutMs: 500, requestTimeoutMs: 700 },
+    );
   });
   afterAll(() => server?.close());
 
@@ -191,7 +196,12 @@ describe("request bodies", () => {
 
   it("answers an unknown gRPC method without reading its body, resetting the stream", async () => {
     const session = connectHttp2(server.url);
-    const stream = session.request({ ":method": "POST", ":path": "/nope.v1.Nope/Call", "content-type": "application/grpc", te: "trailers" });
+    const stream = session.request({
+      ":method": "POST",
+      ":path": "/nope.v1.Nope/Call",
+      "content-type": "application/grpc",
+      te: "trailers",
+    });
     stream.write(Buffer.alloc(64 * 1024)); // and never the end
     stream.resume();
     const headers = await new Promise<Record<string, unknown>>((resolve) => stream.once("response", resolve));
@@ -211,7 +221,10 @@ describe("request bodies", () => {
       body: JSON.stringify({ project: "p".repeat(70_000) }),
     });
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ code: "resource_exhausted", message: "request body is larger than 65536 bytes" });
+    expect(await response.json()).toEqual({
+      code: "resource_exhausted",
+      message: "request body is larger than 65536 bytes",
+    });
   });
 
   it("stops decompressing at the bound: a small gzip body that expands past it is resource_exhausted", async () => {
@@ -231,11 +244,16 @@ describe("request bodies", () => {
     const request = create(LogsService.method.getAllLogs.input, { project: "p".repeat(1_000_000) });
     for (const sendCompression of [undefined, compressionGzip]) {
       const client = createClient(LogsService, createGrpcTransport({ baseUrl: server.url, sendCompression }));
-      const error = (await client.getAllLogs(request, { headers: { "x-api-key": TEST_API_KEY } }).catch((e: unknown) => e)) as ConnectError;
+      const error = (await client
+        .getAllLogs(request, { headers: { "x-api-key": TEST_API_KEY } })
+        .catch((e: unknown) => e)) as ConnectError;
       expect(error.code).toBe(Code.ResourceExhausted);
     }
     // Without a key the same call is refused as UNAUTHENTICATED, from its headers.
-    const client = createClient(LogsService, createGrpcTransport({ baseUrl: server.url, sendCompression: compressionGzip }));
+    const client = createClient(
+      LogsService,
+      createGrpcTransport({ baseUrl: server.url, sendCompression: compressionGzip }),
+    );
     const error = (await client.getAllLogs(request).catch((e: unknown) => e)) as ConnectError;
     expect(error.code).toBe(Code.Unauthenticated);
   });

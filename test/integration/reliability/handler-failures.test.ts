@@ -56,7 +56,11 @@ describe("a metrics registry that fails to collect", () => {
     expect(unhandled).toEqual([]);
     const errors = lines.filter((line) => line.level === "error");
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ msg: "route failed", path: "/metrics", error: { message: "collector broke", cause: { message: "source gone" } } });
+    expect(errors[0]).toMatchObject({
+      msg: "route failed",
+      path: "/metrics",
+      error: { message: "collector broke", cause: { message: "source gone" } },
+    });
     expect((errors[0]!.error as Line).stack).toMatch(/^Error: collector broke\n\s+at /);
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);

@@ -27,12 +27,22 @@ const lines: Record<string, unknown>[] = [];
 beforeAll(async () => {
   dir = makeTemporaryDirectory("sqe-late-");
   const dataDir = join(dir, "data");
-  holder = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
+  holder = spawn(
+    process.execPath,
+    ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir],
+    {
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
   await new Promise<void>((resolve) => holder!.stdout!.once("data", () => resolve()));
   service = await startService({
-    config: readConfig({ CHDB_PATH: dataDir, PORT: "0", API_KEYS: key, DEMO_DATA: "0", WAREHOUSE_RETRY_SECONDS: "0.2" }),
+    config: readConfig({
+      CHDB_PATH: dataDir,
+      PORT: "0",
+      API_KEYS: key,
+      DEMO_DATA: "0",
+      WAREHOUSE_RETRY_SECONDS: "0.2",
+    }),
     logger: createLogger({ write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }),
     print: () => {},
     readSql: (name) => (name === "logs.all" ? textTimestampSql : readSavedQuerySql(name)),
@@ -72,13 +82,18 @@ describe("result columns checked when the warehouse comes after the service", ()
         time: expect.any(String),
         level: "error",
         msg: "saved queries do not fit their row messages; answering 503 until sql/ and proto/ agree and the service restarts",
-        problems: ["logs.all: result column timestamp (String) cannot fill logs.v1.LogRecord.timestamp (Timestamp field)"],
+        problems: [
+          "logs.all: result column timestamp (String) cannot fill logs.v1.LogRecord.timestamp (Timestamp field)",
+        ],
       },
     ]);
     // Past the second for which /readyz reuses an answer, and the engine is open: still 503.
     await new Promise((r) => setTimeout(r, 1_100));
     expect((await fetch(`${service!.url}/readyz`)).status).toBe(503);
-    for (const path of ["/api/endpoints/logs.all?project=p", "/api/endpoints/usage.api-counts?project=p&interval=daily"]) {
+    for (const path of [
+      "/api/endpoints/logs.all?project=p",
+      "/api/endpoints/usage.api-counts?project=p&interval=daily",
+    ]) {
       const response = await get(path);
       expect([path, response.status, response.headers.get("retry-after")]).toEqual([path, 503, "2"]);
     }

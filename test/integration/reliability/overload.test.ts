@@ -100,18 +100,23 @@ describe("capped deadlines", () => {
   });
   afterAll(() => server?.close());
 
-  it.each(["grpc", "connect"] as const)("cuts a %s client's ten-minute deadline to MAX_QUERY_SECONDS", async (protocol) => {
-    const transport =
-      protocol === "grpc" ? createGrpcTransport({ baseUrl: server.url }) : createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" });
-    const client = createClient(LogsService, transport);
-    const started = Date.now();
-    const error = (await client
-      .getAllLogs(create(LogsService.method.getAllLogs.input, { project: "rpc" }), { headers, timeoutMs: 600_000 })
-      .catch((e: unknown) => e)) as ConnectError;
-    expect(error.code).toBe(Code.DeadlineExceeded);
-    // The 500 ms cap, not ten minutes (nor the 30 s default).
-    expect(Date.now() - started).toBeLessThan(5_000);
-  });
+  it.each(["grpc", "connect"] as const)(
+    "cuts a %s client's ten-minute deadline to MAX_QUERY_SECONDS",
+    async (protocol) => {
+      const transport =
+        protocol === "grpc"
+          ? createGrpcTransport({ baseUrl: server.url })
+          : createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" });
+      const client = createClient(LogsService, transport);
+      const started = Date.now();
+      const error = (await client
+        .getAllLogs(create(LogsService.method.getAllLogs.input, { project: "rpc" }), { headers, timeoutMs: 600_000 })
+        .catch((e: unknown) => e)) as ConnectError;
+      expect(error.code).toBe(Code.DeadlineExceeded);
+      // The 500 ms cap, not ten minutes (nor the 30 s default).
+      expect(Date.now() - started).toBeLessThan(5_000);
+    },
+  );
 });
 
 describe("a noisy key beside a quiet one", () => {
@@ -159,9 +164,13 @@ describe("a noisy key beside a quiet one", () => {
     const client = createClient(FunctionsService, createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" }));
     const request = create(FunctionsService.method.getInvocationStats.input, { project: "joined", interval: "1hr" });
     // The first caller gives up at 100 ms; the query takes 300 ms.
-    const first = client.getInvocationStats(request, { headers: { "x-api-key": quiet }, timeoutMs: 100 }).catch((e: unknown) => e);
+    const first = client
+      .getInvocationStats(request, { headers: { "x-api-key": quiet }, timeoutMs: 100 })
+      .catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 20));
-    const second = fetch(`${server.url}/api/endpoints/functions.invocation-stats?project=joined&interval=1hr`, { headers: { "x-api-key": noisy } });
+    const second = fetch(`${server.url}/api/endpoints/functions.invocation-stats?project=joined&interval=1hr`, {
+      headers: { "x-api-key": noisy },
+    });
     expect(((await first) as ConnectError).code).toBe(Code.DeadlineExceeded);
     const response = await second;
     expect(response.status).toBe(200);
@@ -197,7 +206,9 @@ describe("a cached query its caller left once it ran", () => {
     }
     expect(metrics).toMatch(ranOnce);
     // Its result was kept: the first GET is a hit.
-    const response = await fetch(`${server.url}/api/endpoints/functions.invocation-stats?project=left&interval=1hr`, { headers });
+    const response = await fetch(`${server.url}/api/endpoints/functions.invocation-stats?project=left&interval=1hr`, {
+      headers,
+    });
     expect(response.headers.get("x-cache")).toBe("HIT");
     expect(((await response.json()) as { result: { count: number }[] }).result.map((row) => row.count)).toEqual([3]);
   });
@@ -222,12 +233,17 @@ describe("calls abandoned one after another", () => {
     // Five costly queries, each a cache miss of its own, each given up after 100 ms.
     for (const project of ["a1", "a2", "a3", "a4", "a5"]) {
       const request = create(FunctionsService.method.getInvocationStats.input, { project });
-      const error = (await client.getInvocationStats(request, { headers: { "x-api-key": abandoning }, timeoutMs: 100 }).catch((e: unknown) => e)) as ConnectError;
+      const error = (await client
+        .getInvocationStats(request, { headers: { "x-api-key": abandoning }, timeoutMs: 100 })
+        .catch((e: unknown) => e)) as ConnectError;
       expect(error.code).toBe(Code.DeadlineExceeded);
     }
     // Had each run on to the service's 30 s, the engine would be busy for minutes and this call would miss its 5 s.
     const logs = createClient(LogsService, createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" }));
-    const response = await logs.getAllLogs(create(LogsService.method.getAllLogs.input, { project: "rpc" }), { headers: { "x-api-key": other }, timeoutMs: 5_000 });
+    const response = await logs.getAllLogs(create(LogsService.method.getAllLogs.input, { project: "rpc" }), {
+      headers: { "x-api-key": other },
+      timeoutMs: 5_000,
+    });
     expect(response.result.map((row) => row.id)).toEqual(expectedLogIds);
   });
 });

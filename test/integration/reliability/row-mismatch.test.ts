@@ -46,29 +46,49 @@ function errorLines() {
 
 describe("rows that do not fit the row message", () => {
   it("answers a GET with 500 internal and no converter text, and logs the cause at error", async () => {
-    const response = await fetch(`${server.url}/api/endpoints/logs.all?project=rpc`, { headers: { "x-api-key": TEST_API_KEY } });
+    const response = await fetch(`${server.url}/api/endpoints/logs.all?project=rpc`, {
+      headers: { "x-api-key": TEST_API_KEY },
+    });
     expect(response.status).toBe(500);
     const body = await response.text();
     expect(JSON.parse(body)).toEqual({ error: { code: "internal", message: "internal error", details: [] } });
     expect(body).not.toMatch(/json|metadata|column/i);
     const errors = errorLines();
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ msg: "get failed", endpoint: "logs.all", protocol: "http", cause: { name: "SyntaxError" } });
+    expect(errors[0]).toMatchObject({
+      msg: "get failed",
+      endpoint: "logs.all",
+      protocol: "http",
+      cause: { name: "SyntaxError" },
+    });
   });
 
-  it.each(["connect", "connect over h2c", "grpc", "grpc-web", "@grpc/grpc-js"])("answers %s with INTERNAL and a fixed message, logged at error", async (name) => {
-    const clients = allClients(server.url, server.address);
-    const client: RpcClient = clients.find((c) => c.name === name)!;
-    try {
-      const outcome = await client.call(LogsService, LogsService.method.getAllLogs, create(LogsService.method.getAllLogs.input, { project: "rpc" }), {
-        headers: { "x-api-key": TEST_API_KEY },
+  it.each(["connect", "connect over h2c", "grpc", "grpc-web", "@grpc/grpc-js"])(
+    "answers %s with INTERNAL and a fixed message, logged at error",
+    async (name) => {
+      const clients = allClients(server.url, server.address);
+      const client: RpcClient = clients.find((c) => c.name === name)!;
+      try {
+        const outcome = await client.call(
+          LogsService,
+          LogsService.method.getAllLogs,
+          create(LogsService.method.getAllLogs.input, { project: "rpc" }),
+          {
+            headers: { "x-api-key": TEST_API_KEY },
+          },
+        );
+        expect(outcome).toMatchObject({ ok: false, code: Code.Internal, message: "internal error" });
+      } finally {
+        for (const c of clients) c.close();
+      }
+      const errors = errorLines();
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({
+        msg: "call failed",
+        endpoint: "logs.all",
+        code: "Internal",
+        cause: { name: "SyntaxError" },
       });
-      expect(outcome).toMatchObject({ ok: false, code: Code.Internal, message: "internal error" });
-    } finally {
-      for (const c of clients) c.close();
-    }
-    const errors = errorLines();
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ msg: "call failed", endpoint: "logs.all", code: "Internal", cause: { name: "SyntaxError" } });
-  });
+    },
+  );
 });

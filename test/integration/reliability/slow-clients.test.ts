@@ -38,7 +38,9 @@ function closedByServer(socket: Socket): Promise<{ received: string; afterMs: nu
   const started = performance.now();
   let received = "";
   socket.on("data", (d: Buffer) => (received += d.toString()));
-  return new Promise((resolve) => socket.once("close", () => resolve({ received, afterMs: performance.now() - started })));
+  return new Promise((resolve) =>
+    socket.once("close", () => resolve({ received, afterMs: performance.now() - started })),
+  );
 }
 
 /**
@@ -85,7 +87,10 @@ describe("HTTP/2 limits", () => {
         { length: 150 },
         (_, i) =>
           new Promise<number | string>((resolve) => {
-            const stream = session.request({ ":path": `/api/endpoints/logs.all?project=p${i}`, "x-api-key": TEST_API_KEY });
+            const stream = session.request({
+              ":path": `/api/endpoints/logs.all?project=p${i}`,
+              "x-api-key": TEST_API_KEY,
+            });
             stream.on("response", (headers) => resolve(Number(headers[":status"])));
             stream.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
             stream.resume();

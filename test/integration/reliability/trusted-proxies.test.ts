@@ -57,17 +57,17 @@ describe("failed authentications behind a trusted proxy", () => {
     const client = createClient(LogsService, createGrpcTransport({ baseUrl: server.url }));
     const call = (key: string, forwardedFor: string) =>
       client
-        .getAllLogs(create(LogsService.method.getAllLogs.input, { project: "rpc" }), { headers: { "x-api-key": key, "x-forwarded-for": forwardedFor } })
+        .getAllLogs(create(LogsService.method.getAllLogs.input, { project: "rpc" }), {
+          headers: { "x-api-key": key, "x-forwarded-for": forwardedFor },
+        })
         .then(
           () => "ok",
           (error: unknown) => Code[ConnectError.from(error).code],
         );
     const guesser = "203.0.113.50";
-    expect([await call("guess-1", guesser), await call("guess-2", guesser), await call(TEST_API_KEY, guesser)]).toEqual([
-      "Unauthenticated",
-      "Unauthenticated",
-      "ResourceExhausted",
-    ]);
+    expect([await call("guess-1", guesser), await call("guess-2", guesser), await call(TEST_API_KEY, guesser)]).toEqual(
+      ["Unauthenticated", "Unauthenticated", "ResourceExhausted"],
+    );
     expect(await call(TEST_API_KEY, "203.0.113.51")).toBe("ok");
   });
 });
@@ -80,7 +80,9 @@ describe("failed authentications with no proxy trusted", () => {
   afterAll(() => server?.close());
 
   it("ignore X-Forwarded-For: a client cannot spread its guesses over addresses it makes up", async () => {
-    expect([await status(server, "guess-1", "198.51.100.1"), await status(server, "guess-2", "198.51.100.2")]).toEqual([401, 401]);
+    expect([await status(server, "guess-1", "198.51.100.1"), await status(server, "guess-2", "198.51.100.2")]).toEqual([
+      401, 401,
+    ]);
     expect(await status(server, TEST_API_KEY, "198.51.100.3")).toBe(429);
   });
 });

@@ -32,12 +32,17 @@ let server: TestServer;
 let clients: RpcClient[];
 
 beforeAll(async () => {
-  holder = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
+  holder = spawn(
+    process.execPath,
+    ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir],
+    {
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
   await new Promise<void>((resolve) => holder!.stdout!.once("data", () => resolve()));
   const client = createReopeningClient({
-    open: async () => (await openWarehouse({ kind: "embedded", path: dataDir, database: "default" })).client as ClickHouseClient,
+    open: async () =>
+      (await openWarehouse({ kind: "embedded", path: dataDir, database: "default" })).client as ClickHouseClient,
     logger: silentLogger,
     retryMs: 100,
   });
@@ -56,7 +61,11 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const check = (service: string) => ({ service: Health, method: Health.method.check, request: create(HealthCheckRequestSchema, { service }) });
+const check = (service: string) => ({
+  service: Health,
+  method: Health.method.check,
+  request: create(HealthCheckRequestSchema, { service }),
+});
 
 async function statusOver(client: RpcClient, service: string): Promise<Status | Code> {
   const c = check(service);
@@ -81,7 +90,8 @@ function watchOverGrpcJs(service: string) {
   const seen: Status[] = [];
   const call = client.makeServerStreamRequest(
     "/grpc.health.v1.Health/Watch",
-    (m: ReturnType<typeof create<typeof HealthCheckRequestSchema>>) => Buffer.from(toBinary(HealthCheckRequestSchema, m)),
+    (m: ReturnType<typeof create<typeof HealthCheckRequestSchema>>) =>
+      Buffer.from(toBinary(HealthCheckRequestSchema, m)),
     (b: Buffer) => fromBinary(HealthCheckResponseSchema, b),
     create(HealthCheckRequestSchema, { service }),
   );
@@ -140,14 +150,23 @@ describe("across the warehouse coming back", () => {
 });
 
 describe("once the warehouse answers", () => {
-  it.each(clientNames)("answers Check over %s for the server and each saved-query service, NOT_FOUND for others, without a key", async (name) => {
-    const client = clients.find((c) => c.name === name)!;
-    const statuses = [];
-    for (const service of ["", "functions.v1.FunctionsService", "usage.v1.UsageService", "logs.v1.LogsService", "nope.v1.Nope"]) {
-      statuses.push(await statusOver(client, service));
-    }
-    expect(statuses).toEqual([Status.SERVING, Status.SERVING, Status.SERVING, Status.SERVING, Code.NotFound]);
-  });
+  it.each(clientNames)(
+    "answers Check over %s for the server and each saved-query service, NOT_FOUND for others, without a key",
+    async (name) => {
+      const client = clients.find((c) => c.name === name)!;
+      const statuses = [];
+      for (const service of [
+        "",
+        "functions.v1.FunctionsService",
+        "usage.v1.UsageService",
+        "logs.v1.LogsService",
+        "nope.v1.Nope",
+      ]) {
+        statuses.push(await statusOver(client, service));
+      }
+      expect(statuses).toEqual([Status.SERVING, Status.SERVING, Status.SERVING, Status.SERVING, Code.NotFound]);
+    },
+  );
 
   it("lists the status of every service it knows", async () => {
     const health = createClient(Health, createGrpcTransport({ baseUrl: server.url }));

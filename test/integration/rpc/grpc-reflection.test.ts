@@ -42,7 +42,12 @@ async function reflect(version: "v1" | "v1alpha", requests: RequestInit[]): Prom
     // The same bytes as v1 on the wire; read back as v1 to compare alike.
     const client = createClient(ServerReflectionV1Alpha, transport);
     const input = (async function* () {
-      yield* requests.map((r) => fromBinary(RequestV1AlphaSchema, toBinary(ServerReflectionRequestSchema, create(ServerReflectionRequestSchema, r))));
+      yield* requests.map((r) =>
+        fromBinary(
+          RequestV1AlphaSchema,
+          toBinary(ServerReflectionRequestSchema, create(ServerReflectionRequestSchema, r)),
+        ),
+      );
     })();
     for await (const answer of client.serverReflectionInfo(input)) {
       answers.push(fromBinary(ServerReflectionResponseSchema, toBinary(ResponseV1AlphaSchema, answer)));
@@ -52,7 +57,8 @@ async function reflect(version: "v1" | "v1alpha", requests: RequestInit[]): Prom
 }
 
 function filesOf(answer: ServerReflectionResponse | undefined): FileDescriptorProto[] {
-  if (answer?.messageResponse.case !== "fileDescriptorResponse") throw new Error(`expected files, got ${answer?.messageResponse.case}`);
+  if (answer?.messageResponse.case !== "fileDescriptorResponse")
+    throw new Error(`expected files, got ${answer?.messageResponse.case}`);
   return answer.messageResponse.value.fileDescriptorProto.map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes));
 }
 
@@ -70,12 +76,17 @@ describe.each(["v1", "v1alpha"] as const)("reflection %s", (version) => {
     const [answer] = await reflect(version, [{ host: "h", messageRequest: { case: "listServices", value: "" } }]);
     expect(answer?.validHost).toBe("h");
     expect(answer?.messageResponse.case).toBe("listServicesResponse");
-    const names = answer?.messageResponse.case === "listServicesResponse" ? answer.messageResponse.value.service.map((s) => s.name) : [];
+    const names =
+      answer?.messageResponse.case === "listServicesResponse"
+        ? answer.messageResponse.value.service.map((s) => s.name)
+        : [];
     expect(names).toEqual(servedServices);
   });
 
   it("answers a service symbol with its file and every dependency, which parse back into the service", async () => {
-    const [answer] = await reflect(version, [{ messageRequest: { case: "fileContainingSymbol", value: "functions.v1.FunctionsService" } }]);
+    const [answer] = await reflect(version, [
+      { messageRequest: { case: "fileContainingSymbol", value: "functions.v1.FunctionsService" } },
+    ]);
     const files = filesOf(answer);
     expect(files.map((f) => f.name)).toEqual([
       "functions/v1/functions.proto",
@@ -89,27 +100,47 @@ describe.each(["v1", "v1alpha"] as const)("reflection %s", (version) => {
     expect(service.methods.map((m) => [m.name, m.methodKind, m.input.typeName])).toEqual([
       ["GetInvocationStats", "unary", "functions.v1.GetInvocationStatsRequest"],
     ]);
-    expect((service.methods[0]!.input as DescMessage).fields.map((f) => f.name)).toEqual(["project", "function_id", "interval"]);
+    expect((service.methods[0]!.input as DescMessage).fields.map((f) => f.name)).toEqual([
+      "project",
+      "function_id",
+      "interval",
+    ]);
   });
 
   it("answers a file name, a method symbol and an extension with the file that declares it", async () => {
     const answers = await reflect(version, [
       { messageRequest: { case: "fileByFilename", value: "logs/v1/logs.proto" } },
       { messageRequest: { case: "fileContainingSymbol", value: "usage.v1.UsageService.GetApiCounts" } },
-      { messageRequest: { case: "fileContainingExtension", value: { containingType: "google.protobuf.MethodOptions", extensionNumber: 51001 } } },
+      {
+        messageRequest: {
+          case: "fileContainingExtension",
+          value: { containingType: "google.protobuf.MethodOptions", extensionNumber: 51001 },
+        },
+      },
     ]);
     // Files already sent on the stream are not sent again; the asked file always is.
     expect(answers.map((a) => filesOf(a).map((f) => f.name))).toEqual([
-      ["logs/v1/logs.proto", "endpoints/v1/endpoint_options.proto", "google/protobuf/descriptor.proto", "google/protobuf/struct.proto", "google/protobuf/timestamp.proto"],
+      [
+        "logs/v1/logs.proto",
+        "endpoints/v1/endpoint_options.proto",
+        "google/protobuf/descriptor.proto",
+        "google/protobuf/struct.proto",
+        "google/protobuf/timestamp.proto",
+      ],
       ["usage/v1/usage.proto"],
       ["endpoints/v1/endpoint_options.proto"],
     ]);
   });
 
   it("lists the extension numbers of a type", async () => {
-    const [answer] = await reflect(version, [{ messageRequest: { case: "allExtensionNumbersOfType", value: "google.protobuf.FieldOptions" } }]);
+    const [answer] = await reflect(version, [
+      { messageRequest: { case: "allExtensionNumbersOfType", value: "google.protobuf.FieldOptions" } },
+    ]);
     expect(answer?.messageResponse).toEqual(
-      expect.objectContaining({ case: "allExtensionNumbersResponse", value: expect.objectContaining({ baseTypeName: "google.protobuf.FieldOptions", extensionNumber: [51001] }) }),
+      expect.objectContaining({
+        case: "allExtensionNumbersResponse",
+        value: expect.objectContaining({ baseTypeName: "google.protobuf.FieldOptions", extensionNumber: [51001] }),
+      }),
     );
   });
 
@@ -119,22 +150,35 @@ describe.each(["v1", "v1alpha"] as const)("reflection %s", (version) => {
       { messageRequest: { case: "fileByFilename", value: "nope.proto" } },
       { messageRequest: { case: "listServices", value: "" } },
     ]);
-    expect(answers.map((a) => a.messageResponse.case)).toEqual(["errorResponse", "errorResponse", "listServicesResponse"]);
+    expect(answers.map((a) => a.messageResponse.case)).toEqual([
+      "errorResponse",
+      "errorResponse",
+      "listServicesResponse",
+    ]);
     expect(answers[0]?.messageResponse.value).toEqual(
-      expect.objectContaining({ errorCode: 5, errorMessage: "file_containing_symbol: no symbol named nope.v1.Nothing" }),
+      expect.objectContaining({
+        errorCode: 5,
+        errorMessage: "file_containing_symbol: no symbol named nope.v1.Nothing",
+      }),
     );
-    expect(answers[1]?.messageResponse.value).toEqual(expect.objectContaining({ errorCode: 5, errorMessage: "file_by_filename: no file named nope.proto" }));
+    expect(answers[1]?.messageResponse.value).toEqual(
+      expect.objectContaining({ errorCode: 5, errorMessage: "file_by_filename: no file named nope.proto" }),
+    );
   });
 });
 
 describe("the GET API's documents", () => {
   it("leave reflection and health out of the listing and the OpenAPI document", async () => {
-    const listing = (await (await fetch(`${server().url}/api/endpoints`, { headers: { "x-api-key": TEST_API_KEY } })).json()) as {
+    const listing = (await (
+      await fetch(`${server().url}/api/endpoints`, { headers: { "x-api-key": TEST_API_KEY } })
+    ).json()) as {
       result: { grpc_method: string }[];
     };
-    expect(listing.result.map((e) => e.grpc_method).sort()).toEqual(
-      ["functions.v1.FunctionsService/GetInvocationStats", "logs.v1.LogsService/GetAllLogs", "usage.v1.UsageService/GetApiCounts"],
-    );
+    expect(listing.result.map((e) => e.grpc_method).sort()).toEqual([
+      "functions.v1.FunctionsService/GetInvocationStats",
+      "logs.v1.LogsService/GetAllLogs",
+      "usage.v1.UsageService/GetApiCounts",
+    ]);
     const openapi = await (await fetch(`${server().url}/openapi.json`)).text();
     expect(openapi).not.toMatch(/grpc\.(health|reflection)|ServerReflection/);
   });
@@ -146,7 +190,8 @@ describe("reflection over @grpc/grpc-js", () => {
     try {
       const call = client.makeBidiStreamRequest(
         "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
-        (m: ReturnType<typeof create<typeof ServerReflectionRequestSchema>>) => Buffer.from(toBinary(ServerReflectionRequestSchema, m)),
+        (m: ReturnType<typeof create<typeof ServerReflectionRequestSchema>>) =>
+          Buffer.from(toBinary(ServerReflectionRequestSchema, m)),
         (b: Buffer) => fromBinary(ServerReflectionResponseSchema, b),
       );
       const answers: ServerReflectionResponse[] = [];
@@ -158,9 +203,11 @@ describe("reflection over @grpc/grpc-js", () => {
       call.write(create(ServerReflectionRequestSchema, { messageRequest: { case: "listServices", value: "*" } }));
       call.end();
       await ended;
-      expect(answers.map((a) => (a.messageResponse.case === "listServicesResponse" ? a.messageResponse.value.service.map((s) => s.name) : []))).toEqual([
-        servedServices,
-      ]);
+      expect(
+        answers.map((a) =>
+          a.messageResponse.case === "listServicesResponse" ? a.messageResponse.value.service.map((s) => s.name) : [],
+        ),
+      ).toEqual([servedServices]);
     } finally {
       client.close();
     }
@@ -202,6 +249,8 @@ describe("buf curl without --schema", () => {
   });
 
   it("checks health without a key", async () => {
-    expect(JSON.parse(await curl("-d", '{"service":""}', `${server().url}/grpc.health.v1.Health/Check`))).toEqual({ status: "SERVING" });
+    expect(JSON.parse(await curl("-d", '{"service":""}', `${server().url}/grpc.health.v1.Health/Check`))).toEqual({
+      status: "SERVING",
+    });
   });
 });

@@ -11,7 +11,13 @@ import { UsageService, type GetApiCountsResponse } from "../../../src/gen/usage/
 import type { Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
 import { withSlowQuery } from "../../support/slow-sql.js";
-import { expectedApiCounts, expectedInvocationStats, expectedLogIds, insertScenario, NOW } from "../../support/scenario.js";
+import {
+  expectedApiCounts,
+  expectedInvocationStats,
+  expectedLogIds,
+  insertScenario,
+  NOW,
+} from "../../support/scenario.js";
 import { allClients, type CallOutcome, type RpcClient } from "../../support/rpc-clients.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
 
@@ -64,17 +70,34 @@ describe.each(["connect", "connect over h2c", "grpc", "grpc-web", "@grpc/grpc-js
   const client = () => clients.find((c) => c.name === clientName)!;
 
   it("returns invocation stats per hour bucket", async () => {
-    const response = ok<GetInvocationStatsResponse>(await call(client(), invocationStats({ project: "rpc" }), { headers: key }));
+    const response = ok<GetInvocationStatsResponse>(
+      await call(client(), invocationStats({ project: "rpc" }), { headers: key }),
+    );
     expect(
-      response.result.map((r) => [timestampMs(r.timestamp!), r.count, r.errorCount, r.minExecutionTime, r.maxExecutionTime, r.avgExecutionTime]),
+      response.result.map((r) => [
+        timestampMs(r.timestamp!),
+        r.count,
+        r.errorCount,
+        r.minExecutionTime,
+        r.maxExecutionTime,
+        r.avgExecutionTime,
+      ]),
     ).toEqual(expectedInvocationStats.map(([t, n, e, ...times]) => [t, BigInt(n), BigInt(e), ...times]));
     expect(response.result[0]?.p95ExecutionTime).toBe(20); // a single value is its own percentile
   });
 
   it("returns api counts per hour within the last hour", async () => {
-    const response = ok<GetApiCountsResponse>(await call(client(), apiCounts({ project: "//rpc\\.", interval: "hourly" }), { headers: key }));
+    const response = ok<GetApiCountsResponse>(
+      await call(client(), apiCounts({ project: "//rpc\\.", interval: "hourly" }), { headers: key }),
+    );
     expect(
-      response.result.map((r) => [timestampMs(r.timestamp!), r.totalRestRequests, r.totalStorageRequests, r.totalAuthRequests, r.totalRealtimeRequests]),
+      response.result.map((r) => [
+        timestampMs(r.timestamp!),
+        r.totalRestRequests,
+        r.totalStorageRequests,
+        r.totalAuthRequests,
+        r.totalRealtimeRequests,
+      ]),
     ).toEqual(expectedApiCounts.map(([t, ...counts]) => [t, ...counts.map(BigInt)]));
   });
 
@@ -106,12 +129,17 @@ describe.each(["connect", "connect over h2c", "grpc", "grpc-web", "@grpc/grpc-js
       message: "project is required; interval must be one of hourly, daily, minutely",
     });
     // Field violations travel as google.rpc.BadRequest details; grpc-js does not decode details.
-    if (clientName !== "@grpc/grpc-js") expect((outcome as { fields: string[] }).fields).toEqual(["project", "interval"]);
+    if (clientName !== "@grpc/grpc-js")
+      expect((outcome as { fields: string[] }).fields).toEqual(["project", "interval"]);
   });
 
   it("refuses a value longer than 1,024 characters and a Unicode class in a pattern, naming the field", async () => {
     const long = await call(client(), apiCounts({ project: "x".repeat(1025), interval: "daily" }), { headers: key });
-    expect(long).toMatchObject({ ok: false, code: Code.InvalidArgument, message: "project is longer than 1024 characters" });
+    expect(long).toMatchObject({
+      ok: false,
+      code: Code.InvalidArgument,
+      message: "project is longer than 1024 characters",
+    });
     const unicode = await call(client(), apiCounts({ project: "\\P{Nd}{100}", interval: "daily" }), { headers: key });
     expect(unicode).toMatchObject({ ok: false, code: Code.InvalidArgument });
     expect((unicode as { message: string }).message).toMatch(/^project must not use Unicode classes/);
@@ -134,7 +162,12 @@ describe("a deadline already over when the call arrives", () => {
     try {
       const response = await fetch(`${server.url}/functions.v1.FunctionsService/GetInvocationStats`, {
         method: "POST",
-        headers: { "content-type": "application/json", "connect-protocol-version": "1", "connect-timeout-ms": "0", ...key },
+        headers: {
+          "content-type": "application/json",
+          "connect-protocol-version": "1",
+          "connect-timeout-ms": "0",
+          ...key,
+        },
         body: JSON.stringify({ project: "already-over" }),
       });
       expect(((await response.json()) as { code: string }).code).toBe("deadline_exceeded");
@@ -142,7 +175,9 @@ describe("a deadline already over when the call arrives", () => {
       await new Promise((r) => setTimeout(r, 200));
       expect(unhandled).toEqual([]);
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
-      expect(metrics).not.toMatch(/sqe_warehouse_query_errors_total\{endpoint="functions\.invocation-stats",code="deadline_exceeded"\}/);
+      expect(metrics).not.toMatch(
+        /sqe_warehouse_query_errors_total\{endpoint="functions\.invocation-stats",code="deadline_exceeded"\}/,
+      );
       const again = await call(clients[0]!, invocationStats({ project: "rpc" }), { headers: key });
       expect(again.ok).toBe(true);
     } finally {
@@ -156,7 +191,12 @@ describe("a deadline longer than a timer can hold", () => {
     const response = await fetch(`${server.url}/functions.v1.FunctionsService/GetInvocationStats`, {
       method: "POST",
       // 2^31 ms, some 25 days: Node would fire a timer of it at once.
-      headers: { "content-type": "application/json", "connect-protocol-version": "1", "connect-timeout-ms": "2147483648", ...key },
+      headers: {
+        "content-type": "application/json",
+        "connect-protocol-version": "1",
+        "connect-timeout-ms": "2147483648",
+        ...key,
+      },
       body: JSON.stringify({ project: "rpc", interval: "1day" }),
     });
     expect(response.status).toBe(200);

@@ -24,14 +24,18 @@ const nopeFile = create(FileDescriptorProtoSchema, {
   package: "nope.v1",
   syntax: "proto3",
   messageType: [empty],
-  service: [{ name: "NopeService", method: [{ name: "Call", inputType: ".nope.v1.Empty", outputType: ".nope.v1.Empty" }] }],
+  service: [
+    { name: "NopeService", method: [{ name: "Call", inputType: ".nope.v1.Empty", outputType: ".nope.v1.Empty" }] },
+  ],
 });
 const otherFunctionsFile = create(FileDescriptorProtoSchema, {
   name: "other/functions.proto",
   package: "functions.v1",
   syntax: "proto3",
   dependency: ["nope/v1/nope.proto"],
-  service: [{ name: "FunctionsService", method: [{ name: "Nope", inputType: ".nope.v1.Empty", outputType: ".nope.v1.Empty" }] }],
+  service: [
+    { name: "FunctionsService", method: [{ name: "Nope", inputType: ".nope.v1.Empty", outputType: ".nope.v1.Empty" }] },
+  ],
 });
 const registry = createFileRegistry(otherFunctionsFile, (name) => (name === nopeFile.name ? nopeFile : undefined));
 const nopeService = registry.getService("nope.v1.NopeService")!;
@@ -87,7 +91,13 @@ describe("on the wire", () => {
         message: headers["grpc-message"],
         endsStream: (flags & http2.NGHTTP2_FLAG_END_STREAM) !== 0,
         body,
-      }).toEqual({ status: 200, grpcStatus: "12", message: "unknown service nope.v1.NopeService", endsStream: true, body: 0 });
+      }).toEqual({
+        status: 200,
+        grpcStatus: "12",
+        message: "unknown service nope.v1.NopeService",
+        endsStream: true,
+        body: 0,
+      });
     } finally {
       session.close();
     }
@@ -99,12 +109,12 @@ describe("on the wire", () => {
       headers: { "content-type": "application/grpc-web+proto" },
       body: new Uint8Array(5),
     });
-    expect([response.status, response.headers.get("grpc-status"), response.headers.get("content-type"), await response.text()]).toEqual([
-      200,
-      "12",
-      "application/grpc-web+proto",
-      "",
-    ]);
+    expect([
+      response.status,
+      response.headers.get("grpc-status"),
+      response.headers.get("content-type"),
+      await response.text(),
+    ]).toEqual([200, "12", "application/grpc-web+proto", ""]);
   });
 
   it.each([
@@ -116,7 +126,10 @@ describe("on the wire", () => {
       headers: body === undefined ? {} : { "content-type": "application/json" },
       body,
     });
-    expect([response.status, await response.json()]).toEqual([501, { code: "unimplemented", message: "unknown service nope.v1.NopeService" }]);
+    expect([response.status, await response.json()]).toEqual([
+      501,
+      { code: "unimplemented", message: "unknown service nope.v1.NopeService" },
+    ]);
   });
 
   it("ends a Connect stream with an unimplemented end-of-stream message", async () => {
@@ -127,7 +140,12 @@ describe("on the wire", () => {
     });
     const bytes = Buffer.from(await response.arrayBuffer());
     const json = '{"error":{"code":"unimplemented","message":"unknown service nope.v1.NopeService"}}';
-    expect([response.status, bytes[0], bytes.readUInt32BE(1), bytes.subarray(5).toString()]).toEqual([200, 0b10, json.length, json]);
+    expect([response.status, bytes[0], bytes.readUInt32BE(1), bytes.subarray(5).toString()]).toEqual([
+      200,
+      0b10,
+      json.length,
+      json,
+    ]);
   });
 
   it.each([
@@ -141,6 +159,9 @@ describe("on the wire", () => {
       headers: { "x-api-key": TEST_API_KEY, ...(contentType === undefined ? {} : { "content-type": contentType }) },
       body: method === "POST" ? "{}" : undefined,
     });
-    expect([response.status, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([status, code]);
+    expect([response.status, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([
+      status,
+      code,
+    ]);
   });
 });

@@ -36,9 +36,13 @@ describe("fields a saved query does not declare", () => {
     const request = create(LogsService.method.getAllLogs.input, { project: "rpc" });
     // Field 99, length-delimited, holding "SELECT 1": its data is the length and the bytes (the tag is written from no and wireType).
     request.$unknown = [{ no: 99, wireType: 2, data: new Uint8Array([8, ...new TextEncoder().encode("SELECT 1")]) }];
-    const error = await client.getAllLogs(request, { headers: { "x-api-key": TEST_API_KEY } }).catch((e: unknown) => ConnectError.from(e));
+    const error = await client
+      .getAllLogs(request, { headers: { "x-api-key": TEST_API_KEY } })
+      .catch((e: unknown) => ConnectError.from(e));
     expect(error).toBeInstanceOf(ConnectError);
     expect((error as ConnectError).code).toBe(Code.InvalidArgument);
-    expect((error as ConnectError).rawMessage).toBe("field 99 is not a parameter of logs.all (it takes project, project_tier, iso_timestamp_start, iso_timestamp_end)");
+    expect((error as ConnectError).rawMessage).toBe(
+      "field 99 is not a parameter of logs.all (it takes project, project_tier, iso_timestamp_start, iso_timestamp_end)",
+    );
   });
 });

@@ -39,7 +39,8 @@ describe("usage.api-counts windows", () => {
     const rows = await run({ project, interval });
 
     const expected = new Map<number, number>();
-    for (const t of [start, NOW - 1, NOW - 2]) expected.set(trunc(t, bucket), (expected.get(trunc(t, bucket)) ?? 0) + 1);
+    for (const t of [start, NOW - 1, NOW - 2])
+      expected.set(trunc(t, bucket), (expected.get(trunc(t, bucket)) ?? 0) + 1);
     expect(rows.map((r) => [timestampMs(r.timestamp!), Number(r.totalRestRequests)])).toEqual([...expected.entries()]);
   });
 });

@@ -41,6 +41,7 @@ describe("cluster DDL on ClickHouse's parser", () => {
     const formatted = row!.formatted;
     // Parsed as written: the cluster clause and the engine survive formatting.
     expect(formatted).toContain("ON CLUSTER logs");
-    if (statement.includes("ENGINE = ")) expect(formatted).toContain(statement.slice(statement.indexOf("ENGINE = ")).split("\n")[0]);
+    if (statement.includes("ENGINE = "))
+      expect(formatted).toContain(statement.slice(statement.indexOf("ENGINE = ")).split("\n")[0]);
   });
 });

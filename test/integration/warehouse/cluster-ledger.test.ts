@@ -32,7 +32,14 @@ afterAll(async () => {
 });
 
 function ledger(owner: string, claimWaitMs = 60_000) {
-  return createClusterLedger(warehouse.client, { ...layout, owner, claimWaitMs, claimPollMs: 10, clock: () => 0, logger: silentLogger });
+  return createClusterLedger(warehouse.client, {
+    ...layout,
+    owner,
+    claimWaitMs,
+    claimPollMs: 10,
+    clock: () => 0,
+    logger: silentLogger,
+  });
 }
 
 async function rows(query: string): Promise<unknown[]> {

@@ -43,7 +43,12 @@ describe.skipIf(url === undefined || cluster === undefined)(
 
     /** Inserts through the Distributed table, sent to the shards before the insert returns. */
     async function insert(table: LogTable, values: object[]) {
-      await warehouse.client.insert({ table, values, format: "JSONEachRow", clickhouse_settings: { insert_distributed_sync: 1 } });
+      await warehouse.client.insert({
+        table,
+        values,
+        format: "JSONEachRow",
+        clickhouse_settings: { insert_distributed_sync: 1 },
+      });
     }
 
     beforeAll(async () => {
@@ -59,7 +64,8 @@ describe.skipIf(url === undefined || cluster === undefined)(
 
     it("applies each migration once when two processes migrate at the same time", async () => {
       const names = readMigrationFiles().map((f) => f.name);
-      const run = (owner: string) => migrate(warehouse.client, { cluster: { ...warehouse.cluster!, owner, claimPollMs: 100 } });
+      const run = (owner: string) =>
+        migrate(warehouse.client, { cluster: { ...warehouse.cluster!, owner, claimPollMs: 100 } });
       const [a, b] = await Promise.all([run("replica-a"), run("replica-b")]);
       expect([...a.applied, ...b.applied].sort()).toEqual(names);
       expect(a.applied.filter((name) => b.applied.includes(name))).toEqual([]);
@@ -76,7 +82,11 @@ describe.skipIf(url === undefined || cluster === undefined)(
          FROM clusterAllReplicas(${cluster}, system.tables) WHERE database = {db:String} GROUP BY host`,
         { db: database },
       );
-      const expected = [...logTables.flatMap((t) => [t, `${t}_local`]), "schema_migration_claims", "schema_migrations"].sort();
+      const expected = [
+        ...logTables.flatMap((t) => [t, `${t}_local`]),
+        "schema_migration_claims",
+        "schema_migrations",
+      ].sort();
       expect(hosts.length).toBeGreaterThan(0);
       for (const host of hosts) expect(host.tables).toEqual(expected);
       const engines = await select<{ name: string; engine: string }>(
@@ -94,10 +104,15 @@ describe.skipIf(url === undefined || cluster === undefined)(
       await insert(
         "function_edge_logs",
         projects.flatMap((project) =>
-          [1, 2, 3].map((n) => functionEdgeRow({ project, functionId: "f", timestamp: ts(NOW - n * 60_000), executionTimeMs: n })),
+          [1, 2, 3].map((n) =>
+            functionEdgeRow({ project, functionId: "f", timestamp: ts(NOW - n * 60_000), executionTimeMs: n }),
+          ),
         ),
       );
-      await insert("edge_logs", projects.map((project) => edgeRow({ project, timestamp: ts(NOW - 60_000) })));
+      await insert(
+        "edge_logs",
+        projects.map((project) => edgeRow({ project, timestamp: ts(NOW - 60_000) })),
+      );
       for (const table of ["function_edge_logs", "edge_logs"]) {
         const spread = await select<{ project: string; shards: number | string }>(
           `SELECT project, uniqExact(_shard_num) AS shards FROM ${table} WHERE startsWith(project, 'shard') GROUP BY project ORDER BY project`,
@@ -116,18 +131,35 @@ describe.skipIf(url === undefined || cluster === undefined)(
       const forced = createQueryExecutor({
         client: warehouse.client,
         clock: () => NOW,
-        tuning: () => ({ settings: { optimize_skip_unused_shards: 1, force_optimize_skip_unused_shards: 1 }, nowStepMs: 0, stableText: false }),
+        tuning: () => ({
+          settings: { optimize_skip_unused_shards: 1, force_optimize_skip_unused_shards: 1 },
+          nowStepMs: 0,
+          stableText: false,
+        }),
       });
-      const one = { name: "test.one-project", sql: "SELECT count() AS n FROM function_edge_logs WHERE project = {project:String}", maxRows: 1 };
+      const one = {
+        name: "test.one-project",
+        sql: "SELECT count() AS n FROM function_edge_logs WHERE project = {project:String}",
+        maxRows: 1,
+      };
       expect((await forced.execute(one, { project: "shard07" })).rows).toEqual([{ n: 3 }]);
-      const fanOut = { name: "usage.api-counts", sql: readSavedQuerySql("usage.api-counts"), maxRows: 1000, regexpParameter: "project" };
+      const fanOut = {
+        name: "usage.api-counts",
+        sql: readSavedQuerySql("usage.api-counts"),
+        maxRows: 1000,
+        regexpParameter: "project",
+      };
       const error = await forced.execute(fanOut, { project: "shard07", interval: "hourly" }).catch((e: unknown) => e);
       expect(String((error as { cause?: unknown }).cause)).toMatch(/UNABLE_TO_SKIP_UNUSED_SHARDS|is not used/);
     });
 
     it("answers the three saved queries through the Distributed tables", async () => {
       // usage.api-counts reads request_api_areas, added by a later migration, through the Distributed table.
-      await expectThreeSavedQueries(createQueryStack(warehouse, NOW, createQueryTuning({ distributed: true })), NOW, insert);
+      await expectThreeSavedQueries(
+        createQueryStack(warehouse, NOW, createQueryTuning({ distributed: true })),
+        NOW,
+        insert,
+      );
     });
   },
 );

@@ -17,7 +17,8 @@ afterAll(async () => warehouse?.close());
 
 const query = (sql: string, maxRows = 1000): SavedQuery => ({ name: "test.query", sql, maxRows });
 /** Writes 500 rows out (blocks of 100), then fails. */
-const failsAfter500Rows = "SELECT number AS leaked FROM numbers(100000) WHERE throwIf(number = 500) = 0 SETTINGS max_block_size = 100";
+const failsAfter500Rows =
+  "SELECT number AS leaked FROM numbers(100000) WHERE throwIf(number = 500) = 0 SETTINGS max_block_size = 100";
 
 describe("query executor", () => {
   it("returns at most max rows however many the SQL yields", async () => {
@@ -40,7 +41,10 @@ describe("query executor", () => {
     await executor.execute(query("SELECT number FROM numbers(10)", 3), {});
     await warehouse.client.command({ query: "CREATE TABLE numbers_copy (n UInt64) ENGINE = Memory" });
     await warehouse.client.command({ query: "INSERT INTO numbers_copy SELECT number FROM numbers(5000)" });
-    const result = await warehouse.client.query({ query: "SELECT count() AS n FROM numbers_copy", format: "JSONEachRow" });
+    const result = await warehouse.client.query({
+      query: "SELECT count() AS n FROM numbers_copy",
+      format: "JSONEachRow",
+    });
     const [row] = await result.json<{ n: number | string }>();
     // A `limit = 3` left on the session would have cut the INSERT ... SELECT to 3 rows.
     expect(Number(row?.n)).toBe(5000);
@@ -92,22 +96,30 @@ describe("query executor", () => {
     const slow = query("SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1");
     const caller = new AbortController();
     setTimeout(() => caller.abort(), 100);
-    const left = await executor.execute(slow, {}, { timeoutMs: 1_500, tenant: "a", signal: caller.signal }).catch((e: unknown) => e);
+    const left = await executor
+      .execute(slow, {}, { timeoutMs: 1_500, tenant: "a", signal: caller.signal })
+      .catch((e: unknown) => e);
     expect((left as ConnectError).code).toBe(Code.Canceled);
     // The engine cannot stop it: it runs on to its 1.5 s deadline and still counts as key a's query.
-    const again = await executor.execute(query("SELECT 1 AS one"), {}, { timeoutMs: 5_000, tenant: "a" }).catch((e: unknown) => e);
+    const again = await executor
+      .execute(query("SELECT 1 AS one"), {}, { timeoutMs: 5_000, tenant: "a" })
+      .catch((e: unknown) => e);
     expect((again as ConnectError).code).toBe(Code.ResourceExhausted);
     // Another key waits for the one turn the engine has, and gets it once the abandoned query ends.
     const other = await executor.execute(query("SELECT 1 AS one"), {}, { timeoutMs: 5_000, tenant: "b" });
     expect(other.rows).toEqual([{ one: 1 }]);
-    expect((await executor.execute(query("SELECT 2 AS two"), {}, { timeoutMs: 5_000, tenant: "a" })).rows).toEqual([{ two: 2 }]);
+    expect((await executor.execute(query("SELECT 2 AS two"), {}, { timeoutMs: 5_000, tenant: "a" })).rows).toEqual([
+      { two: 2 },
+    ]);
   });
 
   it("gives the warehouse the time engineTimeoutMs says when the query gets its turn", async () => {
     const executor = createQueryExecutor({ client: warehouse.client });
     const slow = query("SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1");
     const started = Date.now();
-    const error = await executor.execute(slow, {}, { timeoutMs: 20_000, engineTimeoutMs: () => 300 }).catch((e: unknown) => e);
+    const error = await executor
+      .execute(slow, {}, { timeoutMs: 20_000, engineTimeoutMs: () => 300 })
+      .catch((e: unknown) => e);
     // The engine stopped it (TIMEOUT_EXCEEDED), long before the call's own 20 s.
     expect((error as ConnectError).code).toBe(Code.DeadlineExceeded);
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -122,7 +134,11 @@ describe("query executor", () => {
       setTimeout(() => caller.abort(), 50);
       return caller.signal;
     };
-    const finished = await executor.execute(sleepy, {}, { timeoutMs: 5_000, signal: leaveAt50(), finishOnceStarted: true });
+    const finished = await executor.execute(
+      sleepy,
+      {},
+      { timeoutMs: 5_000, signal: leaveAt50(), finishOnceStarted: true },
+    );
     expect(finished.rows).toEqual([{ rows: 3 }]);
     const left = await executor.execute(sleepy, {}, { timeoutMs: 5_000, signal: leaveAt50() }).catch((e: unknown) => e);
     expect((left as ConnectError).code).toBe(Code.Canceled);
@@ -130,7 +146,10 @@ describe("query executor", () => {
 
   it("logs how a query its caller left ended, by the warehouse's own answer", async () => {
     const lines: Record<string, unknown>[] = [];
-    const logger = createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = createLogger({
+      level: "debug",
+      write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
     const executor = createQueryExecutor({ client: warehouse.client, logger, admission: { maxConcurrent: 1 } });
     const leaveAt50 = () => {
       const caller = new AbortController();
@@ -142,8 +161,15 @@ describe("query executor", () => {
     const slow = query("SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1");
     // Each keeps the one turn until the engine ends it: the SELECT 1 after it waits for that.
     const outcomes = [];
-    for (const [abandoned, timeoutMs] of [[failing, 5_000], [slow, 300]] as const) {
-      outcomes.push(await executor.execute(abandoned, {}, { timeoutMs, signal: leaveAt50() }).catch((e: unknown) => (e as ConnectError).code));
+    for (const [abandoned, timeoutMs] of [
+      [failing, 5_000],
+      [slow, 300],
+    ] as const) {
+      outcomes.push(
+        await executor
+          .execute(abandoned, {}, { timeoutMs, signal: leaveAt50() })
+          .catch((e: unknown) => (e as ConnectError).code),
+      );
       await executor.execute(query("SELECT 1"), {}, { timeoutMs: 5_000 });
     }
     // A shared query asked to finish, whose callers all left at their deadlines: the engine stops it at its own.
@@ -152,12 +178,26 @@ describe("query executor", () => {
     const shared = { timeoutMs: 5_000, engineTimeoutMs: () => 300, finishOnceStarted: true, signal: allLeft.signal };
     outcomes.push(await executor.execute(slow, {}, shared).catch((e: unknown) => (e as ConnectError).code));
     expect(outcomes).toEqual([Code.Canceled, Code.Canceled, Code.DeadlineExceeded]);
-    const ended = lines.filter((line) => line.queryId !== undefined && line.msg !== "warehouse answer held more than this query's rows; asked again")
+    const ended = lines
+      .filter(
+        (line) =>
+          line.queryId !== undefined && line.msg !== "warehouse answer held more than this query's rows; asked again",
+      )
       .map(({ level, msg, code, callerLeft }) => ({ level, msg, code, callerLeft }));
     expect(ended).toEqual([
       { level: "warn", msg: "warehouse query failed", code: Code.Internal, callerLeft: true },
-      { level: "debug", msg: "warehouse query ended at its deadline after its caller left", code: Code.DeadlineExceeded, callerLeft: undefined },
-      { level: "debug", msg: "warehouse query ended at its deadline after its caller left", code: Code.DeadlineExceeded, callerLeft: undefined },
+      {
+        level: "debug",
+        msg: "warehouse query ended at its deadline after its caller left",
+        code: Code.DeadlineExceeded,
+        callerLeft: undefined,
+      },
+      {
+        level: "debug",
+        msg: "warehouse query ended at its deadline after its caller left",
+        code: Code.DeadlineExceeded,
+        callerLeft: undefined,
+      },
     ]);
   });
 
@@ -165,7 +205,10 @@ describe("query executor", () => {
     // The executor's first query fails after 500 rows were written out (under
     // its cap of 1000); the next one must get its own three rows, none of those.
     const lines: string[] = [];
-    const executor = createQueryExecutor({ client: warehouse.client, logger: createLogger({ write: (line) => lines.push(line) }) });
+    const executor = createQueryExecutor({
+      client: warehouse.client,
+      logger: createLogger({ write: (line) => lines.push(line) }),
+    });
     const error = await executor.execute(query(failsAfter500Rows), {}).catch((e: unknown) => e);
     expect((error as ConnectError).code).toBe(Code.Internal);
     const { rows } = await executor.execute(query("SELECT number AS own FROM numbers(3)"), {});
@@ -202,12 +245,20 @@ describe("query executor", () => {
 
   it("logs a pattern the warehouse cannot compile, the caller's mistake, at debug without the warehouse's text", async () => {
     const lines: Record<string, unknown>[] = [];
-    const logger = createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = createLogger({
+      level: "debug",
+      write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
     const executor = createQueryExecutor({ client: warehouse.client, logger });
-    const patternQuery = { ...query("SELECT match('https://abc.supabase.co/rest', {project:String}) AS matched"), regexpParameter: "project" };
+    const patternQuery = {
+      ...query("SELECT match('https://abc.supabase.co/rest', {project:String}) AS matched"),
+      regexpParameter: "project",
+    };
     const error = (await executor.execute(patternQuery, { project: "(" }).catch((e: unknown) => e)) as ConnectError;
     expect(error.code).toBe(Code.InvalidArgument);
-    expect(lines.map((l) => [l.level, l.msg, l.reason])).toEqual([["debug", "warehouse refused the caller's input", error.rawMessage]]);
+    expect(lines.map((l) => [l.level, l.msg, l.reason])).toEqual([
+      ["debug", "warehouse refused the caller's input", error.rawMessage],
+    ]);
     expect(JSON.stringify(lines)).not.toMatch(/DB::Exception|stack/);
   });
 });

@@ -11,7 +11,8 @@ const NOW = Date.UTC(2026, 10, 20, 12, 34, 56, 789);
 
 const setup = useQueryStack(NOW);
 
-const run = (params: Record<string, string>) => setup.stack().run<InvocationStatsRow>("functions.invocation-stats", params);
+const run = (params: Record<string, string>) =>
+  setup.stack().run<InvocationStatsRow>("functions.invocation-stats", params);
 
 describe("functions.invocation-stats buckets", () => {
   // interval (undefined = absent), window, truncation unit
@@ -63,9 +64,14 @@ describe("functions.invocation-stats buckets", () => {
 describe("functions.invocation-stats filters and aggregates", () => {
   beforeAll(async () => {
     const rows = [];
-    for (const [functionId, n] of [["f1", 2], ["f2", 3]] as const) {
+    for (const [functionId, n] of [
+      ["f1", 2],
+      ["f2", 3],
+    ] as const) {
       for (let i = 0; i < n; i++) {
-        rows.push(functionEdgeRow({ project: "filtered", functionId, timestamp: ts(NOW - 10 * MINUTE), executionTimeMs: 1 }));
+        rows.push(
+          functionEdgeRow({ project: "filtered", functionId, timestamp: ts(NOW - 10 * MINUTE), executionTimeMs: 1 }),
+        );
       }
     }
     await insertRows(setup.warehouse(), "function_edge_logs", rows);
@@ -87,7 +93,13 @@ describe("functions.invocation-stats filters and aggregates", () => {
       setup.warehouse(),
       "function_edge_logs",
       statuses.map((status) =>
-        functionEdgeRow({ project: "errors", functionId: "f1", timestamp: ts(NOW - MINUTE), executionTimeMs: 1, status }),
+        functionEdgeRow({
+          project: "errors",
+          functionId: "f1",
+          timestamp: ts(NOW - MINUTE),
+          executionTimeMs: 1,
+          status,
+        }),
       ),
     );
     const [row] = await run({ project: "errors", interval: "1hr" });

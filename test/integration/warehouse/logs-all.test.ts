@@ -78,7 +78,7 @@ describe("logs.all bounds", () => {
 describe("logs.all result", () => {
   it("returns the 100 most recent records of the project, newest first", async () => {
     const project = "hundred";
-    const times = Array.from({ length: 150 }, (_, i) => NOW - (i * 7919) % 150 * 1000 - 1);
+    const times = Array.from({ length: 150 }, (_, i) => NOW - ((i * 7919) % 150) * 1000 - 1);
     await insertRows(
       setup.warehouse(),
       "edge_logs",

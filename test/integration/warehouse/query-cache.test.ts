@@ -65,7 +65,11 @@ describe.skipIf(url === undefined)("the server's query cache (skipped: CLICKHOUS
     expect(other.rows[0]).toMatchObject({ p: "y" });
     expect(await wasHit(other.queryId)).toBe(false);
 
-    const later = createQueryExecutor({ client: warehouse.client, clock: fixedClock(NOW + STEP_SECONDS * 1000), tuning });
+    const later = createQueryExecutor({
+      client: warehouse.client,
+      clock: fixedClock(NOW + STEP_SECONDS * 1000),
+      tuning,
+    });
     const next = await later.execute(cached, { p: "x" });
     expect(next.rows[0]).toMatchObject({ now: "2026-11-20T12:35:00.000000Z" });
     expect(await wasHit(next.queryId)).toBe(false);

@@ -13,7 +13,10 @@ afterAll(async () => warehouse?.close());
 
 /** The registry with the SQL of `endpoint` replaced by `sql`. */
 function registryWith(endpoint: string, sql: string) {
-  return createEndpointRegistry({ services: savedQueryServices, readSql: (name) => (name === endpoint ? sql : readSavedQuerySql(name)) });
+  return createEndpointRegistry({
+    services: savedQueryServices,
+    readSql: (name) => (name === endpoint ? sql : readSavedQuerySql(name)),
+  });
 }
 
 /** The registry with logs.all's SQL replaced by `sql`. */
@@ -40,7 +43,9 @@ describe("resultColumnProblems", () => {
 
   it("names the endpoint and a row field no column fills", async () => {
     const registry = registryWithLogsAll(`SELECT id, timestamp, metadata ${filters}`);
-    expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual(["logs.all: no result column fills logs.v1.LogRecord.event_message"]);
+    expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual([
+      "logs.all: no result column fills logs.v1.LogRecord.event_message",
+    ]);
   });
 
   it("names a text column for a Timestamp field and an array for a string field", async () => {
@@ -101,7 +106,8 @@ describe("resultColumnProblems", () => {
   });
 
   it("throws when the warehouse cannot describe a query", async () => {
-    const registry = registryWithLogsAll(`SELECT id, timestamp, event_message, metadata FROM no_such_table WHERE {project:String} != ''
+    const registry =
+      registryWithLogsAll(`SELECT id, timestamp, event_message, metadata FROM no_such_table WHERE {project:String} != ''
       AND {project_tier:String} != '' AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL`);
     await expect(resultColumnProblems(registry.endpoints, warehouse.client)).rejects.toThrow(/no_such_table/);
   });

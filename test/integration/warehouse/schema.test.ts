@@ -3,7 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { createLogger } from "../../../src/observability/index.js";
-import { logTables, migrate, readMigrationFiles, type MigrationFile, type Warehouse } from "../../../src/warehouse/index.js";
+import {
+  logTables,
+  migrate,
+  readMigrationFiles,
+  type MigrationFile,
+  type Warehouse,
+} from "../../../src/warehouse/index.js";
 import { edgeRow, functionEdgeRow, insertRows, openTestWarehouse, ts } from "../../support/embedded-warehouse.js";
 
 let warehouse: Warehouse;
@@ -28,7 +34,10 @@ describe("migrations", () => {
     const again = await migrate(warehouse.client);
     expect(again).toEqual({ applied: [], skipped: files.map((f) => f.name) });
 
-    const added = [...files, { name: "9999_test_column.sql", sql: "ALTER TABLE pgbouncer_logs ADD COLUMN note String;" }];
+    const added = [
+      ...files,
+      { name: "9999_test_column.sql", sql: "ALTER TABLE pgbouncer_logs ADD COLUMN note String;" },
+    ];
     expect((await migrate(warehouse.client, { migrations: added })).applied).toEqual(["9999_test_column.sql"]);
     // A second run would fail on the duplicate column if it ran the file again.
     expect((await migrate(warehouse.client, { migrations: added })).applied).toEqual([]);
@@ -40,16 +49,24 @@ describe("migrations", () => {
 
   it("warns of a changed migration unless the text it was applied as is listed as an earlier text of it", async () => {
     const files = readMigrationFiles();
-    const first = { name: "9998_comment.sql", sql: "-- version one\nALTER TABLE pgbouncer_logs ADD COLUMN IF NOT EXISTS remark String;" };
+    const first = {
+      name: "9998_comment.sql",
+      sql: "-- version one\nALTER TABLE pgbouncer_logs ADD COLUMN IF NOT EXISTS remark String;",
+    };
     await migrate(warehouse.client, { migrations: [...files, first] });
     const warnings = async (migration: MigrationFile) => {
       const lines: string[] = [];
-      await migrate(warehouse.client, { migrations: [...files, migration], logger: createLogger({ write: (line) => lines.push(line) }) });
+      await migrate(warehouse.client, {
+        migrations: [...files, migration],
+        logger: createLogger({ write: (line) => lines.push(line) }),
+      });
       return lines.filter((line) => line.includes("migration changed after it was applied")).length;
     };
     const edited = { ...first, sql: first.sql.replace("version one", "version two") };
     expect(await warnings(edited)).toBe(1);
-    expect(await warnings({ ...edited, earlierChecksums: [createHash("sha256").update(first.sql).digest("hex")] })).toBe(0);
+    expect(
+      await warnings({ ...edited, earlierChecksums: [createHash("sha256").update(first.sql).digest("hex")] }),
+    ).toBe(0);
     // The files as they are: every amended migration lists the text it was applied as.
     expect(await warnings(first)).toBe(0);
   });
@@ -70,9 +87,12 @@ describe("derived columns", () => {
   it("fills edge_logs path, URL and status from metadata at insert", async () => {
     const row = edgeRow({ project: "derive", path: "/storage/v1/x", status: 503, timestamp: ts(Date.UTC(2026, 0, 1)) });
     await insertRows(warehouse, "edge_logs", [row]);
-    const [derived] = await select("SELECT request_path, request_url, status_code FROM edge_logs WHERE id = {id:String}", {
-      id: row.id,
-    });
+    const [derived] = await select(
+      "SELECT request_path, request_url, status_code FROM edge_logs WHERE id = {id:String}",
+      {
+        id: row.id,
+      },
+    );
     expect(derived).toEqual({
       request_path: "/storage/v1/x",
       request_url: "https://derive.supabase.co/storage/v1/x",
@@ -85,12 +105,15 @@ describe("derived columns", () => {
     ["/storage/v1/object/realtime.png", 0b1010], // storage and realtime
     ["/rest/v1/rpc/auth_refresh", 0b0101], // rest and auth
     ["/graphql/v1", 0],
-  ])("marks the API areas %s contains in request_api_areas (bits rest, storage, auth, realtime)", async (path, bits) => {
-    const row = edgeRow({ project: "areas", path, timestamp: ts(Date.UTC(2026, 0, 1)) });
-    await insertRows(warehouse, "edge_logs", [row]);
-    const derived = await select("SELECT request_api_areas FROM edge_logs WHERE id = {id:String}", { id: row.id });
-    expect(derived).toEqual([{ request_api_areas: bits }]);
-  });
+  ])(
+    "marks the API areas %s contains in request_api_areas (bits rest, storage, auth, realtime)",
+    async (path, bits) => {
+      const row = edgeRow({ project: "areas", path, timestamp: ts(Date.UTC(2026, 0, 1)) });
+      await insertRows(warehouse, "edge_logs", [row]);
+      const derived = await select("SELECT request_api_areas FROM edge_logs WHERE id = {id:String}", { id: row.id });
+      expect(derived).toEqual([{ request_api_areas: bits }]);
+    },
+  );
 
   it("fills request_api_areas for rows shipped before the migration that added it", async () => {
     const [before, after] = partitionMigrations("0003_edge_logs_api_areas.sql");

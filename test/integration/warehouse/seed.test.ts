@@ -23,7 +23,8 @@ beforeAll(async () => {
 });
 afterAll(async () => warehouse?.close());
 beforeEach(async () => {
-  for (const table of [...logTables, "demo_data_loads"]) await warehouse.client.command({ query: `TRUNCATE TABLE ${table}` });
+  for (const table of [...logTables, "demo_data_loads"])
+    await warehouse.client.command({ query: `TRUNCATE TABLE ${table}` });
 });
 
 async function rows<T>(query: string): Promise<T[]> {
@@ -34,7 +35,9 @@ async function rows<T>(query: string): Promise<T[]> {
 async function census(): Promise<Record<string, { rows: number; ids: number }>> {
   const result: Record<string, { rows: number; ids: number }> = {};
   for (const table of logTables) {
-    const [row] = await rows<{ rows: string | number; ids: string | number }>(`SELECT count() AS rows, uniqExact(id) AS ids FROM ${table}`);
+    const [row] = await rows<{ rows: string | number; ids: string | number }>(
+      `SELECT count() AS rows, uniqExact(id) AS ids FROM ${table}`,
+    );
     result[table] = { rows: Number(row!.rows), ids: Number(row!.ids) };
   }
   return result;
@@ -108,7 +111,8 @@ describe("ensureDemoData", () => {
 
   it("records a complete load from before the record of loads without loading it again", async () => {
     for (const table of logTables) {
-      for (const batch of generateDemoRows(table as LogTable, demoRowCounts(scale)[table as LogTable], { now: NOW })) await insertRows(warehouse, table as LogTable, batch);
+      for (const batch of generateDemoRows(table as LogTable, demoRowCounts(scale)[table as LogTable], { now: NOW }))
+        await insertRows(warehouse, table as LogTable, batch);
     }
     expect(await ensure()).toBe("kept");
     expect(await rows<{ state: string }>("SELECT state FROM demo_data_loads")).toEqual([{ state: "completed" }]);

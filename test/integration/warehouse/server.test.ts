@@ -47,40 +47,60 @@ describe.skipIf(url === undefined)("on a ClickHouse server (skipped: CLICKHOUSE_
   });
 });
 
-describe.skipIf(url === undefined)("query statistics on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)", () => {
-  it("reports the rows and bytes a query read", async () => {
-    const credentials = { username: process.env.CLICKHOUSE_USER ?? "default", password: process.env.CLICKHOUSE_PASSWORD ?? "" };
-    const warehouse = await openWarehouse({ kind: "server", url: url!, ...credentials, database: "default" });
-    try {
-      const executor = createQueryExecutor({ client: warehouse.client });
-      const result = await executor.execute({ name: "test.count", sql: "SELECT sum(number) AS n FROM numbers(1000)", maxRows: 1 }, {});
-      // numbers(1000): 1000 rows of one UInt64 column, 8 bytes each.
-      expect(result.statistics).toEqual({ rowsRead: 1000, bytesRead: 8000 });
-    } finally {
-      await warehouse.close();
-    }
-  });
-});
+describe.skipIf(url === undefined)(
+  "query statistics on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)",
+  () => {
+    it("reports the rows and bytes a query read", async () => {
+      const credentials = {
+        username: process.env.CLICKHOUSE_USER ?? "default",
+        password: process.env.CLICKHOUSE_PASSWORD ?? "",
+      };
+      const warehouse = await openWarehouse({ kind: "server", url: url!, ...credentials, database: "default" });
+      try {
+        const executor = createQueryExecutor({ client: warehouse.client });
+        const result = await executor.execute(
+          { name: "test.count", sql: "SELECT sum(number) AS n FROM numbers(1000)", maxRows: 1 },
+          {},
+        );
+        // numbers(1000): 1000 rows of one UInt64 column, 8 bytes each.
+        expect(result.statistics).toEqual({ rowsRead: 1000, bytesRead: 8000 });
+      } finally {
+        await warehouse.close();
+      }
+    });
+  },
+);
 
-describe.skipIf(url === undefined)("aborted queries on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)", () => {
-  it("stops a query past its deadline with KILL QUERY", async () => {
-    const credentials = { username: process.env.CLICKHOUSE_USER ?? "default", password: process.env.CLICKHOUSE_PASSWORD ?? "" };
-    const warehouse = await openWarehouse({ kind: "server", url: url!, ...credentials, database: "default" });
-    const executor = createQueryExecutor({ client: warehouse.client, killAbortedQueries: true });
-    const slow = { name: "test.slow", sql: "SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 0", maxRows: 1 };
-    const error = await executor.execute(slow, {}, { timeoutMs: 500 }).catch((e: unknown) => e);
-    expect((error as { code: unknown }).code).toBe(Code.DeadlineExceeded);
-    // The kill is asynchronous: give the server a moment, then no such query may run.
-    let running = 1;
-    for (let i = 0; i < 50 && running > 0; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      const result = await warehouse.client.query({
-        query: "SELECT count() AS n FROM system.processes WHERE query LIKE '%numbers(100000000000)%' AND query NOT LIKE '%system.processes%'",
-        format: "JSONEachRow",
-      });
-      running = Number((await result.json<{ n: number | string }>())[0]?.n);
-    }
-    expect(running).toBe(0);
-    await warehouse.close();
-  });
-});
+describe.skipIf(url === undefined)(
+  "aborted queries on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)",
+  () => {
+    it("stops a query past its deadline with KILL QUERY", async () => {
+      const credentials = {
+        username: process.env.CLICKHOUSE_USER ?? "default",
+        password: process.env.CLICKHOUSE_PASSWORD ?? "",
+      };
+      const warehouse = await openWarehouse({ kind: "server", url: url!, ...credentials, database: "default" });
+      const executor = createQueryExecutor({ client: warehouse.client, killAbortedQueries: true });
+      const slow = {
+        name: "test.slow",
+        sql: "SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 0",
+        maxRows: 1,
+      };
+      const error = await executor.execute(slow, {}, { timeoutMs: 500 }).catch((e: unknown) => e);
+      expect((error as { code: unknown }).code).toBe(Code.DeadlineExceeded);
+      // The kill is asynchronous: give the server a moment, then no such query may run.
+      let running = 1;
+      for (let i = 0; i < 50 && running > 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const result = await warehouse.client.query({
+          query:
+            "SELECT count() AS n FROM system.processes WHERE query LIKE '%numbers(100000000000)%' AND query NOT LIKE '%system.processes%'",
+          format: "JSONEachRow",
+        });
+        running = Number((await result.json<{ n: number | string }>())[0]?.n);
+      }
+      expect(running).toBe(0);
+      await warehouse.close();
+    });
+  },
+);
