@@ -1,5 +1,5 @@
 // The same schema and saved queries on a real ClickHouse server. Runs only
-// when CLICKHOUSE_URL is set (see README, "Testing against a ClickHouse
+// when CLICKHOUSE_URL is set (see docs/commands.md, "Testing against a ClickHouse
 // server"); otherwise reported as skipped.
 import { randomUUID } from "node:crypto";
 import { Code } from "@connectrpc/connect";
