@@ -1,4 +1,4 @@
-// The names of the nine log tables that log shippers write (README, "Your own logs").
+// The names of the nine log tables that log shippers write (docs/log-tables.md).
 
 export const logTables = [
   "edge_logs",
