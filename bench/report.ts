@@ -1,0 +1,72 @@
+// What the bench prints and keeps: the rows of its table, the figures behind
+// them, and bench/results/latest.json (smoke.json for a smoke run).
+import { writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+
+/** One line of the table. */
+export interface Row {
+  measure: string;
+  service: string;
+  baseline: string;
+  ratio: string;
+  /** The goal, or "(context)" for a figure that has none. */
+  goal: string;
+  /** "yes" or "no" against the goal; "" for context. */
+  met: string;
+}
+
+/** The table's rows and, by section, the figures behind them. */
+export interface Report {
+  rows: Row[];
+  results: Record<string, unknown>;
+}
+
+export function createReport(): Report {
+  return { rows: [], results: {} };
+}
+
+/** The rows as a Markdown table. */
+export function markdownTable(rows: Row[]): string {
+  const head = ["measure", "service", "baseline", "ratio", "goal", "met"];
+  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  for (const r of rows) lines.push(`| ${[r.measure, r.service, r.baseline, r.ratio, r.goal, r.met].join(" | ")} |`);
+  return lines.join("\n");
+}
+
+/** The median of `values` (the upper one of an even count); 0 for none. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** Numbers with `digits` decimals, comma-separated. */
+export function list(values: number[], digits = 2): string {
+  return values.map((v) => v.toFixed(digits)).join(", ");
+}
+
+export interface RunSettings {
+  seconds: number;
+  smoke: boolean;
+  h2load: string;
+  sections: string[];
+}
+
+/** Writes the report to bench/results/ under `root`, prints the machine line and the table on stdout. */
+export function writeReport(report: Report, root: string, settings: RunSettings): void {
+  const machine = {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    ...settings,
+  };
+  writeFileSync(
+    join(root, "bench/results", settings.smoke ? "smoke.json" : "latest.json"),
+    `${JSON.stringify({ date: new Date().toISOString(), machine, results: report.results, table: report.rows }, null, 2)}\n`,
+  );
+  console.log(
+    `\nmachine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}, ${settings.h2load}; ${settings.seconds} s per load${settings.smoke ? " (smoke run: not figures to read)" : ""}\n`,
+  );
+  console.log(markdownTable(report.rows));
+}
