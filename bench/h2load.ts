@@ -50,13 +50,12 @@ export interface H2loadSummary {
   meanMs: number;
 }
 
-const durationUnits: Record<string, number> = { us: 1e-6, ms: 1e-3, s: 1 };
-
-/** Seconds of an h2load duration such as `2.00s`, `501.68ms` or `946us`. */
-function duration(text: string): number {
+/** Milliseconds of an h2load duration such as `2.00s`, `501.68ms` or `946us`. */
+function durationMs(text: string): number {
   const match = /^([\d.]+)(us|ms|s)$/.exec(text);
   if (match === null) throw new Error(`h2load: unreadable duration "${text}"`);
-  return Number(match[1]) * durationUnits[match[2]!]!;
+  const value = Number(match[1]);
+  return match[2] === "us" ? value / 1000 : match[2] === "ms" ? value : value * 1000;
 }
 
 /** Reads the summary h2load prints at its end; throws naming the first line it does not find. */
@@ -76,7 +75,7 @@ export function parseH2loadOutput(text: string): H2loadSummary {
   const request = find("time for request", /^time for request:\s+(\S+)\s+(\S+)\s+(\S+)/m);
   const n = (match: RegExpExecArray, i: number) => Number(match[i]);
   return {
-    seconds: duration(finished[1]!),
+    seconds: durationMs(finished[1]!) / 1000,
     rps: Number(finished[2]),
     started: n(requests, 2),
     done: n(requests, 3),
@@ -86,7 +85,7 @@ export function parseH2loadOutput(text: string): H2loadSummary {
     timeout: n(requests, 7),
     statuses: { "2xx": n(statuses, 1), "3xx": n(statuses, 2), "4xx": n(statuses, 3), "5xx": n(statuses, 4) },
     dataBytes: n(traffic, 1),
-    meanMs: duration(request[3]!) * 1000,
+    meanMs: durationMs(request[3]!),
   };
 }
 
