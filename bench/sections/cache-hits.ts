@@ -8,7 +8,6 @@
 // first of the two alternating. The ratio is the median of the rounds' ratios.
 import { type CapturedAnswer, cacheHitProblems, captureAnswer, writeCaptureFile } from "../capture.js";
 import type { BenchContext, Section } from "../context.js";
-import { runH2load } from "../h2load.js";
 import { bodyFileOf, loadTurn, type Turn } from "../load-turn.js";
 import { startProcess } from "../processes.js";
 import { cacheHitProtocols, type Protocol } from "../protocols.js";
@@ -43,27 +42,18 @@ async function runRound(context: BenchContext, round: number, protocols: Protoco
     if (result.problems.length > 0) continue;
     const bodyFile = bodyFileOf(protocol, context.path);
     const order: Side[] = (round + i) % 2 === 0 ? ["service", "bare"] : ["bare", "service"];
-    for (const side of order) {
-      const { url } = servers[side](protocol);
-      await runH2load({
-        url: `${url}${protocol.path}`,
-        seconds: context.smoke ? 0.5 : 2,
-        clients: protocol.clients,
-        streams: protocol.streams,
-        http1: protocol.http === "1.1",
-        headers: { ...protocol.headers, ...headers },
-        ...(bodyFile === undefined ? {} : { bodyFile }),
-      });
-    }
-    for (const side of order) {
-      const turn = await loadTurn({
+    const turnOf = (side: Side, seconds: number) =>
+      loadTurn({
         protocol,
         ...servers[side](protocol),
-        seconds: context.seconds,
+        seconds,
         headers,
         bodyFile,
         answerBytes: answers[i]!.body.length,
       });
+    for (const side of order) await turnOf(side, context.smoke ? 0.5 : 2); // warm-up, not counted
+    for (const side of order) {
+      const turn = await turnOf(side, context.seconds);
       result[side] = turn;
       result.problems.push(...turn.problems.map((p) => `${side}: ${p}`));
     }
