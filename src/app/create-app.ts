@@ -17,7 +17,7 @@ import {
   type ComputedResponse,
   type EndpointRegistry,
 } from "../endpoints/index.js";
-import { createQueryExecutor, createQueryTuning } from "../executor/index.js";
+import { createQueryExecutor, createQueryTuning, defaultAdmission, defaultQueryTimeoutMs } from "../executor/index.js";
 import {
   type Clock,
   type Logger,
@@ -43,6 +43,7 @@ import {
   type TrustedProxies,
 } from "../transport/index.js";
 import type { Warehouse } from "../warehouse/index.js";
+import { defaultAppLimits } from "./app-defaults.js";
 import { sharedReadiness } from "./shared-readiness.js";
 
 export interface AppOptions {
@@ -117,9 +118,9 @@ export interface App {
 export function createApp(options: AppOptions): App {
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
-  const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
-  const maxQueryMs = options.maxQueryMs ?? 30_000;
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? defaultQueryTimeoutMs;
+  const maxQueryMs = options.maxQueryMs ?? defaultQueryTimeoutMs;
+  const maxBodyBytes = options.maxBodyBytes ?? defaultAppLimits.maxBodyBytes;
   const schemaReady = options.schemaReady ?? (() => true);
   const registry = createEndpointRegistry({
     services: savedQueryServices,
@@ -137,7 +138,12 @@ export function createApp(options: AppOptions): App {
     maxTimeoutMs: maxQueryMs,
     // The embedded engine runs one saved query at a time (chDB queues queries with parameters itself):
     // more turns would only move the queue into chDB, past the fair order and the bounds.
-    admission: { maxConcurrent: options.warehouse.kind === "embedded" ? 1 : 8, maxPerKey: 16, ...options.admission },
+    admission: {
+      maxConcurrent:
+        options.warehouse.kind === "embedded" ? defaultAppLimits.embeddedConcurrency : defaultAdmission.maxConcurrent,
+      maxPerKey: defaultAppLimits.warehouseCallsPerKey,
+      ...options.admission,
+    },
     killAbortedQueries: warehouseStopsAbandonedQueries,
     schemaReady,
     tuning: createQueryTuning({

@@ -36,12 +36,17 @@ export interface AuthFailureThrottle {
   close(): void;
 }
 
+/** Failed authentications allowed per client address when the options do not say: a second, and in a row. */
+export const defaultAuthFailures = { perSecond: 1, burst: 20 } as const;
+
 export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = {}): AuthFailureThrottle {
-  const perSecond = options.perSecond ?? 1;
+  const perSecond = options.perSecond ?? defaultAuthFailures.perSecond;
   const logger = options.logger ?? silentLogger;
   const summaryIntervalMs = options.summaryIntervalMs ?? 1000;
   const buckets =
-    perSecond > 0 ? createTokenBuckets({ perSecond, burst: options.burst ?? 20, clock: options.clock }) : undefined;
+    perSecond > 0
+      ? createTokenBuckets({ perSecond, burst: options.burst ?? defaultAuthFailures.burst, clock: options.clock })
+      : undefined;
   /** Failures and refusals since the last summary, by address. */
   let pending = new Map<string, { failures: number; refused: number }>();
   let timer: NodeJS.Timeout | undefined;

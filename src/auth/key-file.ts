@@ -37,11 +37,14 @@ export class KeyFileError extends Error {
   override readonly name = "KeyFileError";
 }
 
+/** How often the key file is looked at for a change when the options do not say. */
+export const defaultKeyFilePollMs = 2000;
+
 /** Opens `options.path`; throws KeyFileError when it does not read at start. */
 export function openKeyFile(options: KeyFileOptions): KeyFile {
   const logger = options.logger ?? silentLogger;
   let keys = readKeyFile(options);
-  const pollMs = options.pollMs ?? 2000;
+  const pollMs = options.pollMs ?? defaultKeyFilePollMs;
   const reload = () => {
     try {
       keys = readKeyFile(options);

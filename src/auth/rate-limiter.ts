@@ -20,8 +20,14 @@ export interface RateLimitOptions {
 /** Takes one call from the bucket of `id`, under `own` limits when given, or throws RESOURCE_EXHAUSTED. */
 export type RateLimiter = (id: string, own?: { perSecond: number; burst: number }) => void;
 
+/** The service's limit per key when the options do not say: calls a second, and at once. */
+export const defaultRateLimit = { perSecond: 100, burst: 200 } as const;
+
 export function createRateLimiter(options: RateLimitOptions = {}): RateLimiter {
-  const service = { perSecond: options.perSecond ?? 100, burst: Math.max(1, options.burst ?? 200) };
+  const service = {
+    perSecond: options.perSecond ?? defaultRateLimit.perSecond,
+    burst: Math.max(1, options.burst ?? defaultRateLimit.burst),
+  };
   /** Buckets by limit: callers with the same limits share a map, each caller its own bucket. */
   const byLimit = new Map<string, TokenBuckets>();
   const bucketsFor = (limit: { perSecond: number; burst: number }) => {

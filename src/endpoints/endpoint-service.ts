@@ -14,6 +14,7 @@ import {
 } from "../cache/index.js";
 import {
   deadlineSignal,
+  defaultQueryTimeoutMs,
   type QueryExecutor,
   type QueryParamValue,
   type QueryStatistics,
@@ -134,7 +135,7 @@ export const warmingTenant = "(cache warming)";
 export function createEndpointService(options: EndpointServiceOptions): EndpointService {
   const { executor, cache } = options;
   const clock = options.clock ?? Date.now;
-  const sharedTimeoutMs = options.sharedTimeoutMs ?? 30_000;
+  const sharedTimeoutMs = options.sharedTimeoutMs ?? defaultQueryTimeoutMs;
   const callersDeadline = options.sharedDeadline === "callers";
   /** The callers waiting for each cache key in "callers" mode: whose (tenant), and until when (performance.now() time). */
   const waitingCallers = new Map<string, Set<{ tenant: string; deadline: number }>>();

@@ -1,7 +1,7 @@
 // The endpoint registry: saved queries read from the Protobuf services, their
 // parameter rules, and the service that runs one for any transport.
 export { savedQueryServices } from "./services.js";
-export { createEndpointRegistry } from "./registry.js";
+export { createEndpointRegistry, defaultMaxParameterLength } from "./registry.js";
 export type { Endpoint, EndpointRegistry, EndpointRegistryOptions, ParameterSpec } from "./registry.js";
 export { bindParameters } from "./parameters.js";
 export type { BoundParameters } from "./parameters.js";

@@ -57,6 +57,9 @@ export interface EndpointRegistry {
   forMethod(method: DescMethod): Endpoint;
 }
 
+/** The longest value of any parameter, in characters, when the options do not say. */
+export const defaultMaxParameterLength = 1024;
+
 export interface EndpointRegistryOptions {
   services: readonly DescService[];
   /** Loads the SQL of a saved query by name. Default: `sql/<name>.sql`. */
@@ -74,7 +77,7 @@ export interface EndpointRegistryOptions {
  */
 export function createEndpointRegistry(options: EndpointRegistryOptions): EndpointRegistry {
   const readSql = options.readSql ?? readSavedQuerySql;
-  const maxLength = options.maxParameterLength ?? 1024;
+  const maxLength = options.maxParameterLength ?? defaultMaxParameterLength;
   const endpoints: Endpoint[] = [];
   const byKey = new Map<string, Endpoint>();
   const byMethod = new Map<DescMethod, Endpoint>();

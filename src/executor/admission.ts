@@ -26,9 +26,12 @@ export interface Admission {
   readonly queued: number;
 }
 
+/** Queries running at once, and waiting for a turn, when the options do not say. */
+export const defaultAdmission = { maxConcurrent: 8, maxQueued: 64 } as const;
+
 export function createAdmission(options: AdmissionOptions = {}): Admission {
-  const maxConcurrent = options.maxConcurrent ?? 8;
-  const maxQueued = options.maxQueued ?? 64;
+  const maxConcurrent = options.maxConcurrent ?? defaultAdmission.maxConcurrent;
+  const maxQueued = options.maxQueued ?? defaultAdmission.maxQueued;
   const maxPerKey = options.maxPerKey ?? Number.POSITIVE_INFINITY;
   let running = 0;
   let queued = 0;

@@ -1,5 +1,5 @@
 // The query executor: saved query + parameters in, capped rows or a ConnectError out.
-export { createQueryExecutor } from "./query-executor.js";
+export { createQueryExecutor, defaultQueryTimeoutMs } from "./query-executor.js";
 export type {
   SavedQuery,
   QueryParamValue,
@@ -18,5 +18,5 @@ export { statisticsFromHeaders } from "./query-statistics.js";
 export type { QueryStatistics } from "./query-statistics.js";
 export { deadlineSignal } from "./deadline-signal.js";
 export type { DeadlineSignal } from "./deadline-signal.js";
-export { createAdmission } from "./admission.js";
+export { createAdmission, defaultAdmission } from "./admission.js";
 export type { Admission, AdmissionOptions } from "./admission.js";

@@ -126,12 +126,15 @@ export interface QueryExecutor {
   execute(query: SavedQuery, params: Record<string, QueryParamValue>, options?: ExecuteOptions): Promise<QueryResult>;
 }
 
+/** The deadline of a query when neither the caller nor the options name one, and the longest allowed. */
+export const defaultQueryTimeoutMs = 30_000;
+
 export function createQueryExecutor(options: QueryExecutorOptions): QueryExecutor {
   const { client } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const maxTimeoutMs = options.maxTimeoutMs ?? 30_000;
-  const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? 30_000, maxTimeoutMs);
+  const maxTimeoutMs = options.maxTimeoutMs ?? defaultQueryTimeoutMs;
+  const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? defaultQueryTimeoutMs, maxTimeoutMs);
   const observe = options.observe ?? (() => {});
   const admission = createAdmission(options.admission);
   const cooldownMs = options.unreachableCooldownMs ?? 1000;

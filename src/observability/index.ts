@@ -1,5 +1,5 @@
 // Cross-cutting: logging and the clock.
-export { createLogger, silentLogger } from "./logger.js";
+export { createLogger, silentLogger, logLevels, defaultLogLevel } from "./logger.js";
 export type { Logger, LoggerOptions, LogLevel } from "./logger.js";
 export { systemClock, fixedClock } from "./clock.js";
 export type { Clock } from "./clock.js";

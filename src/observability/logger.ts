@@ -1,7 +1,12 @@
 // Structured JSON logs, one object a line, to stderr by default.
 import { logValue } from "./log-value.js";
 
-export type LogLevel = "debug" | "info" | "warn" | "error";
+/** The levels, lowest first. */
+export const logLevels = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/** The lowest level written when the options do not say. */
+export const defaultLogLevel: LogLevel = "info";
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -30,7 +35,7 @@ const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
  * with their name, message, code, stack and cause chain (log-value.ts).
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const min = rank[options.level ?? "info"];
+  const min = rank[options.level ?? defaultLogLevel];
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const now = options.now ?? Date.now;
   const make = (bound: Record<string, unknown>): Logger => {

@@ -1,6 +1,6 @@
 // Transport: one port for HTTP/1.1 and h2c, Connect/gRPC/gRPC-Web routes,
 // plain HTTP routes, and the per-call interceptors.
-export { createSinglePortServer } from "./single-port-server.js";
+export { createSinglePortServer, defaultConnectionLimits } from "./single-port-server.js";
 export type { SinglePortServer, SinglePortServerOptions, RequestHandler } from "./single-port-server.js";
 export { clientAddress, trustedProxies, trustedProxyProblem } from "./client-address.js";
 export type { TrustedProxies } from "./client-address.js";

@@ -56,13 +56,21 @@ export interface SinglePortServer {
   close(graceMs: number): Promise<void>;
 }
 
+/** The connection bounds that are also variables (docs/configuration.md), when the options do not say. */
+export const defaultConnectionLimits = {
+  firstRequestTimeoutMs: 10_000,
+  idleTimeoutMs: 60_000,
+  maxConnections: 4096,
+  maxConnectionsPerAddress: 256,
+} as const;
+
 export function createSinglePortServer(
   handler: RequestHandler,
   options: SinglePortServerOptions = {},
 ): SinglePortServer {
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
-  const firstRequestTimeout = options.firstRequestTimeoutMs ?? 10_000;
-  const idleTimeout = options.idleTimeoutMs ?? 60_000;
+  const firstRequestTimeout = options.firstRequestTimeoutMs ?? defaultConnectionLimits.firstRequestTimeoutMs;
+  const idleTimeout = options.idleTimeoutMs ?? defaultConnectionLimits.idleTimeoutMs;
   const requestTimeout = options.requestTimeoutMs ?? 120_000;
   const maxHeaderSize = options.maxHeaderSize ?? 16_384;
   const logger = options.logger ?? silentLogger;
@@ -105,7 +113,7 @@ export function createSinglePortServer(
     stream.once("close", () => clearTimeout(timer));
   });
   const sockets = new Set<Socket>();
-  const maxPerAddress = options.maxConnectionsPerAddress ?? 256;
+  const maxPerAddress = options.maxConnectionsPerAddress ?? defaultConnectionLimits.maxConnectionsPerAddress;
   const perAddress = new Map<string, number>();
   let refused = 0;
   const countRefused = (reason: string) => {
@@ -161,7 +169,7 @@ export function createSinglePortServer(
     socket.on("data", onData);
     socket.on("error", () => socket.destroy());
   });
-  tcp.maxConnections = options.maxConnections ?? 4096;
+  tcp.maxConnections = options.maxConnections ?? defaultConnectionLimits.maxConnections;
   tcp.on("drop", () => countRefused("the open-connection bound is reached"));
 
   return {

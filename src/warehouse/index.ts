@@ -23,6 +23,6 @@ export type { SeedOptions, EnsureDemoDataOptions } from "./seed.js";
 export { keepSchema } from "./schema-keeper.js";
 export { createFailureStreak } from "./failure-streak.js";
 export type { FailureStreak, FailedTry } from "./failure-streak.js";
-export { retryWithBackoff } from "./retry-with-backoff.js";
+export { retryWithBackoff, defaultMaxRetryMs } from "./retry-with-backoff.js";
 export type { Retrying, RetryOptions } from "./retry-with-backoff.js";
 export type { SchemaKeeper, SchemaKeeperOptions } from "./schema-keeper.js";

@@ -19,12 +19,15 @@ export interface Retrying {
  * retryInMs)` has been told and the wait is over, until a try succeeds or
  * `stop()` is called.
  */
+/** The longest wait between two tries when the options do not say. */
+export const defaultMaxRetryMs = 5_000;
+
 export function retryWithBackoff(
   step: () => Promise<void>,
   failed: (error: unknown, retryInMs: number) => void,
   options: RetryOptions = {},
 ): Retrying {
-  const maxWait = options.maxRetryMs ?? 5_000;
+  const maxWait = options.maxRetryMs ?? defaultMaxRetryMs;
   let wait = Math.min(options.retryMs ?? 1000, maxWait);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
