@@ -3,7 +3,7 @@
 import { startService } from "./app/lifecycle.js";
 import { readCommandLine } from "./cli/command-line.js";
 import { runCli } from "./cli/run-cli.js";
-import { readConfig } from "./config/index.js";
+import { configurationHelp, readConfig } from "./config/index.js";
 import { createLogger } from "./observability/index.js";
 
 readCommandLine({
@@ -11,15 +11,14 @@ readCommandLine({
 
 Starts the service: migrates the warehouse, loads the demo data into an empty
 embedded one (DEMO_DATA=1), and serves the saved queries on one port until
-SIGTERM or SIGINT; SIGHUP reads API_KEYS_FILE again. Configured by
-environment variables: PORT, HOST, API_KEYS, API_KEYS_FILE, JWT_SECRET,
-JWT_PUBLIC_KEY, JWT_JWKS_FILE, CLICKHOUSE_URL, CLICKHOUSE_USER,
-CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE, CHDB_PATH, DEMO_DATA,
-WAREHOUSE_RETRY_SECONDS, LOG_LEVEL, RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST
-and the bounds (docs/configuration.md).
+SIGTERM or SIGINT; SIGHUP reads API_KEYS_FILE again. Configured by the
+environment variables below (docs/configuration.md); an empty one counts as
+unset, and a bad one stops start-up with a line naming it.
 
 options:
-  -h, --help   print this and exit`,
+  -h, --help   print this and exit
+
+${configurationHelp()}`,
   options: {},
 });
 

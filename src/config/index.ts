@@ -1,3 +1,9 @@
-// Configuration: environment variables in, a validated Config out.
-export { readConfig, ConfigError, apiKeyProblem } from "./env.js";
-export type { Config, CredentialsConfig, Limits, WarehouseConfig } from "./env.js";
+// Configuration: environment variables in, a validated Config out; the table
+// of variables also gives `--help` and docs/configuration.md their lists.
+export { readConfig } from "./read-config.js";
+export { ConfigError } from "./config.js";
+export type { Config, CredentialsConfig, Limits, WarehouseConfig } from "./config.js";
+export { apiKeyProblem, variables } from "./variables.js";
+export type { Section, Variable } from "./variable.js";
+export { shownDefault } from "./variable.js";
+export { configurationHelp, configurationTables } from "./variable-docs.js";

@@ -1,0 +1,117 @@
+// readConfig: the variables of variables.ts read from the environment, and
+// the rules between them (the warehouse mode, one way of verifying tokens).
+import { defaultAppLimits } from "../app/app-defaults.js";
+import { defaultAdmission } from "../executor/admission.js";
+import { type Config, ConfigError, type CredentialsConfig, type WarehouseConfig } from "./config.js";
+import type { ValueOf, Variable } from "./variable.js";
+import { variables } from "./variables.js";
+
+type Values = { [Name in keyof typeof variables]: ValueOf<(typeof variables)[Name]> };
+
+/**
+ * Reads and validates the configuration. An empty or blank variable counts
+ * as unset. Every bad variable is reported at once, each on its own line, in
+ * a thrown ConfigError.
+ */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const isSet = (name: string) => (env[name] ?? "").trim() !== "";
+  const read = {} as Record<string, unknown>;
+  for (const v of Object.values(variables) as Variable<unknown>[]) {
+    read[v.name] = v.default;
+    const raw = env[v.name];
+    if (raw === undefined || (!v.verbatim && raw.trim() === "")) continue;
+    try {
+      read[v.name] = v.parser.read(v.verbatim ? raw : raw.trim(), v.name);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+    }
+  }
+  // Every variable with a default has a value (its own or the default); the others may be undefined.
+  const value = read as Values;
+
+  const warehouse: WarehouseConfig =
+    value.CLICKHOUSE_URL === undefined && !isSet("CLICKHOUSE_URL")
+      ? { kind: "embedded", path: value.CHDB_PATH, database: value.CLICKHOUSE_DATABASE }
+      : {
+          kind: "server",
+          url: env.CLICKHOUSE_URL!.trim(),
+          username: value.CLICKHOUSE_USER,
+          password: value.CLICKHOUSE_PASSWORD,
+          database: value.CLICKHOUSE_DATABASE,
+        };
+  if (warehouse.kind === "server") {
+    if (value.CLICKHOUSE_CLUSTER !== undefined) warehouse.cluster = value.CLICKHOUSE_CLUSTER;
+    if (value.CLICKHOUSE_QUERY_CACHE_SECONDS !== undefined) {
+      warehouse.queryCacheSeconds = value.CLICKHOUSE_QUERY_CACHE_SECONDS;
+    }
+  } else {
+    if (isSet("CLICKHOUSE_CLUSTER")) {
+      problems.push("CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL: the embedded engine is a single node");
+    }
+    if (isSet("CLICKHOUSE_QUERY_CACHE_SECONDS")) {
+      problems.push(
+        "CLICKHOUSE_QUERY_CACHE_SECONDS needs CLICKHOUSE_URL: the embedded engine has no server query cache",
+      );
+    }
+  }
+
+  const credentials: CredentialsConfig = {
+    apiKeysFile: value.API_KEYS_FILE,
+    apiKeysFilePollMs: value.API_KEYS_FILE_POLL_SECONDS,
+    jwtSecret: value.JWT_SECRET,
+    jwtPublicKey: value.JWT_PUBLIC_KEY,
+    jwtJwksFile: value.JWT_JWKS_FILE,
+  };
+  const tokenKeys = ["JWT_SECRET", "JWT_PUBLIC_KEY", "JWT_JWKS_FILE"].filter(isSet);
+  if (tokenKeys.length > 1) {
+    problems.push(`${tokenKeys.join(" and ")}: set one way of verifying tokens, not ${tokenKeys.length}`);
+  }
+  if (
+    warehouse.kind === "server" &&
+    value.API_KEYS.length === 0 &&
+    credentials.apiKeysFile === undefined &&
+    tokenKeys.length === 0
+  ) {
+    problems.push(
+      "API_KEYS must be set when CLICKHOUSE_URL is set, or API_KEYS_FILE or a JWT key (only the embedded mode generates a key)",
+    );
+  }
+
+  const warehouseConcurrency =
+    value.WAREHOUSE_CONCURRENCY ??
+    (warehouse.kind === "embedded" ? defaultAppLimits.embeddedConcurrency : defaultAdmission.maxConcurrent);
+  if (warehouse.kind === "embedded" && warehouseConcurrency > 1) {
+    problems.push(
+      "WAREHOUSE_CONCURRENCY above 1 needs CLICKHOUSE_URL: the embedded engine runs one saved query at a time",
+    );
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port: value.PORT,
+    host: value.HOST,
+    trustedProxies: value.TRUSTED_PROXIES,
+    apiKeys: value.API_KEYS,
+    credentials,
+    warehouse,
+    demoData: value.DEMO_DATA,
+    warehouseRetryMs: value.WAREHOUSE_RETRY_SECONDS,
+    logLevel: value.LOG_LEVEL,
+    rateLimit: { perSecond: value.RATE_LIMIT_PER_SECOND, burst: value.RATE_LIMIT_BURST },
+    limits: {
+      maxBodyBytes: value.MAX_BODY_BYTES,
+      maxParameterLength: value.MAX_PARAMETER_LENGTH,
+      maxConnections: value.MAX_CONNECTIONS,
+      maxConnectionsPerAddress: value.MAX_CONNECTIONS_PER_ADDRESS,
+      firstRequestTimeoutMs: value.FIRST_REQUEST_TIMEOUT_SECONDS,
+      idleTimeoutMs: value.IDLE_TIMEOUT_SECONDS,
+      maxQueryMs: value.MAX_QUERY_SECONDS,
+      warehouseConcurrency,
+      warehouseQueue: value.WAREHOUSE_QUEUE,
+      warehouseCallsPerKey: value.WAREHOUSE_CALLS_PER_KEY,
+      authFailures: { perSecond: value.AUTH_FAILURES_PER_SECOND, burst: value.AUTH_FAILURE_BURST },
+    },
+  };
+}

@@ -1,0 +1,301 @@
+// The table of environment variables (docs/configuration.md): each one's
+// name, parser, default and meaning, written once. readConfig reads them,
+// `--help` lists them and `npm run docs` writes the documentation's tables.
+import { defaultAppLimits } from "../app/app-defaults.js";
+import { defaultAuthFailures } from "../auth/auth-failure-throttle.js";
+import { defaultKeyFilePollMs } from "../auth/key-file.js";
+import { defaultRateLimit } from "../auth/rate-limiter.js";
+import { defaultMaxParameterLength } from "../endpoints/registry.js";
+import { defaultAdmission } from "../executor/admission.js";
+import { defaultQueryTimeoutMs } from "../executor/query-executor.js";
+import { defaultLogLevel, logLevels } from "../observability/logger.js";
+import { trustedProxyProblem } from "../transport/client-address.js";
+import { defaultConnectionLimits } from "../transport/single-port-server.js";
+import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
+import {
+  flag,
+  fractionalSeconds,
+  httpUrl,
+  identifier,
+  integer,
+  list,
+  oneOf,
+  rate,
+  seconds,
+  secret,
+  text,
+  whole,
+} from "./parsers.js";
+import { variable } from "./variable.js";
+
+/** Why `key` may not be an API key (too short to resist guessing, or holding white space), or undefined. */
+export function apiKeyProblem(key: string): string | undefined {
+  if (key.length < 16) return `is ${key.length} characters long; keys need at least 16`;
+  if (/\s/.test(key)) return "contains white space";
+  return undefined;
+}
+
+/** Every variable, in the order of the documentation (and of the problems a bad configuration reports). */
+export const variables = {
+  PORT: variable({
+    name: "PORT",
+    section: "Listening",
+    parser: integer(0, 65535),
+    default: 8080,
+    description:
+      "the one port for HTTP/1.1 and HTTP/2 cleartext (prior knowledge): GET, Connect, gRPC-Web and gRPC. An integer from 0 to 65535; 0 takes any free port.",
+  }),
+  HOST: variable({
+    name: "HOST",
+    section: "Listening",
+    parser: text,
+    default: "127.0.0.1",
+    description: "listen address",
+  }),
+  TRUSTED_PROXIES: variable({
+    name: "TRUSTED_PROXIES",
+    section: "Listening",
+    parser: list((name, entry) => {
+      const problem = trustedProxyProblem(entry);
+      return problem === undefined ? undefined : `${name}: ${problem}`;
+    }),
+    default: [],
+    shownDefault: "(none)",
+    description:
+      "comma-separated addresses and CIDR ranges (`10.0.0.0/8,2001:db8::/32`) of proxies in front of the service, whose `X-Forwarded-For` is believed ([Behind a proxy](#behind-a-proxy))",
+  }),
+  API_KEYS: variable({
+    name: "API_KEYS",
+    section: "Keys",
+    parser: list((name, key, i) => {
+      const problem = apiKeyProblem(key);
+      return problem === undefined ? undefined : `${name} key ${i + 1} ${problem}`;
+    }),
+    default: [],
+    shownDefault: "(none)",
+    description:
+      "comma-separated full-access keys, each 16 characters or more without white space (a bad key stops start-up, named by its position). With `CLICKHOUSE_URL`, this, `API_KEYS_FILE` or a JWT key is required. With none of them in embedded mode, a random key is generated once, stored in `$CHDB_PATH/api-key` (mode 0600) and printed at start.",
+  }),
+  API_KEYS_FILE: variable({
+    name: "API_KEYS_FILE",
+    section: "Keys",
+    parser: text,
+    default: undefined,
+    description:
+      "a JSON file of scoped keys stored as SHA-256 digests, each with an id, the endpoints it may call, the parameters it fixes and its own rate limit ([credentials.md](credentials.md)); read again on SIGHUP and when it changes",
+  }),
+  API_KEYS_FILE_POLL_SECONDS: variable({
+    name: "API_KEYS_FILE_POLL_SECONDS",
+    section: "Keys",
+    parser: seconds(1),
+    default: defaultKeyFilePollMs,
+    description: "how often the key file is looked at for a change (whole seconds, at least 1)",
+  }),
+  JWT_SECRET: variable({
+    name: "JWT_SECRET",
+    section: "Keys",
+    parser: secret(32),
+    default: undefined,
+    description:
+      "verify signed tokens with HS256 and this secret (32 characters or more); `npm run token` signs with it",
+  }),
+  JWT_PUBLIC_KEY: variable({
+    name: "JWT_PUBLIC_KEY",
+    section: "Keys",
+    parser: text,
+    default: undefined,
+    description: "verify RS256, ES256 or EdDSA tokens with this PEM public key, or the PEM in the file at this path",
+  }),
+  JWT_JWKS_FILE: variable({
+    name: "JWT_JWKS_FILE",
+    section: "Keys",
+    parser: text,
+    default: undefined,
+    description:
+      "verify RS256, ES256 or EdDSA tokens with the keys of this JWKS file, chosen by `kid`. Only one of the three JWT settings may be set.",
+  }),
+  CLICKHOUSE_DATABASE: variable({
+    name: "CLICKHOUSE_DATABASE",
+    section: "Warehouse",
+    parser: identifier,
+    default: "default",
+    description:
+      "database holding the log tables, a plain identifier (letters, digits, `_`; not starting with a digit); both modes",
+  }),
+  CLICKHOUSE_URL: variable({
+    name: "CLICKHOUSE_URL",
+    section: "Warehouse",
+    parser: httpUrl,
+    default: undefined,
+    shownDefault: "(unset)",
+    description:
+      "an `http://` or `https://` URL of a ClickHouse server, used over HTTP with `@clickhouse/client`; unset, the service runs on the embedded engine",
+  }),
+  CLICKHOUSE_USER: variable({
+    name: "CLICKHOUSE_USER",
+    section: "Warehouse",
+    parser: text,
+    default: "default",
+    description: "server user",
+  }),
+  CLICKHOUSE_PASSWORD: variable({
+    name: "CLICKHOUSE_PASSWORD",
+    section: "Warehouse",
+    parser: text,
+    default: "",
+    verbatim: true,
+    description: "server password (taken as given, blanks included)",
+  }),
+  CLICKHOUSE_CLUSTER: variable({
+    name: "CLICKHOUSE_CLUSTER",
+    section: "Warehouse",
+    parser: identifier,
+    default: undefined,
+    shownDefault: "(unset)",
+    description:
+      "server mode only: the cluster (a name in the servers' `remote_servers`) the migrations create replicated, sharded tables on ON CLUSTER, and whose Distributed tables the queries read; a plain identifier. Set without `CLICKHOUSE_URL` it stops start-up. [deployment.md](deployment.md)",
+  }),
+  CLICKHOUSE_QUERY_CACHE_SECONDS: variable({
+    name: "CLICKHOUSE_QUERY_CACHE_SECONDS",
+    section: "Warehouse",
+    parser: integer(0, 86_400),
+    default: undefined,
+    shownDefault: "`0` (off)",
+    description:
+      "server mode only: cached saved queries also use the server's query cache, with `now` rounded down to a multiple of this many seconds so that service replicas send the same query. An integer from 0 to 86400. Set without `CLICKHOUSE_URL` it stops start-up. [deployment.md](deployment.md#warming-without-multiplying-it-the-servers-query-cache)",
+  }),
+  CHDB_PATH: variable({
+    name: "CHDB_PATH",
+    section: "Warehouse",
+    parser: text,
+    default: "./data",
+    description: "embedded mode: the engine's data directory, used by one process at a time",
+  }),
+  DEMO_DATA: variable({
+    name: "DEMO_DATA",
+    section: "Warehouse",
+    parser: flag,
+    default: true,
+    description:
+      "embedded mode: `1` loads the demo data into empty log tables at start (and completes a load that was cut short); `0` never loads it",
+  }),
+  WAREHOUSE_RETRY_SECONDS: variable({
+    name: "WAREHOUSE_RETRY_SECONDS",
+    section: "Warehouse",
+    parser: fractionalSeconds(0.1),
+    default: defaultMaxRetryMs,
+    description:
+      "the longest wait between two tries to reach a warehouse that does not answer: the migrations are retried after 1 s, doubling up to this; the embedded engine is reopened every 2 s, or this when shorter. A number of at least 0.1 ([reliability.md](reliability.md#outages-and-shutdown))",
+  }),
+  LOG_LEVEL: variable({
+    name: "LOG_LEVEL",
+    section: "Logging",
+    parser: oneOf(logLevels),
+    default: defaultLogLevel,
+    description:
+      "`debug`, `info`, `warn` or `error`. `debug` also logs every successful call; every failed call is logged at `info`, and internal failures also at `error`. Lines are JSON, one a line, on standard error; an error in a line is written with its stack and cause chain. The stack names places in the bundles of `dist/`; with `NODE_OPTIONS=--enable-source-maps` it names the lines of `src/` instead (the bundles carry source maps).",
+  }),
+  RATE_LIMIT_PER_SECOND: variable({
+    name: "RATE_LIMIT_PER_SECOND",
+    section: "Bounds",
+    parser: rate,
+    default: defaultRateLimit.perSecond,
+    description: "sustained calls a second per key; `0` turns the limit off; may have a fraction",
+  }),
+  RATE_LIMIT_BURST: variable({
+    name: "RATE_LIMIT_BURST",
+    section: "Bounds",
+    parser: rate,
+    default: defaultRateLimit.burst,
+    description: "calls a key may make at once; may have a fraction",
+  }),
+  MAX_BODY_BYTES: variable({
+    name: "MAX_BODY_BYTES",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultAppLimits.maxBodyBytes,
+    description: "largest Connect, gRPC or gRPC-Web request message, after decompression",
+  }),
+  MAX_PARAMETER_LENGTH: variable({
+    name: "MAX_PARAMETER_LENGTH",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultMaxParameterLength,
+    description: "longest value of any parameter, in characters, on every transport",
+  }),
+  MAX_CONNECTIONS: variable({
+    name: "MAX_CONNECTIONS",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultConnectionLimits.maxConnections,
+    description: "open connections; more are closed at once while the open ones keep working",
+  }),
+  MAX_CONNECTIONS_PER_ADDRESS: variable({
+    name: "MAX_CONNECTIONS_PER_ADDRESS",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultConnectionLimits.maxConnectionsPerAddress,
+    description: "open connections from one client address; more from it are closed at once",
+  }),
+  FIRST_REQUEST_TIMEOUT_SECONDS: variable({
+    name: "FIRST_REQUEST_TIMEOUT_SECONDS",
+    section: "Bounds",
+    parser: seconds(1),
+    default: defaultConnectionLimits.firstRequestTimeoutMs,
+    description: "a new connection must send its first request's headers within this",
+  }),
+  IDLE_TIMEOUT_SECONDS: variable({
+    name: "IDLE_TIMEOUT_SECONDS",
+    section: "Bounds",
+    parser: seconds(1),
+    default: defaultConnectionLimits.idleTimeoutMs,
+    description: "a connection with no request in flight for this long is closed (HTTP/2 with GOAWAY first)",
+  }),
+  MAX_QUERY_SECONDS: variable({
+    name: "MAX_QUERY_SECONDS",
+    section: "Bounds",
+    parser: seconds(1),
+    default: defaultQueryTimeoutMs,
+    description:
+      "the longest deadline of a call, whatever its client asks, the wait for a warehouse turn included; also the deadline of cache refreshes",
+  }),
+  WAREHOUSE_CONCURRENCY: variable({
+    name: "WAREHOUSE_CONCURRENCY",
+    section: "Bounds",
+    parser: whole(1),
+    // Depends on the engine: readConfig fills it in.
+    default: undefined,
+    shownDefault: `\`${defaultAppLimits.embeddedConcurrency}\` embedded, \`${defaultAdmission.maxConcurrent}\` server`,
+    description:
+      "warehouse queries running at once; the embedded engine runs one saved query at a time, so above 1 needs `CLICKHOUSE_URL`",
+  }),
+  WAREHOUSE_QUEUE: variable({
+    name: "WAREHOUSE_QUEUE",
+    section: "Bounds",
+    parser: whole(0),
+    default: defaultAdmission.maxQueued,
+    description: "warehouse queries waiting for a turn, all keys together",
+  }),
+  WAREHOUSE_CALLS_PER_KEY: variable({
+    name: "WAREHOUSE_CALLS_PER_KEY",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultAppLimits.warehouseCallsPerKey,
+    description: "one key's warehouse queries running and waiting",
+  }),
+  AUTH_FAILURES_PER_SECOND: variable({
+    name: "AUTH_FAILURES_PER_SECOND",
+    section: "Bounds",
+    parser: rate,
+    default: defaultAuthFailures.perSecond,
+    description:
+      "failed authentications a second allowed per client address; `0` turns the throttle off; may have a fraction",
+  }),
+  AUTH_FAILURE_BURST: variable({
+    name: "AUTH_FAILURE_BURST",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultAuthFailures.burst,
+    description: "failed authentications in a row allowed per client address",
+  }),
+};
