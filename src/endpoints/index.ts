@@ -17,6 +17,7 @@ export type {
   ComputedResponse,
   CallContext,
 } from "./endpoint-service.js";
+export { endpointTables } from "./endpoint-docs.js";
 export { responseJsonBytes } from "./response-json.js";
 export { resultColumnProblems } from "./result-columns.js";
 export { applyScope } from "./scope.js";
