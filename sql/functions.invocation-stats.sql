@@ -16,7 +16,10 @@
 -- range so the (project, function_id, timestamp) sort key prunes the scan;
 -- records in the future fall outside it. Buckets with no counted record are
 -- not returned. In UTC, truncating to a second, minute, hour or day is
--- toStartOfInterval by that many seconds.
+-- toStartOfInterval by that many seconds. Each interval is named in each
+-- multiIf (start-up checks that every allowed value of the proto is); the
+-- last branch, 1day's, is not reached, since the service sends 1day for any
+-- other value.
 WITH
     {now:DateTime64(6, 'UTC')} AS query_now,
     {interval:String} AS requested_interval,
@@ -24,6 +27,7 @@ WITH
         requested_interval = '5min', 1,
         requested_interval = '15min', 60,
         requested_interval = '1hr', 60,
+        requested_interval = '1day', 3600,
         requested_interval = '7day', 86400,
         3600
     ) AS unit_seconds,
@@ -31,6 +35,7 @@ WITH
         requested_interval = '5min', 5 * 60,
         requested_interval = '15min', 15 * 60,
         requested_interval = '1hr', 60 * 60,
+        requested_interval = '1day', 86400,
         requested_interval = '7day', 7 * 86400,
         86400
     ) AS window_seconds,

@@ -5,7 +5,10 @@
 --   now                  the time the query runs (injected, so tests can pin it)
 --   project              project reference
 --   project_tier         FREE (1 day) | PRO (7 days) | PAYG, ENTERPRISE (90 days);
---                        any other value is FREE
+--                        any other value is FREE (the service sends FREE
+--                        for it: the last branch of the multiIf, FREE's,
+--                        is not reached; start-up checks that every
+--                        allowed value of the proto is named in it)
 --   iso_timestamp_start  exclusive lower bound, or NULL for none
 --   iso_timestamp_end    inclusive upper bound, or NULL for none
 --
@@ -16,6 +19,7 @@ WITH
     {now:DateTime64(6, 'UTC')} AS query_now,
     {project_tier:String} AS tier,
     multiIf(
+        tier = 'FREE', 1,
         tier = 'PRO', 7,
         tier IN ('PAYG', 'ENTERPRISE'), 90,
         1

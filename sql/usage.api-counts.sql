@@ -8,7 +8,9 @@
 --   interval  hourly | daily | minutely (validated before the query runs)
 --
 -- interval -> (window, bucket): hourly (1 h, hour), daily (7 days, day),
--- minutely (60 min, minute). Records before now - window are excluded. A
+-- minutely (60 min, minute); each is named in each multiIf (start-up checks
+-- that every allowed value of the proto is), and the last branch is not
+-- reached. Records before now - window are excluded. A
 -- path counts in every total whose substring it contains, so one request may
 -- count in several totals; countIf gives 0, never null, for an empty total.
 -- Which substrings a path contains is tested once at insert: the bits of
@@ -19,10 +21,13 @@ WITH
     {interval:String} AS requested_interval,
     {project:String} AS url_pattern,
     multiIf(
+        requested_interval = 'hourly', 60 * 60,
         requested_interval = 'daily', 7 * 86400,
+        requested_interval = 'minutely', 60 * 60,
         60 * 60
     ) AS window_seconds,
     multiIf(
+        requested_interval = 'hourly', 3600,
         requested_interval = 'daily', 86400,
         requested_interval = 'minutely', 60,
         3600

@@ -17,6 +17,7 @@ import {
 } from "../gen/endpoints/v1/endpoint_options_pb.js";
 import type { SavedQuery } from "../executor/index.js";
 import { readSavedQuerySql } from "../warehouse/index.js";
+import { allowedValueProblems, sandboxProblem } from "./definition-checks.js";
 import { placeholderProblems } from "./sql-placeholders.js";
 
 /** One request parameter: a string field of the request message and its rules. */
@@ -70,10 +71,11 @@ export interface EndpointRegistryOptions {
 
 /**
  * Builds the registry. Throws when a method lacks the endpoint option, a name
- * or id repeats, a request field is not a string, or the SQL's placeholders
- * and the request fields do not match one for one (`now` is the service's):
- * a mistake in `proto/` or `sql/` must stop start-up, not surface at the
- * first request.
+ * or id repeats, a request field is not a string, the SQL's placeholders and
+ * the request fields do not match one for one (`now` is the service's), an
+ * allowed value of a parameter is not a quoted literal of the SQL, or a saved
+ * query is declared sandboxed (definition-checks.ts): a mistake in `proto/`
+ * or `sql/` must stop start-up, not surface at the first request.
  */
 export function createEndpointRegistry(options: EndpointRegistryOptions): EndpointRegistry {
   const readSql = options.readSql ?? readSavedQuerySql;
@@ -90,18 +92,24 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
       if (method.methodKind !== "unary") throw new Error(`${method.name}: saved queries are unary`);
       const definition = getOption(method, endpointOption);
       const sql = readSql(definition.name);
-      const problems = placeholderProblems(
-        definition.name,
-        sql,
-        method.input.fields.map((f) => f.name),
-      );
+      const parameters = method.input.fields.map((field) => parameterSpec(field, maxLength));
+      const problems = [
+        ...placeholderProblems(
+          definition.name,
+          sql,
+          method.input.fields.map((f) => f.name),
+        ),
+        ...allowedValueProblems(definition.name, sql, parameters),
+      ];
+      const sandbox = sandboxProblem(definition);
+      if (sandbox !== undefined) problems.push(sandbox);
       if (problems.length > 0) throw new Error(problems.join("; "));
       const endpoint: Endpoint = {
         definition,
         service,
         method,
         grpcMethod: `${service.typeName}/${method.name}`,
-        parameters: method.input.fields.map((field) => parameterSpec(field, maxLength)),
+        parameters,
         rowSchema: rowSchemaOf(method.output),
         savedQuery: {
           name: definition.name,

@@ -6,6 +6,7 @@ import {
   FieldDescriptorProto_Label,
   FieldDescriptorProto_Type,
   FileDescriptorProtoSchema,
+  FieldOptionsSchema,
   MethodOptionsSchema,
   file_google_protobuf_descriptor,
 } from "@bufbuild/protobuf/wkt";
@@ -13,7 +14,9 @@ import { describe, expect, it } from "vitest";
 import { createEndpointRegistry, savedQueryServices } from "../../src/endpoints/index.js";
 import {
   EndpointDefinitionSchema,
+  ParameterRuleSchema,
   endpoint,
+  parameter,
   file_endpoints_v1_endpoint_options,
 } from "../../src/gen/endpoints/v1/endpoint_options_pb.js";
 import { readSavedQuerySql } from "../../src/warehouse/index.js";
@@ -21,20 +24,28 @@ import { readSavedQuerySql } from "../../src/warehouse/index.js";
 interface FixtureMethod {
   name: string;
   /** The endpoint option; none when undefined. */
-  definition?: { name: string; id: string };
+  definition?: { name: string; id: string; sandboxed?: boolean };
   serverStreaming?: boolean;
 }
 
 interface Fixture {
   methods?: FixtureMethod[];
-  /** Request fields; `int` ones are int32. Default: project and interval, strings. */
-  requestFields?: { name: string; int?: boolean }[];
+  /** Request fields; `int` ones are int32; `allowedValues` their parameter rule's. Default: project and interval, strings. */
+  requestFields?: { name: string; int?: boolean; allowedValues?: string[] }[];
   /** Whether the response has `repeated Row result = 1`. Default true. */
   responseHasResult?: boolean;
 }
 
 const { STRING, INT32, MESSAGE } = FieldDescriptorProto_Type;
 const { OPTIONAL, REPEATED } = FieldDescriptorProto_Label;
+
+/** Field options carrying a parameter rule with these allowed values; none when undefined. */
+function parameterOptions(allowedValues: string[] | undefined) {
+  if (allowedValues === undefined) return undefined;
+  const options = create(FieldOptionsSchema);
+  setExtension(options, parameter, create(ParameterRuleSchema, { allowedValues }));
+  return options;
+}
 
 /** A one-service proto file `fixture/v1/fixture.proto`, as a service descriptor. */
 function fixtureService(fixture: Fixture = {}): DescService {
@@ -56,6 +67,7 @@ function fixtureService(fixture: Fixture = {}): DescService {
           number: i + 1,
           label: OPTIONAL,
           type: f.int ? INT32 : STRING,
+          options: parameterOptions(f.allowedValues),
         })),
       },
       { name: "Row", field: [{ name: "id", jsonName: "id", number: 1, label: OPTIONAL, type: STRING }] },
@@ -119,12 +131,27 @@ function withSecondMethod(name: string, id: string): Fixture {
 }
 
 const usesBoth = "SELECT {project:String} AS id WHERE {interval:String} != ''";
+const getMethod = { name: "Get", id: "0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d" };
+/** The fixture with `interval` allowed these values. */
+const intervals = (...allowedValues: string[]): Fixture => ({
+  requestFields: [{ name: "project" }, { name: "interval", allowedValues }],
+});
+const namesHourlyAndDaily =
+  "SELECT {project:String} AS id, multiIf({interval:String} = 'hourly', 3600, {interval:String} = 'daily', 86400, 3600) AS s";
 
 describe("createEndpointRegistry", () => {
   it("accepts a saved query whose SQL uses every request field, and now", () => {
     const sql = `${usesBoth} AND {now:DateTime64(6, 'UTC')} IS NOT NULL`;
     const registry = createEndpointRegistry({ services: [fixtureService()], readSql: () => sql });
     expect(registry.find("fixture.get")?.parameters.map((p) => p.name)).toEqual(["project", "interval"]);
+  });
+
+  it("accepts allowed values that the SQL names as quoted literals", () => {
+    const registry = createEndpointRegistry({
+      services: [fixtureService(intervals("hourly", "daily"))],
+      readSql: () => namesHourlyAndDaily,
+    });
+    expect(registry.find("fixture.get")?.parameters[1]?.allowedValues).toEqual(["hourly", "daily"]);
   });
 
   it("accepts the project's own saved queries", () => {
@@ -198,6 +225,30 @@ describe("createEndpointRegistry", () => {
       withSecondMethod("fixture.again", "0B6C4F3E-8A1C-4F3E-B5D7-9E1F3A5C7B9D"),
       usesBoth,
       "endpoint name or id 0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d is used twice",
+    ],
+    [
+      "an allowed value the SQL never names (it would get the default branch's data)",
+      intervals("hourly", "daily", "weekly"),
+      namesHourlyAndDaily,
+      `fixture.get: allowed value "weekly" of interval does not appear in the SQL as 'weekly', so the SQL would answer it as another value`,
+    ],
+    [
+      "an allowed value named only in a comment",
+      intervals("hourly", "daily", "weekly"),
+      `-- interval 'weekly' is a week\n${namesHourlyAndDaily}`,
+      `fixture.get: allowed value "weekly" of interval does not appear in the SQL as 'weekly'`,
+    ],
+    [
+      "an allowed value named only unquoted",
+      intervals("hourly", "daily", "weekly"),
+      `${namesHourlyAndDaily}, 1 AS weekly`,
+      `fixture.get: allowed value "weekly" of interval does not appear in the SQL as 'weekly'`,
+    ],
+    [
+      "a saved query declared sandboxed, which this service cannot do",
+      { methods: [{ name: "Get", definition: { ...getMethod, name: "fixture.get", sandboxed: true } }] },
+      usesBoth,
+      "fixture.get: sandboxed is true, but this service cannot sandbox a saved query (run caller SQL around it); declare sandboxed: false",
     ],
   ] as const)("refuses %s", (_label, fixture, sql, message) => {
     expect(() =>

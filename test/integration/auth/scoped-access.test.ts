@@ -197,7 +197,7 @@ describe("the key file, read again", () => {
   let slowKeys: string;
   // functions.invocation-stats made to take 300 ms, so a call can be in flight.
   const sleepySql = `SELECT count() AS count FROM numbers(3) WHERE sleepEachRow(0.1) = 0
-    AND {project:String} != '' AND {function_id:String} = '' AND {interval:String} != '' AND {now:DateTime64(6, 'UTC')} IS NOT NULL`;
+    AND {project:String} != '' AND {function_id:String} = '' AND {interval:String} IN ('5min', '15min', '1hr', '1day', '7day') AND {now:DateTime64(6, 'UTC')} IS NOT NULL`;
   beforeAll(async () => {
     slowKeys = join(directory, "slow-keys.json");
     writeFileSync(slowKeys, keyFile([rpcEntry]));

@@ -36,7 +36,7 @@ beforeAll(async () => {
   brokenServer = await startTestServer(warehouse, NOW, {
     readSql: (name) =>
       name === "logs.all"
-        ? "SELECT * FROM secret_missing_table WHERE project = {project:String} AND {project_tier:String} != ''" +
+        ? "SELECT * FROM secret_missing_table WHERE project = {project:String} AND {project_tier:String} IN ('FREE', 'PRO', 'PAYG', 'ENTERPRISE')" +
           " AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL"
         : readSavedQuerySql(name),
   });

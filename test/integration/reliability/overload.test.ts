@@ -125,7 +125,7 @@ describe("a noisy key beside a quiet one", () => {
   const quiet = "quiet-key-0123456789";
   // functions.invocation-stats made to take 300 ms (three rows, 100 ms each); logs.all stays fast.
   const sleepySql = `SELECT count() AS count FROM numbers(3) WHERE sleepEachRow(0.1) = 0
-    AND {project:String} != '' AND {function_id:String} = '' AND {interval:String} != '' AND {now:DateTime64(6, 'UTC')} IS NOT NULL`;
+    AND {project:String} != '' AND {function_id:String} = '' AND {interval:String} IN ('5min', '15min', '1hr', '1day', '7day') AND {now:DateTime64(6, 'UTC')} IS NOT NULL`;
   beforeAll(async () => {
     // One warehouse query at a time, as on the embedded engine, and at most four per key.
     server = await startTestServer(warehouse, NOW, {
@@ -182,7 +182,7 @@ describe("a cached query its caller left once it ran", () => {
   let server: TestServer;
   // functions.invocation-stats made to take 300 ms (three rows, 100 ms each).
   const sleepySql = `SELECT count() AS count FROM numbers(3) WHERE sleepEachRow(0.1) = 0
-    AND {project:String} != '' AND {function_id:String} = '' AND {interval:String} != '' AND {now:DateTime64(6, 'UTC')} IS NOT NULL`;
+    AND {project:String} != '' AND {function_id:String} = '' AND {interval:String} IN ('5min', '15min', '1hr', '1day', '7day') AND {now:DateTime64(6, 'UTC')} IS NOT NULL`;
   beforeAll(async () => {
     server = await startTestServer(warehouse, NOW, {
       readSql: (name) => (name === "functions.invocation-stats" ? sleepySql : readSavedQuerySql(name)),

@@ -24,7 +24,7 @@ function registryWithLogsAll(sql: string) {
   return registryWith("logs.all", sql);
 }
 
-const filters = `FROM edge_logs WHERE project = {project:String} AND {project_tier:String} != ''
+const filters = `FROM edge_logs WHERE project = {project:String} AND {project_tier:String} IN ('FREE', 'PRO', 'PAYG', 'ENTERPRISE')
   AND {iso_timestamp_start:Nullable(DateTime64(6, 'UTC'))} IS NULL AND {iso_timestamp_end:Nullable(DateTime64(6, 'UTC'))} IS NULL
   AND timestamp < {now:DateTime64(6, 'UTC')}`;
 
@@ -70,7 +70,7 @@ describe("resultColumnProblems", () => {
       "usage.api-counts",
       `SELECT toDate(timestamp) AS timestamp, toLowCardinality(toString(count())) AS total_rest_requests,
          count() AS total_storage_requests, count() AS total_auth_requests, count() AS total_realtime_requests
-       FROM edge_logs WHERE match(project, {project:String}) AND {interval:String} != '' AND timestamp < {now:DateTime64(6, 'UTC')}
+       FROM edge_logs WHERE match(project, {project:String}) AND {interval:String} IN ('hourly', 'daily', 'minutely') AND timestamp < {now:DateTime64(6, 'UTC')}
        GROUP BY timestamp`,
     );
     expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual([
@@ -87,7 +87,7 @@ describe("resultColumnProblems", () => {
          quantile(0.95)(execution_time_ms) AS p95_execution_time, quantile(0.99)(execution_time_ms) AS p99_execution_time,
          count() AS count, countIf(status_code >= 400) AS error_count
        FROM function_edge_logs
-       WHERE project = {project:String} AND {function_id:String} != '' AND {interval:String} != '' AND timestamp < {now:DateTime64(6, 'UTC')}
+       WHERE project = {project:String} AND {function_id:String} != '' AND {interval:String} IN ('5min', '15min', '1hr', '1day', '7day') AND timestamp < {now:DateTime64(6, 'UTC')}
        GROUP BY timestamp`,
     );
     expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual([
@@ -108,7 +108,7 @@ describe("resultColumnProblems", () => {
   it("throws when the warehouse cannot describe a query", async () => {
     const registry =
       registryWithLogsAll(`SELECT id, timestamp, event_message, metadata FROM no_such_table WHERE {project:String} != ''
-      AND {project_tier:String} != '' AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL`);
+      AND {project_tier:String} IN ('FREE', 'PRO', 'PAYG', 'ENTERPRISE') AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL`);
     await expect(resultColumnProblems(registry.endpoints, warehouse.client)).rejects.toThrow(/no_such_table/);
   });
 });
