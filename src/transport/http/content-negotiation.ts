@@ -2,35 +2,32 @@
 // string or else from `Accept`, the content coding from `Accept-Encoding`.
 // Header values repeat from call to call (a client sends the same ones every
 // time), so each distinct value is parsed once and its answer remembered.
+import { bodyFormats } from "./body-formats.js";
 import { zstdAvailable } from "./response-encoding.js";
 
-/** Body formats by number: a body's slot is format * encodings.length + encoding. */
-export const formats = ["json", "csv", "ndjson"] as const;
-export type BodyFormat = 0 | 1 | 2;
-export const JSON_FORMAT: BodyFormat = 0;
-export const CSV_FORMAT: BodyFormat = 1;
-export const NDJSON_FORMAT: BodyFormat = 2;
+/** A body format by its number, its position in bodyFormats: a body's slot is format * encodings.length + encoding. */
+export type BodyFormat = number;
+/** The formats' `format=` names, by number. */
+export const formats: readonly string[] = bodyFormats.map((f) => f.name);
+const numbered = (name: string): BodyFormat => formats.indexOf(name);
+export const JSON_FORMAT: BodyFormat = numbered("json");
+export const CSV_FORMAT: BodyFormat = numbered("csv");
+export const NDJSON_FORMAT: BodyFormat = numbered("ndjson");
 
 /** Content codings by number, the server's preference among equals last to first: br, then zstd, then gzip. */
 export const encodings = ["identity", "gzip", "zstd", "br"] as const;
 export type ContentEncoding = 0 | 1 | 2 | 3;
 export const IDENTITY: ContentEncoding = 0;
 
-/** The `format` query-string value's format; undefined for anything but json, csv or ndjson. */
+/** The `format` query-string value's format; undefined for a name not in bodyFormats (letter case counts). */
 export function formatFromParameter(value: string): BodyFormat | undefined {
-  const index = (formats as readonly string[]).indexOf(value);
-  return index < 0 ? undefined : (index as BodyFormat);
+  const index = formats.indexOf(value);
+  return index < 0 ? undefined : index;
 }
 
-const mediaTypes: Record<string, BodyFormat> = {
-  "application/json": JSON_FORMAT,
-  "*/*": JSON_FORMAT,
-  "application/*": JSON_FORMAT,
-  "text/csv": CSV_FORMAT,
-  "text/*": CSV_FORMAT,
-  "application/x-ndjson": NDJSON_FORMAT,
-  "application/ndjson": NDJSON_FORMAT,
-};
+const mediaTypes = new Map<string, BodyFormat>(
+  bodyFormats.flatMap((format, number) => format.mediaRanges.map((range) => [range, number] as const)),
+);
 
 const codings: Record<string, ContentEncoding> = { gzip: 1, "x-gzip": 1, br: 3, ...(zstdAvailable ? { zstd: 2 } : {}) };
 
@@ -72,7 +69,7 @@ export const formatFromAccept = memo((accept: string): BodyFormat => {
   let bestQ = 0;
   for (const item of accept.split(",")) {
     const [type, q] = weighted(item);
-    const format = mediaTypes[type];
+    const format = mediaTypes.get(type);
     if (format !== undefined && q > bestQ) {
       best = format;
       bestQ = q;

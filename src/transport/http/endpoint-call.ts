@@ -18,6 +18,7 @@ import {
   type BodyFormat,
   type ContentEncoding,
 } from "./content-negotiation.js";
+import { bodyFormats } from "./body-formats.js";
 import { sendError } from "./error-body.js";
 import { codeName } from "./http-status.js";
 import { corsHeaders, writeResponse, type HttpRequest, type HttpResponse } from "./respond.js";
@@ -140,11 +141,7 @@ class GetCallContext implements CallContext {
   }
 }
 
-const contentTypes = [
-  "application/json; charset=utf-8",
-  "text/csv; charset=utf-8; header=present",
-  "application/x-ndjson",
-];
+const contentTypes = bodyFormats.map((f) => f.contentType);
 
 /**
  * 200 with the result's body in the asked format and coding, its cache

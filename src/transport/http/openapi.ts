@@ -3,6 +3,8 @@
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { ParameterFormat } from "../../gen/endpoints/v1/endpoint_options_pb.js";
 import type { Endpoint, EndpointRegistry } from "../../endpoints/index.js";
+import { bodyFormats } from "./body-formats.js";
+import { JSON_FORMAT } from "./content-negotiation.js";
 import { answerHeaders, formatParameter, otherBodies } from "./response-documentation.js";
 
 type Schema = Record<string, unknown>;
@@ -88,7 +90,7 @@ function operation(endpoint: Endpoint, suffix: string): Schema {
       description: `At most ${definition.maxRows} rows`,
       headers: definition.cacheTtlSeconds > 0 ? { ...answerHeaders, ...cacheHeaders } : answerHeaders,
       content: {
-        "application/json": {
+        [bodyFormats[JSON_FORMAT]!.mediaType]: {
           schema: {
             type: "object",
             required: ["result"],

@@ -3,16 +3,8 @@
 // the result (a cached result counts it in the cache's bound), so a later
 // caller asking for the same one reads it as is.
 import type { ComputedResponse, Endpoint } from "../../endpoints/index.js";
-import {
-  CSV_FORMAT,
-  encodings,
-  IDENTITY,
-  JSON_FORMAT,
-  type BodyFormat,
-  type ContentEncoding,
-} from "./content-negotiation.js";
-import { csvFromJsonBody } from "./csv-body.js";
-import { ndjsonFromJsonBody } from "./ndjson-body.js";
+import { bodyFormats } from "./body-formats.js";
+import { encodings, IDENTITY, JSON_FORMAT, type BodyFormat, type ContentEncoding } from "./content-negotiation.js";
 import type { Compressor } from "./response-encoding.js";
 
 export interface ResponseBodies {
@@ -30,13 +22,9 @@ export function createResponseBodies(compress: Compressor): ResponseBodies {
     const slot = format * encodings.length;
     let body = result.variant(slot);
     if (body === undefined) {
-      if (format === CSV_FORMAT) {
-        let columns = columnsOf.get(endpoint);
-        if (columns === undefined) columnsOf.set(endpoint, (columns = endpoint.rowSchema.fields.map((f) => f.name)));
-        body = csvFromJsonBody(result.json(), columns);
-      } else {
-        body = ndjsonFromJsonBody(result.json());
-      }
+      let columns = columnsOf.get(endpoint);
+      if (columns === undefined) columnsOf.set(endpoint, (columns = endpoint.rowSchema.fields.map((f) => f.name)));
+      body = bodyFormats[format]!.fromJson!(result.json(), columns);
       result.keepVariant(slot, body);
     }
     return body;

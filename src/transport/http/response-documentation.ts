@@ -1,26 +1,22 @@
 // How the GET answers' formats, codings and headers appear in the OpenAPI
 // document and the listing, kept beside the code that writes them.
-import { formats } from "./content-negotiation.js";
+import { bodyFormats } from "./body-formats.js";
+
+const [json, ...others] = bodyFormats;
 
 /** The `format` query parameter every endpoint takes. */
 export const formatParameter = {
   name: "format",
   in: "query",
   required: false,
-  description:
-    "Body format; when absent, Accept decides (text/csv, application/x-ndjson), else JSON. Errors are always JSON.",
-  schema: { type: "string", enum: [...formats], default: "json" },
+  description: `Body format; when absent, Accept decides (${others.map((f) => f.mediaType).join(", ")}), else JSON. Errors are always JSON.`,
+  schema: { type: "string", enum: bodyFormats.map((f) => f.name), default: json!.name },
 };
 
-/** The other bodies of a 200 besides JSON: the same rows and fields. */
-export const otherBodies = {
-  "text/csv": {
-    schema: { type: "string" },
-    description:
-      "RFC 4180: a header line of the field names, one line per row, CRLF line ends; metadata as its JSON text",
-  },
-  "application/x-ndjson": { schema: { type: "string" }, description: "One JSON row a line" },
-};
+/** The other bodies of a 200 besides JSON, by media type: the same rows and fields. */
+export const otherBodies = Object.fromEntries(
+  others.map((f) => [f.mediaType, { schema: { type: "string" }, description: f.description }]),
+);
 
 /** Headers of every 200 GET answer. */
 export const answerHeaders = {
