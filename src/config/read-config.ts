@@ -70,7 +70,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (
     warehouse.kind === "server" &&
-    value.API_KEYS.length === 0 &&
+    // Keys given count even when bad: a bad key is its own problem, not a missing one.
+    !(env.API_KEYS ?? "").split(",").some((key) => key.trim() !== "") &&
     credentials.apiKeysFile === undefined &&
     tokenKeys.length === 0
   ) {

@@ -35,7 +35,11 @@ export function apiKeyProblem(key: string): string | undefined {
   return undefined;
 }
 
-/** Every variable, in the order of the documentation (and of the problems a bad configuration reports). */
+/**
+ * Every variable, in the order a bad configuration's problems are reported
+ * (the warehouse's before the keys', as a missing key follows from the
+ * warehouse mode); the documentation lists them by section, each in this order.
+ */
 export const variables = {
   PORT: variable({
     name: "PORT",
@@ -63,56 +67,6 @@ export const variables = {
     shownDefault: "(none)",
     description:
       "comma-separated addresses and CIDR ranges (`10.0.0.0/8,2001:db8::/32`) of proxies in front of the service, whose `X-Forwarded-For` is believed ([Behind a proxy](#behind-a-proxy))",
-  }),
-  API_KEYS: variable({
-    name: "API_KEYS",
-    section: "Keys",
-    parser: list((name, key, i) => {
-      const problem = apiKeyProblem(key);
-      return problem === undefined ? undefined : `${name} key ${i + 1} ${problem}`;
-    }),
-    default: [],
-    shownDefault: "(none)",
-    description:
-      "comma-separated full-access keys, each 16 characters or more without white space (a bad key stops start-up, named by its position). With `CLICKHOUSE_URL`, this, `API_KEYS_FILE` or a JWT key is required. With none of them in embedded mode, a random key is generated once, stored in `$CHDB_PATH/api-key` (mode 0600) and printed at start.",
-  }),
-  API_KEYS_FILE: variable({
-    name: "API_KEYS_FILE",
-    section: "Keys",
-    parser: text,
-    default: undefined,
-    description:
-      "a JSON file of scoped keys stored as SHA-256 digests, each with an id, the endpoints it may call, the parameters it fixes and its own rate limit ([credentials.md](credentials.md)); read again on SIGHUP and when it changes",
-  }),
-  API_KEYS_FILE_POLL_SECONDS: variable({
-    name: "API_KEYS_FILE_POLL_SECONDS",
-    section: "Keys",
-    parser: seconds(1),
-    default: defaultKeyFilePollMs,
-    description: "how often the key file is looked at for a change (whole seconds, at least 1)",
-  }),
-  JWT_SECRET: variable({
-    name: "JWT_SECRET",
-    section: "Keys",
-    parser: secret(32),
-    default: undefined,
-    description:
-      "verify signed tokens with HS256 and this secret (32 characters or more); `npm run token` signs with it",
-  }),
-  JWT_PUBLIC_KEY: variable({
-    name: "JWT_PUBLIC_KEY",
-    section: "Keys",
-    parser: text,
-    default: undefined,
-    description: "verify RS256, ES256 or EdDSA tokens with this PEM public key, or the PEM in the file at this path",
-  }),
-  JWT_JWKS_FILE: variable({
-    name: "JWT_JWKS_FILE",
-    section: "Keys",
-    parser: text,
-    default: undefined,
-    description:
-      "verify RS256, ES256 or EdDSA tokens with the keys of this JWKS file, chosen by `kid`. Only one of the three JWT settings may be set.",
   }),
   CLICKHOUSE_DATABASE: variable({
     name: "CLICKHOUSE_DATABASE",
@@ -194,6 +148,56 @@ export const variables = {
     default: defaultLogLevel,
     description:
       "`debug`, `info`, `warn` or `error`. `debug` also logs every successful call; every failed call is logged at `info`, and internal failures also at `error`. Lines are JSON, one a line, on standard error; an error in a line is written with its stack and cause chain. The stack names places in the bundles of `dist/`; with `NODE_OPTIONS=--enable-source-maps` it names the lines of `src/` instead (the bundles carry source maps).",
+  }),
+  API_KEYS: variable({
+    name: "API_KEYS",
+    section: "Keys",
+    parser: list((name, key, i) => {
+      const problem = apiKeyProblem(key);
+      return problem === undefined ? undefined : `${name} key ${i + 1} ${problem}`;
+    }),
+    default: [],
+    shownDefault: "(none)",
+    description:
+      "comma-separated full-access keys, each 16 characters or more without white space (a bad key stops start-up, named by its position). With `CLICKHOUSE_URL`, this, `API_KEYS_FILE` or a JWT key is required. With none of them in embedded mode, a random key is generated once, stored in `$CHDB_PATH/api-key` (mode 0600) and printed at start.",
+  }),
+  API_KEYS_FILE: variable({
+    name: "API_KEYS_FILE",
+    section: "Keys",
+    parser: text,
+    default: undefined,
+    description:
+      "a JSON file of scoped keys stored as SHA-256 digests, each with an id, the endpoints it may call, the parameters it fixes and its own rate limit ([credentials.md](credentials.md)); read again on SIGHUP and when it changes",
+  }),
+  API_KEYS_FILE_POLL_SECONDS: variable({
+    name: "API_KEYS_FILE_POLL_SECONDS",
+    section: "Keys",
+    parser: seconds(1),
+    default: defaultKeyFilePollMs,
+    description: "how often the key file is looked at for a change (whole seconds, at least 1)",
+  }),
+  JWT_SECRET: variable({
+    name: "JWT_SECRET",
+    section: "Keys",
+    parser: secret(32),
+    default: undefined,
+    description:
+      "verify signed tokens with HS256 and this secret (32 characters or more); `npm run token` signs with it",
+  }),
+  JWT_PUBLIC_KEY: variable({
+    name: "JWT_PUBLIC_KEY",
+    section: "Keys",
+    parser: text,
+    default: undefined,
+    description: "verify RS256, ES256 or EdDSA tokens with this PEM public key, or the PEM in the file at this path",
+  }),
+  JWT_JWKS_FILE: variable({
+    name: "JWT_JWKS_FILE",
+    section: "Keys",
+    parser: text,
+    default: undefined,
+    description:
+      "verify RS256, ES256 or EdDSA tokens with the keys of this JWKS file, chosen by `kid`. Only one of the three JWT settings may be set.",
   }),
   RATE_LIMIT_PER_SECOND: variable({
     name: "RATE_LIMIT_PER_SECOND",

@@ -158,6 +158,20 @@ describe("readConfig", () => {
     ]);
   });
 
+  it("reports the warehouse's variables before the keys', as the service's start-up prints them", () => {
+    let error: unknown;
+    try {
+      readConfig({ PORT: "99999", CLICKHOUSE_URL: "nope", API_KEYS: "0123456789abcdef,short" });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      'PORT must be an integer from 0 to 65535, got "99999"',
+      'CLICKHOUSE_URL must be an http:// or https:// URL, got "nope"',
+      "API_KEYS key 2 is 5 characters long; keys need at least 16",
+    ]);
+  });
+
   it.each(["-1", "8080x", "1.5", "65536"])("refuses PORT=%s", (port) => {
     expect(() => readConfig({ PORT: port })).toThrow(/^PORT must be/);
   });

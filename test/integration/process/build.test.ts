@@ -87,7 +87,7 @@ describe("the build before every command", () => {
     ["a source changes", () => edit("src/app/lifecycle.ts")],
     [
       "a source changes and keeps an older time (cp -p, a restored archive)",
-      () => edit("src/config/env.ts", new Date(Date.now() - 86_400_000)),
+      () => edit("src/config/read-config.ts", new Date(Date.now() - 86_400_000)),
     ],
     ["tsconfig.json changes", () => edit("tsconfig.json")],
     ["the bundling script changes", () => edit("scripts/build/bundle.mjs")],
