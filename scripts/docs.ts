@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readCommandLine } from "../src/cli/command-line.js";
 import { configurationTables } from "../src/config/index.js";
 import { createEndpointRegistry, endpointTables, savedQueryServices } from "../src/endpoints/index.js";
 
@@ -46,11 +47,26 @@ function spliced(text: string, path: string, name: string, table: string): strin
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const { path, text } of generatedDocs()) {
-    const file = join(root, path);
-    if (readFileSync(file, "utf8") !== text) {
-      writeFileSync(file, text);
+  const { values } = readCommandLine({
+    usage: `usage: tsx scripts/docs.ts [--check]      (npm run docs)
+
+Writes the tables of docs/configuration.md and docs/endpoints.md that are
+generated from src/config/variables.ts and the saved queries' proto options,
+between their marker comments; the prose around them is left as it is.
+
+options:
+  --check      write nothing; list the documents that differ and exit 1 if any does
+  -h, --help   print this and exit`,
+    options: { check: { type: "boolean" } },
+  });
+  const stale = generatedDocs().filter(({ path, text }) => readFileSync(join(root, path), "utf8") !== text);
+  for (const { path, text } of stale) {
+    if (values.check === true) {
+      process.stdout.write(`${path} differs from what npm run docs writes\n`);
+    } else {
+      writeFileSync(join(root, path), text);
       process.stdout.write(`wrote ${path}\n`);
     }
   }
+  if (values.check === true && stale.length > 0) process.exitCode = 1;
 }

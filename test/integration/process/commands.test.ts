@@ -15,6 +15,7 @@ const commands = [
   ["import", "src/cli/import.ts"],
   ["bench", "bench/run.ts"],
   ["soak", "bench/soak.ts"],
+  ["docs", "scripts/docs.ts"],
 ] as const;
 
 let parent: string | undefined;
