@@ -5,6 +5,7 @@
 // key cannot keep another waiting behind its whole queue. Past a bound a
 // query is refused at once with RESOURCE_EXHAUSTED instead of piling up.
 import { Code, ConnectError } from "@connectrpc/connect";
+import { abortedCallError } from "../errors/index.js";
 
 export interface AdmissionOptions {
   /** Queries running at once. Default 8. */
@@ -88,11 +89,7 @@ export function createAdmission(options: AdmissionOptions = {}): Admission {
         turns!.splice(at, 1);
         if (turns!.length === 0) waiting.delete(key);
         queued -= 1;
-        reject(
-          signal?.reason instanceof ConnectError
-            ? signal.reason
-            : new ConnectError("the caller went away", Code.Canceled),
-        );
+        reject(abortedCallError(signal?.reason));
       };
       const turns = waiting.get(key);
       if (turns === undefined) waiting.set(key, [turn]);
@@ -104,10 +101,7 @@ export function createAdmission(options: AdmissionOptions = {}): Admission {
 
   return {
     async run(key, task, signal) {
-      if (signal?.aborted)
-        throw signal.reason instanceof ConnectError
-          ? signal.reason
-          : new ConnectError("the caller went away", Code.Canceled);
+      if (signal?.aborted) throw abortedCallError(signal.reason);
       const mine = held.get(key) ?? 0;
       if (mine >= maxPerKey) throw refuse("too many warehouse queries of this API key in flight, try again shortly");
       if (running >= maxConcurrent && queued >= maxQueued)

@@ -1,7 +1,7 @@
 // The one place where failures of the warehouse become ConnectErrors. Warehouse
 // text stays in `cause` (and so in the log), never in the client's message.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { causeChain, invalidArgument } from "../errors/index.js";
+import { callerGoneError, causeChain, deadlineError, invalidArgument } from "../errors/index.js";
 import { isEmbeddedEngineGone, WarehouseClosedError } from "../warehouse/index.js";
 
 export interface ClickHouseErrorContext {
@@ -39,8 +39,6 @@ const codeByClickHouseCode = new Map<number, Code>([
 const cannotCompileRegexp = 427;
 
 const messages: Partial<Record<Code, string>> = {
-  [Code.DeadlineExceeded]: "query ran past its deadline",
-  [Code.Canceled]: "query was cancelled by the caller",
   [Code.Unavailable]: "warehouse unavailable, try again later",
   [Code.Internal]: "internal error",
 };
@@ -70,6 +68,9 @@ export function connectErrorFromClickHouse(error: unknown, context: ClickHouseEr
 }
 
 function withCode(code: Code, cause: unknown): ConnectError {
+  // A deadline and a caller gone read the same wherever they are noticed.
+  if (code === Code.DeadlineExceeded) return deadlineError(cause);
+  if (code === Code.Canceled) return callerGoneError(cause);
   const error = new ConnectError(messages[code] ?? "internal error", code, undefined, undefined, cause);
   if (code === Code.Unavailable) error.metadata.set("retry-after", String(unavailableRetryAfterSeconds));
   return error;

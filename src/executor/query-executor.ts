@@ -1,37 +1,23 @@
 // Runs saved queries on the warehouse: typed parameters, the injected `now`, a
-// query id, a deadline, cancellation and the endpoint's row cap.
+// query id, a deadline, cancellation and the endpoint's row cap. The stages
+// have files of their own: the fail-fast gate, admission (the wait for a
+// turn), abandonment, the request, the warehouse query and its failure.
 import { randomUUID } from "node:crypto";
-import type { WarehouseClient } from "../warehouse/index.js";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { ConnectError, Code } from "@connectrpc/connect";
+import { abortedCallError, deadlineError } from "../errors/index.js";
 import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
-import { toDateTime64Param } from "../warehouse/index.js";
+import type { WarehouseClient } from "../warehouse/index.js";
+import { untilAborted } from "./abandonment.js";
 import { createAdmission, type AdmissionOptions } from "./admission.js";
+import { unavailableError } from "./clickhouse-error.js";
 import { deadlineSignal } from "./deadline-signal.js";
-import { connectErrorFromClickHouse, unavailableError } from "./clickhouse-error.js";
-import { statisticsFromHeaders, type QueryStatistics } from "./query-statistics.js";
-import { readResultRows } from "./result-rows.js";
-import { tunedNow, type QueryTuning } from "./query-tuning.js";
-
-/** A saved query as the executor needs it. */
-export interface SavedQuery {
-  /** Endpoint name, e.g. `usage.api-counts`; in logs and metrics. */
-  name: string;
-  /**
-   * ClickHouse SQL with `{name:Type}` placeholders, `{now:DateTime64(6, 'UTC')}`
-   * among them, and no SETTINGS clause of its own (the executor adds one).
-   */
-  sql: string;
-  /** At most this many rows are returned, whatever the SQL does. */
-  maxRows: number;
-  /** The parameter that is an RE2 regular expression, if any. */
-  regexpParameter?: string;
-}
-
-/** A query parameter value. Instants travel as `YYYY-MM-DD hh:mm:ss.ffffff` text. */
-export type QueryParamValue = string | number | boolean | null;
-
-/** A result row as the warehouse sent it (JSONEachRow, 64-bit integers as numbers). */
-export type WarehouseRow = Record<string, unknown>;
+import { createFailFastGate } from "./fail-fast.js";
+import { logQueryFailure, queryFailure } from "./query-failure.js";
+import type { QueryStatistics } from "./query-statistics.js";
+import type { QueryTuning } from "./query-tuning.js";
+import type { QueryParamValue, SavedQuery, WarehouseRow } from "./saved-query.js";
+import { queryWarehouse } from "./warehouse-query.js";
+import { warehouseRequest } from "./warehouse-request.js";
 
 export interface ExecuteOptions {
   /** Cancels the query, e.g. when the caller goes away. */
@@ -81,9 +67,9 @@ export interface QueryExecutorOptions {
   clock?: Clock;
   /** Default: silent. */
   logger?: Logger;
-  /** Deadline of a query whose caller set none. Default 30 000 ms. */
+  /** Deadline of a query whose caller set none. Default `defaultQueryTimeoutMs` (30 000 ms). */
   defaultTimeoutMs?: number;
-  /** The longest deadline a caller may ask for; longer ones are cut to it. Default 30 000 ms. */
+  /** The longest deadline a caller may ask for; longer ones are cut to it. Default `defaultQueryTimeoutMs`. */
   maxTimeoutMs?: number;
   /** Default: none. */
   observe?: QueryObserver;
@@ -137,15 +123,15 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
   const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? defaultQueryTimeoutMs, maxTimeoutMs);
   const observe = options.observe ?? (() => {});
   const admission = createAdmission(options.admission);
-  const cooldownMs = options.unreachableCooldownMs ?? 1000;
-  const schemaReady = options.schemaReady ?? (() => true);
+  const gate = createFailFastGate({
+    cooldownMs: options.unreachableCooldownMs ?? 1000,
+    schemaReady: options.schemaReady ?? (() => true),
+  });
   const stopsAbortedQueries = options.killAbortedQueries ?? false;
-  // Real time, not the injected clock: the cooldown is about the warehouse, not about `now` in SQL.
-  let unreachableUntil = 0;
 
   return {
     async execute(query, params, executeOptions = {}) {
-      if (Date.now() < unreachableUntil || !schemaReady()) {
+      if (!gate.isOpen()) {
         const error = unavailableError();
         observe({ query: query.name, durationMs: 0, error });
         throw error;
@@ -160,7 +146,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
           executeOptions.tenant ?? "",
           () => {
             // Left in the moment between being given the turn and taking it: nothing is sent.
-            if (abort.signal.aborted) return Promise.reject(abortError(abort.signal));
+            if (abort.signal.aborted) return Promise.reject(abortedCallError(abort.signal.reason));
             reached = true;
             const leftMs = deadline - performance.now();
             const engineMs = Math.min(executeOptions.engineTimeoutMs?.() ?? leftMs, leftMs);
@@ -190,144 +176,53 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       .catch((error: unknown) => logger.warn("could not kill an aborted query", { queryId, error }));
   }
 
+  /** The query once it has its turn: sent, its rows capped, its failure translated, observed and logged. */
   async function run(
     query: SavedQuery,
     params: Record<string, QueryParamValue>,
     executeOptions: ExecuteOptions,
     signal: AbortSignal,
-    remainingMs: number,
+    engineTimeoutMs: number,
   ): Promise<QueryResult> {
     const queryId = randomUUID();
     const started = performance.now();
-    const tuning = options.tuning?.(query);
-    // Fractional seconds: the warehouse itself stops the query at the deadline,
-    // which is all the embedded engine can do (it cannot be interrupted).
-    const deadline = { max_execution_time: Math.max(0.001, Math.round(remainingMs) / 1000) };
     try {
-      const request = {
-        query: withSettings(query.sql, {
-          // The warehouse cuts the result at the cap; the slice below holds it regardless.
-          limit: query.maxRows,
-          ...(tuning?.stableText ? {} : deadline),
-          date_time_output_format: "iso",
-          output_format_json_quote_64bit_integers: 0,
-          // One JSON array: see result-rows.ts.
-          output_format_json_array_of_rows: 1,
-          ...tuning?.settings,
-        }),
-        // A server sends the answer only once the query has finished, so a
-        // failure is an HTTP status, not a cut array. (The embedded engine
-        // always answers whole; its connection drops this setting.)
-        clickhouse_settings: { wait_end_of_query: 1, ...(tuning?.stableText ? deadline : {}) } as const,
-        format: "JSONEachRow" as const,
-        query_params: { ...params, now: toDateTime64Param(tunedNow(clock(), tuning)) },
+      const request = warehouseRequest({
+        query,
+        params,
+        now: clock(),
+        tuning: options.tuning?.(query),
+        engineTimeoutMs,
         // Without a way to stop the query, the answer is awaited whole (see killAbortedQueries).
-        abort_signal: stopsAbortedQueries ? signal : undefined,
-      };
-      let answer = await client.query({ ...request, query_id: queryId });
-      let rows = readResultRows(await answer.text());
-      if (rows === undefined) {
-        // Output a failed query left behind came first (result-rows.ts); it
-        // went with this answer, so the next one is the query's own.
-        logger.warn("warehouse answer held more than this query's rows; asked again", { query: query.name, queryId });
-        answer = await client.query({ ...request, query_id: randomUUID() });
-        rows = readResultRows(await answer.text());
-        if (rows === undefined)
-          throw new Error("the warehouse answered twice with something other than one JSON array of rows");
-      }
-      rows = rows.slice(0, query.maxRows);
+        abortSignal: stopsAbortedQueries ? signal : undefined,
+      });
+      const { rows, statistics } = await queryWarehouse(client, request, queryId, logger, query.name);
+      const capped = rows.slice(0, query.maxRows);
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs });
-      const statistics = statisticsFromHeaders(answer.response_headers);
-      return statistics === undefined ? { rows, queryId, durationMs } : { rows, queryId, durationMs, statistics };
+      return statistics === undefined
+        ? { rows: capped, queryId, durationMs }
+        : { rows: capped, queryId, durationMs, statistics };
     } catch (cause) {
-      // The abort ended the request only where it was handed to the warehouse;
-      // elsewhere the query ran to its own end, and the cause says how.
-      const aborted =
-        !stopsAbortedQueries || !signal.aborted ? undefined : isDeadline(signal.reason) ? "deadline" : "caller";
-      // Answered already, where the warehouse ran the query on after its caller went away
-      // (a query asked to finish was left by all its callers, at their deadlines or not).
-      const callerLeft =
-        !stopsAbortedQueries &&
-        signal.aborted &&
-        (!isDeadline(signal.reason) || executeOptions.finishOnceStarted === true);
-      const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter, aborted });
-      if (error.code === Code.Unavailable && cooldownMs > 0) unreachableUntil = Date.now() + cooldownMs;
-      if (aborted !== undefined) killQuery(queryId);
+      const failure = queryFailure(cause, {
+        query,
+        signal,
+        stopsAbortedQueries,
+        finishOnceStarted: executeOptions.finishOnceStarted === true,
+      });
+      const { error } = failure;
+      if (error.code === Code.Unavailable) gate.unreachable();
+      if (failure.aborted !== undefined) killQuery(queryId);
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs, error });
-      const fields = {
-        query: query.name,
-        queryId,
-        requestId: executeOptions.requestId,
-        code: error.code,
-        durationMs: Math.round(durationMs),
-      };
-      if (error.code === Code.InvalidArgument) {
-        // The caller's input (a pattern the warehouse cannot compile): its call is logged as a 400 already,
-        // and a warn line with the warehouse's stacks for each such call would let any caller fill the log.
-        logger.debug("warehouse refused the caller's input", { ...fields, reason: error.rawMessage });
-      } else if (callerLeft && error.code === Code.DeadlineExceeded) {
-        // Stopped by the warehouse at its deadline, as it should be; nobody was waiting for it any more.
-        logger.debug("warehouse query ended at its deadline after its caller left", fields);
-      } else {
-        logger.warn("warehouse query failed", { ...fields, ...(callerLeft ? { callerLeft } : {}), cause });
-      }
+      logQueryFailure(
+        logger,
+        failure,
+        { query: query.name, queryId, requestId: executeOptions.requestId },
+        durationMs,
+        cause,
+      );
       throw error;
     }
   }
-}
-
-function deadlineError(): ConnectError {
-  return new ConnectError("query ran past its deadline", Code.DeadlineExceeded);
-}
-
-/**
- * `work`'s outcome, or the abort's as soon as `signal` aborts (unless
- * `ignoreAbort` says otherwise then). `work` goes on either way.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal, ignoreAbort: () => boolean): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      if (!ignoreAbort()) reject(abortError(signal));
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-/** DEADLINE_EXCEEDED for the deadline, CANCELED for a caller gone. */
-function abortError(signal: AbortSignal): ConnectError {
-  return isDeadline(signal.reason)
-    ? (signal.reason as ConnectError)
-    : new ConnectError("the caller went away", Code.Canceled);
-}
-
-/** A caller's signal aborted because the caller's own deadline passed (Connect sets this reason). */
-function isDeadline(reason: unknown): boolean {
-  return reason instanceof ConnectError && reason.code === Code.DeadlineExceeded;
-}
-
-/**
- * Appends a SETTINGS clause. Settings travel in the query text rather than as
- * `clickhouse_settings` because the embedded connection turns those into
- * `SET` statements that stay on its one session: a `limit` set for one saved
- * query would cut every later query of the process. Values are the
- * executor's own numbers and names, never a caller's input.
- */
-function withSettings(sql: string, settings: Record<string, number | string>): string {
-  const clause = Object.entries(settings)
-    .map(([name, value]) => `${name} = ${typeof value === "number" ? value : `'${value}'`}`)
-    .join(", ");
-  return `${sql.trimEnd()}\nSETTINGS ${clause}`;
 }

@@ -1,7 +1,7 @@
 // What the warehouse's deployment adds to each saved query: on a cluster, the
 // setting that lets a one-project query read one shard; with the server's
 // query cache, its settings and a `now` that service replicas share.
-import type { SavedQuery } from "./query-executor.js";
+import type { SavedQuery } from "./saved-query.js";
 
 /** Additions to one saved query's run. */
 export interface QueryTuning {

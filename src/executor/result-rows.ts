@@ -9,7 +9,7 @@
 // those leftover rows would pass for the next query's rows, another caller's
 // data among them; in front of an array they make the text invalid, so the
 // executor can tell and ask again.
-import type { WarehouseRow } from "./query-executor.js";
+import type { WarehouseRow } from "./saved-query.js";
 
 /** The rows of `text`, or undefined when it is not exactly one JSON array of objects. */
 export function readResultRows(text: string): WarehouseRow[] | undefined {

@@ -3,7 +3,7 @@
 // leaving the queue.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { createAdmission } from "../../src/executor/index.js";
+import { createAdmission } from "../../src/executor/admission.js";
 
 function gate() {
   let open!: () => void;

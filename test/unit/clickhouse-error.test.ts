@@ -2,7 +2,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { fieldViolationsOf } from "../../src/errors/index.js";
-import { connectErrorFromClickHouse } from "../../src/executor/index.js";
+import { connectErrorFromClickHouse } from "../../src/executor/clickhouse-error.js";
 import { WarehouseClosedError } from "../../src/warehouse/index.js";
 
 /** An error shaped like ClickHouseError: numeric code as text, and the type name. */

@@ -1,6 +1,6 @@
 // Rows and bytes read, from a ClickHouse server's X-ClickHouse-Summary header.
 import { describe, expect, it } from "vitest";
-import { statisticsFromHeaders } from "../../src/executor/index.js";
+import { statisticsFromHeaders } from "../../src/executor/query-statistics.js";
 
 describe("query statistics from response headers", () => {
   it("reads read_rows and read_bytes from the summary header", () => {

@@ -1,7 +1,8 @@
 // What each deployment adds to a saved query: nothing on one node, shard
 // skipping on a cluster, the server's query cache for cached endpoints.
 import { describe, expect, it } from "vitest";
-import { createQueryTuning, tunedNow, type SavedQuery } from "../../src/executor/index.js";
+import { createQueryTuning, tunedNow } from "../../src/executor/query-tuning.js";
+import type { SavedQuery } from "../../src/executor/index.js";
 
 const stats: SavedQuery = { name: "functions.invocation-stats", sql: "SELECT 1", maxRows: 1000 };
 const logs: SavedQuery = { name: "logs.all", sql: "SELECT 1", maxRows: 1000 };
