@@ -159,7 +159,6 @@ export function createApp(options: AppOptions): App {
     },
   });
   const cache = createResultCache<ComputedResponse>({
-    clock,
     logger,
     sweepIntervalMs: options.cacheSweepIntervalMs,
     ...options.cacheLimits,

@@ -12,7 +12,8 @@ import {
   parseKeyFile,
   parseDuration,
 } from "../../src/auth/index.js";
-import { applyScope, createEndpointRegistry, savedQueryServices } from "../../src/endpoints/index.js";
+import { createEndpointRegistry, savedQueryServices } from "../../src/endpoints/index.js";
+import { applyScope } from "../../src/endpoints/scope.js";
 import { fieldViolationsOf } from "../../src/errors/index.js";
 import { fixedClock } from "../../src/observability/index.js";
 

@@ -1,10 +1,11 @@
 // The endpoint service with the cache, counted by a spy on the executor:
-// normalised keys, single-flight, logs.all never cached, errors not cached.
+// normalised keys, single-flight, logs.all never cached, errors not cached,
+// a caller leaving a shared computation.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createResultCache } from "../../src/cache/index.js";
 import {
   createEndpointRegistry,
@@ -14,12 +15,14 @@ import {
   type ComputedResponse,
 } from "../../src/endpoints/index.js";
 import type { ExecuteOptions, QueryExecutor } from "../../src/executor/index.js";
-import { fixedClock } from "../../src/observability/index.js";
+import { fakeClock } from "../support/fake-time.js";
 
 const registry = createEndpointRegistry({ services: savedQueryServices });
+afterEach(() => vi.useRealTimers());
 
 function setup(rows: Record<string, unknown>[] = [], failures = 0) {
-  const clock = fixedClock(Date.UTC(2026, 10, 20));
+  // The cache's lifetimes and warming run on Date.now() (node-cache's): the clock moves it.
+  const clock = fakeClock(Date.UTC(2026, 10, 20));
   const executed: Record<string, unknown>[] = [];
   const contexts: ExecuteOptions[] = [];
   let toFail = failures;
@@ -32,7 +35,7 @@ function setup(rows: Record<string, unknown>[] = [], failures = 0) {
       return { rows, queryId: "q", durationMs: 7, statistics: { rowsRead: 1200, bytesRead: 34000 } };
     },
   };
-  const cache = createResultCache<ComputedResponse>({ clock, sweepIntervalMs: 0, jitter: 0 });
+  const cache = createResultCache<ComputedResponse>({ sweepIntervalMs: 0, jitter: 0 });
   const service = createEndpointService({ executor, cache, clock, sharedTimeoutMs: 30_000 });
   const run = (name: string, fields: Record<string, string>, context?: CallContext) => {
     const endpoint = registry.find(name)!;
@@ -46,14 +49,14 @@ describe("endpoint service cache", () => {
     const { run, cache } = setup();
     const miss = await run("usage.api-counts", { project: "p", interval: "daily" });
     const before = cache.size.bytes;
-    miss.keepVariant(3, Buffer.alloc(1000));
+    miss.keepBody("json+br", Buffer.alloc(1000));
     expect(cache.size.bytes).toBe(before + 1000);
     const hit = await run("usage.api-counts", { project: "p", interval: "daily" });
     expect(hit.cache?.status).toBe("HIT");
-    expect(hit.variant(3)?.length).toBe(1000);
-    expect(hit.variant(4)).toBeUndefined();
-    // Replacing a slot counts the difference only.
-    hit.keepVariant(3, Buffer.alloc(400));
+    expect(hit.body("json+br")?.length).toBe(1000);
+    expect(hit.body("csv")).toBeUndefined();
+    // Replacing a body counts the difference only.
+    hit.keepBody("json+br", Buffer.alloc(400));
     expect(cache.size.bytes).toBe(before + 400);
   });
 
@@ -177,5 +180,33 @@ describe("endpoint service cache", () => {
     gc();
     expect(cache.size.entries).toBe(1);
     expect(caller.deref()).toBeUndefined();
+  });
+
+  it("aborts the computation only when every waiting caller has gone", async () => {
+    // Moved from result-cache.test.ts: the cache rejects a caller with its signal's reason, the service maps it.
+    let seen!: AbortSignal;
+    const executor: QueryExecutor = {
+      execute(_query, _params, options = {}) {
+        seen = options.signal!;
+        return new Promise(() => {});
+      },
+    };
+    const service = createEndpointService({
+      executor,
+      cache: createResultCache<ComputedResponse>({ sweepIntervalMs: 0 }),
+    });
+    const endpoint = registry.find("usage.api-counts")!;
+    const request = create(endpoint.method.input, { project: "p", interval: "daily" } as never);
+    const first = new AbortController();
+    const second = new AbortController();
+    const a = service.run(endpoint, request, { signal: first.signal }).catch((e: unknown) => e);
+    const b = service.run(endpoint, request, { signal: second.signal }).catch((e: unknown) => e);
+    await new Promise((r) => setImmediate(r));
+    first.abort();
+    expect(((await a) as ConnectError).code).toBe(Code.Canceled);
+    expect(seen.aborted).toBe(false);
+    second.abort();
+    await b;
+    expect(seen.aborted).toBe(true);
   });
 });

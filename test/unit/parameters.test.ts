@@ -4,7 +4,8 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { bindParameters, createEndpointRegistry, savedQueryServices } from "../../src/endpoints/index.js";
+import { createEndpointRegistry, savedQueryServices } from "../../src/endpoints/index.js";
+import { bindParameters } from "../../src/endpoints/parameters.js";
 import { fieldViolationsOf } from "../../src/errors/index.js";
 
 const registry = createEndpointRegistry({ services: savedQueryServices });

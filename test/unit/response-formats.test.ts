@@ -2,7 +2,12 @@
 // per format and coding and kept with the result.
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { createEndpointRegistry, savedQueryServices, type ComputedResponse } from "../../src/endpoints/index.js";
+import {
+  createEndpointRegistry,
+  savedQueryServices,
+  type BodyName,
+  type ComputedResponse,
+} from "../../src/endpoints/index.js";
 import { CSV_FORMAT, JSON_FORMAT, NDJSON_FORMAT } from "../../src/transport/http/content-negotiation.js";
 import { csvFromJsonBody } from "../../src/transport/http/csv-body.js";
 import { ndjsonFromJsonBody } from "../../src/transport/http/ndjson-body.js";
@@ -67,19 +72,19 @@ describe("response bodies", () => {
 
   /** A result that counts the bodies it is asked to keep. */
   function result() {
-    const variants: Buffer[] = [];
-    const kept: number[] = [];
+    const bodies = new Map<BodyName, Buffer>();
+    const kept: BodyName[] = [];
     const response: ComputedResponse = {
       message: () => {
         throw new Error("not used");
       },
       json: () => json,
-      variant: (slot) => variants[slot],
-      keepVariant: (slot, body) => {
-        variants[slot] = body;
-        kept.push(slot);
+      body: (name) => bodies.get(name),
+      keepBody: (name, body) => {
+        bodies.set(name, body);
+        kept.push(name);
       },
-      computation: { warehouseMs: 0, serializeMs: 0 },
+      computation: { warehouseMs: 0, serializeMs: 0, computedAt: 0 },
     };
     return { response, kept };
   }

@@ -5,7 +5,7 @@ import { create, toJson, type DescMessage } from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { rowMessageFromWarehouse } from "../../src/endpoints/index.js";
+import { rowMessageFromWarehouse } from "../../src/endpoints/row-message.js";
 import { responseJsonBytes, timestampJson, timestampJsonFromIso } from "../../src/endpoints/response-json.js";
 import type { WarehouseRow } from "../../src/executor/index.js";
 import { GetInvocationStatsResponseSchema, InvocationStatsRowSchema } from "../../src/gen/functions/v1/functions_pb.js";

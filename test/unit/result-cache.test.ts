@@ -1,18 +1,20 @@
-// The result cache against a pinned clock, no sleeping: lifetime, warming,
+// The result cache against fake timers, no sleeping: lifetime, warming,
 // idle keys, single-flight, errors, failed refreshes, bounds and concurrency.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createResultCache, type CacheEvent, type CachePolicy, type Compute } from "../../src/cache/index.js";
-import { fixedClock } from "../../src/observability/index.js";
+import { fakeClock, settled } from "../support/fake-time.js";
 
 const SECOND = 1000;
 const policy: CachePolicy = { ttlMs: 900 * SECOND, warmMs: 300 * SECOND };
 
+afterEach(() => vi.useRealTimers());
+
 function setup(options: Parameters<typeof createResultCache>[0] = {}) {
-  const clock = fixedClock(0);
+  // The cache's time is Date.now() (node-cache's); refresh pacing is performance.now() and timers.
+  const clock = fakeClock(0, ["Date", "performance", "setTimeout", "clearTimeout"]);
   const events: CacheEvent[] = [];
   const cache = createResultCache<string>({
-    clock,
     sweepIntervalMs: 0,
     jitter: 0,
     entryOverheadBytes: 0,
@@ -95,19 +97,20 @@ describe("result cache lifetime", () => {
     const { clock, cache } = setup({ warmShare: 0.25 });
     const started: number[] = [];
     const ended: number[] = [];
-    // Each computation takes 40 ms of real time: the pace is measured, not the pinned clock.
+    // Each computation takes 40 ms of the timers' time: the pace is measured on it, not on Date.
     const slow: Compute<string> = async () => {
       started.push(performance.now());
       await new Promise((r) => setTimeout(r, 40));
       ended.push(performance.now());
       return { value: "x", bytes: 1 };
     };
-    for (const key of ["a", "b", "c"]) await cache.get(key, policy, slow);
+    for (const key of ["a", "b", "c"]) await settled(cache.get(key, policy, slow));
     for (const key of ["a", "b", "c"]) await cache.get(key, policy, slow);
     started.length = 0;
     ended.length = 0;
-    clock.set(300 * SECOND);
-    await cache.runWarming();
+    // A warming period after the misses, which moved the clock on by their 3 * 40 ms.
+    clock.advance(300 * SECOND);
+    await settled(cache.runWarming());
     // All three refreshed in one sweep, each after a pause of three times the last one's length.
     expect(started).toHaveLength(3);
     for (let i = 1; i < 3; i++) {
@@ -173,23 +176,14 @@ describe("result cache failures and concurrency", () => {
     await expect(cache.get("k", policy, compute)).rejects.toThrow("down");
   });
 
-  it("aborts the computation only when every waiting caller has gone", async () => {
+  it("rejects a caller that stops waiting with its signal's reason, for the caller to map", async () => {
     const { cache } = setup();
-    let seen!: AbortSignal;
-    const hanging: Compute<string> = (signal) => {
-      seen = signal;
-      return new Promise(() => {});
-    };
-    const first = new AbortController();
-    const second = new AbortController();
-    const a = cache.get("k", policy, hanging, first.signal).catch((e: unknown) => e);
-    const b = cache.get("k", policy, hanging, second.signal).catch((e: unknown) => e);
-    first.abort();
-    expect(((await a) as ConnectError).code).toBe(Code.Canceled);
-    expect(seen.aborted).toBe(false);
-    second.abort();
-    await b;
-    expect(seen.aborted).toBe(true);
+    const hanging: Compute<string> = () => new Promise(() => {});
+    const caller = new AbortController();
+    const reason = new Error("the caller's own reason");
+    const lookup = cache.get("k", policy, hanging, caller.signal).catch((e: unknown) => e);
+    caller.abort(reason);
+    expect(await lookup).toBe(reason);
   });
 
   it("starts nothing for a caller already gone, and serves it no error of another's", async () => {

@@ -4,7 +4,7 @@
 // waiting when it gets its turn, with its result kept once it has run.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createResultCache } from "../../src/cache/index.js";
 import {
   createEndpointRegistry,
@@ -14,9 +14,13 @@ import {
   type ComputedResponse,
 } from "../../src/endpoints/index.js";
 import type { QueryExecutor } from "../../src/executor/index.js";
+import { fakeClock, settled } from "../support/fake-time.js";
 
 const registry = createEndpointRegistry({ services: savedQueryServices });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Fake timers: deadlines are performance.now() and setTimeout, moved on by the test, never slept.
+beforeEach(() => fakeClock(0, ["Date", "performance", "setTimeout", "clearTimeout"]));
+afterEach(() => vi.useRealTimers());
+const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 /**
  * An executor whose queries get their turn after `turnMs` and take `workMs`,
@@ -72,13 +76,13 @@ const outcome = (call: Promise<{ cache?: { status: string } }>) =>
 describe("the deadline of a shared computation", () => {
   it("is the service's when the warehouse stops what nobody waits for", async () => {
     const { timeouts, run } = setup("service", { workMs: 20 });
-    expect(await run({ timeoutMs: 5 })).toBe("MISS");
+    expect(await settled(run({ timeoutMs: 5 }))).toBe("MISS");
     expect(timeouts).toEqual([30_000]);
   });
 
   it("is its one caller's where an abandoned query runs on, and is not started again for it", async () => {
     const { engineDeadlines, run } = setup("callers", { workMs: 200 });
-    expect(await run({ timeoutMs: 50 })).toBe("DeadlineExceeded");
+    expect(await settled(run({ timeoutMs: 50 }))).toBe("DeadlineExceeded");
     await sleep(250);
     expect(engineDeadlines).toHaveLength(1);
     expect(engineDeadlines[0]).toBeLessThanOrEqual(50);
@@ -90,7 +94,7 @@ describe("the deadline of a shared computation", () => {
     const first = run({ timeoutMs: 50 });
     await sleep(5);
     const joiner = run({ timeoutMs: 2_000 });
-    expect([await first, await joiner]).toEqual(["DeadlineExceeded", "MISS"]);
+    expect([await settled(first), await settled(joiner)]).toEqual(["DeadlineExceeded", "MISS"]);
     // One query, given the joiner's time (less the 30 ms before the turn), not the first caller's 50 ms.
     expect(engineDeadlines).toHaveLength(1);
     expect(engineDeadlines[0]).toBeGreaterThan(1_000);
@@ -102,7 +106,7 @@ describe("the deadline of a shared computation", () => {
     const first = run({ timeoutMs: 50, tenant: "a" });
     await sleep(5);
     const joiner = run({ timeoutMs: 2_000, tenant: "b" });
-    expect([await first, await joiner]).toEqual(["DeadlineExceeded", "MISS"]);
+    expect([await settled(first), await settled(joiner)]).toEqual(["DeadlineExceeded", "MISS"]);
     expect(engineDeadlines).toHaveLength(2);
     expect(engineDeadlines[0]).toBeLessThanOrEqual(50);
     expect(engineDeadlines[1]).toBeGreaterThan(1_000);
@@ -113,7 +117,7 @@ describe("the deadline of a shared computation", () => {
     const first = run({ timeoutMs: 60_000 });
     await sleep(200);
     const joiner = run({ timeoutMs: 60_000 });
-    expect([await first, await joiner]).toEqual(["DeadlineExceeded", "DeadlineExceeded"]);
+    expect([await settled(first), await settled(joiner)]).toEqual(["DeadlineExceeded", "DeadlineExceeded"]);
     // The joiner asks again at 400 ms with what is left of its 400 ms from 200 ms in: about 200 ms, not another 400.
     expect(engineDeadlines).toHaveLength(2);
     expect(engineDeadlines[0]).toBeLessThanOrEqual(400);
@@ -125,7 +129,7 @@ describe("the deadline of a shared computation", () => {
     const first = run({ timeoutMs: 50 });
     await sleep(10);
     const joiner = run({ timeoutMs: 2_000 });
-    expect([await first, await joiner]).toEqual(["DeadlineExceeded", "MISS"]);
+    expect([await settled(first), await settled(joiner)]).toEqual(["DeadlineExceeded", "MISS"]);
     expect(engineDeadlines).toHaveLength(2);
     expect(engineDeadlines[0]).toBeLessThanOrEqual(50);
     expect(engineDeadlines[1]).toBeGreaterThan(1_000);
@@ -136,9 +140,9 @@ describe("the deadline of a shared computation", () => {
     const { engineDeadlines, run } = setup("callers", { workMs: 100 });
     const caller = new AbortController();
     setTimeout(() => caller.abort(), 20);
-    expect(await run({ timeoutMs: 1_000, signal: caller.signal })).toBe("Canceled");
+    expect(await settled(run({ timeoutMs: 1_000, signal: caller.signal }))).toBe("Canceled");
     await sleep(150);
-    expect(await run({ timeoutMs: 1_000 })).toBe("HIT");
+    expect(await settled(run({ timeoutMs: 1_000 }))).toBe("HIT");
     expect(engineDeadlines).toHaveLength(1);
   });
 });

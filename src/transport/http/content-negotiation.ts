@@ -5,7 +5,7 @@
 import { bodyFormats } from "./body-formats.js";
 import { zstdAvailable } from "./response-encoding.js";
 
-/** A body format by its number, its position in bodyFormats: a body's slot is format * encodings.length + encoding. */
+/** A body format by its number, its position in bodyFormats (response-body.ts names kept bodies by format and coding). */
 export type BodyFormat = number;
 /** The formats' `format=` names, by number. */
 export const formats: readonly string[] = bodyFormats.map((f) => f.name);

@@ -1,0 +1,117 @@
+// Calls whose result is cached: a hit, or the shared computation of the key
+// that the call joins or starts, run to the service's deadline (callers
+// leaving at theirs) or, where an abandoned query runs on, to its callers'
+// deadlines (callers-deadline.ts). The computed response is kept as its JSON
+// body (cached-response.ts) with a refresh that holds nothing of the caller.
+import { randomUUID } from "node:crypto";
+import type { CacheLookup, Compute, Computed, ResultCache } from "../cache/index.js";
+import { abortedCallError } from "../errors/index.js";
+import type { ExecuteOptions } from "../executor/index.js";
+import type { Clock } from "../observability/index.js";
+import { cachedResponse } from "./cached-response.js";
+import type { CachedCall, CallContext, EndpointResult, JoinComputation, PreparedCall } from "./call-types.js";
+import { createCallersDeadline } from "./callers-deadline.js";
+import type { ComputedResponse } from "./computed-response.js";
+
+/** The tenant cache refreshes run as: they take their turns at the warehouse beside the callers. */
+export const warmingTenant = "(cache warming)";
+
+export interface CachedExecutionOptions {
+  cache: ResultCache<ComputedResponse>;
+  /** For the Age of cached results. */
+  clock: Clock;
+  /** Computes a call's response, uncached, with the given executor options. */
+  compute: (call: PreparedCall, options: ExecuteOptions) => Promise<ComputedResponse>;
+  /** Deadline of a refresh, and of a computation in "service" mode. */
+  sharedTimeoutMs: number;
+  /** Whose deadline a computation callers share runs to (EndpointServiceOptions.sharedDeadline). */
+  sharedDeadline: "service" | "callers";
+}
+
+export interface CachedExecution {
+  /** The cached result of `call` if the cache holds a live one; never asks the warehouse. */
+  peek(call: CachedCall): EndpointResult | undefined;
+  /** The result of `call`, from the cache or its key's shared computation. Throws only ConnectError. */
+  execute(call: CachedCall, context: CallContext): Promise<EndpointResult>;
+}
+
+export function createCachedExecution(options: CachedExecutionOptions): CachedExecution {
+  const { cache, clock, compute, sharedTimeoutMs } = options;
+
+  /**
+   * A result to cache: kept as its JSON bytes alone (see cachedResponse),
+   * counted twice for the message a Connect caller may add later.
+   */
+  async function computeCached(call: CachedCall, options: ExecuteOptions): Promise<Computed<ComputedResponse>> {
+    const value = await compute(call, options);
+    const started = performance.now();
+    const json = value.json();
+    const computation = { ...value.computation, serializeMs: performance.now() - started };
+    // Bodies in other formats and encodings are counted as they are made.
+    // (The closure sees the prepared call only: nothing of the caller's `options`.)
+    const key = call.cacheEntry.key;
+    const response = cachedResponse(call.endpoint, json, computation, (self, bytes) => cache.grow(key, self, bytes));
+    return { value: response, bytes: 2 * json.length };
+  }
+
+  /**
+   * The refresh the cache keeps with an entry: made here, away from any
+   * caller's context, because closures made in one scope share what they
+   * capture, so a refresh made beside the caller's computation would keep
+   * that caller (its deadline, its response) alive with the entry.
+   */
+  function refreshOf(call: CachedCall): Compute<ComputedResponse> {
+    return (signal) =>
+      computeCached(call, {
+        timeoutMs: sharedTimeoutMs,
+        requestId: `refresh-${randomUUID()}`,
+        tenant: warmingTenant,
+        signal,
+      });
+  }
+
+  function fromCache(lookup: CacheLookup<ComputedResponse>): EndpointResult {
+    const { message, json, body, keepBody, computation } = lookup.value;
+    const ageSeconds = Math.max(0, Math.floor((clock() - computation.computedAt) / 1000));
+    return { message, json, body, keepBody, computation, cache: { status: lookup.status, ageSeconds } };
+  }
+
+  /**
+   * The shared computation a call joins: the cache's hit, or the miss it
+   * starts or waits for. A caller that stops waiting (its `signal`) gets its
+   * signal's reason as a ConnectError: its deadline's, or CANCELED.
+   */
+  const joinComputation: JoinComputation = async (call, context, computeIt, signal) => {
+    const { key, policy } = call.cacheEntry;
+    try {
+      const origin = { refresh: refreshOf(call), tenant: context.tenant ?? "" };
+      return fromCache(await cache.get(key, policy, computeIt, signal, origin));
+    } catch (error) {
+      throw signal?.aborted && error === signal.reason ? abortedCallError(error) : error;
+    }
+  };
+
+  const callersDeadline =
+    options.sharedDeadline === "callers"
+      ? createCallersDeadline({ sharedTimeoutMs, join: joinComputation, computeCached })
+      : undefined;
+
+  function peek(call: CachedCall): EndpointResult | undefined {
+    const lookup = cache.peek(call.cacheEntry.key, call.cacheEntry.policy);
+    return lookup === undefined ? undefined : fromCache(lookup);
+  }
+
+  return {
+    peek,
+    async execute(call, context) {
+      if (callersDeadline === undefined) {
+        // Other callers may join this computation: it runs to the service's own
+        // deadline, each caller leaving at its own (its signal), and stops
+        // only when none waits any more.
+        const shared = { timeoutMs: sharedTimeoutMs, requestId: context.requestId, tenant: context.tenant };
+        return joinComputation(call, context, (signal) => computeCached(call, { ...shared, signal }), context.signal);
+      }
+      return peek(call) ?? callersDeadline.wait(call, context);
+    },
+  };
+}

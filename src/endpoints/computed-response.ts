@@ -1,0 +1,85 @@
+// A response as the warehouse rows make it: the message for Connect and gRPC
+// callers and the JSON body for GET callers, each made on first use, and the
+// other bodies made from them kept by name (kept-bodies.ts).
+import { create, type Message } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { QueryStatistics, WarehouseRow } from "../executor/index.js";
+import { createKeptBodies, type BodyName } from "./kept-bodies.js";
+import type { Endpoint } from "./registry.js";
+import { responseJsonBytes } from "./response-json.js";
+import { rowMessageFromWarehouse } from "./row-message.js";
+
+/**
+ * A computed response, as cached: the response message for Connect and gRPC
+ * callers and the JSON body for GET callers, each made from the warehouse
+ * rows on first use and kept. Either throws INTERNAL (the converter's error
+ * as its cause) if the rows do not fit the row message: a mismatch of `sql/`
+ * and `proto/`, a bug of the service rather than of the caller.
+ */
+export interface ComputedResponse {
+  message(): Message;
+  /** The GET body `{"result": [...]}`. */
+  json(): Buffer;
+  /** Another body of the same rows kept under `name`, or undefined before `keepBody` put one there. */
+  body(name: BodyName): Buffer | undefined;
+  /** Keeps `body` under `name` for later callers; a cached result counts its bytes in the cache's bound. */
+  keepBody(name: BodyName, body: Buffer): void;
+  /** What computing it took; a cached result keeps the figures of its computation. */
+  readonly computation: Computation;
+}
+
+export interface Computation {
+  /** Wall time of the warehouse query. */
+  warehouseMs: number;
+  /** Time spent writing the JSON body when the result was computed (0 when it is written later, on first use). */
+  serializeMs: number;
+  /** Rows and bytes the query read, when the warehouse reports them. */
+  statistics?: QueryStatistics;
+  /** When it was computed, by the service's clock: a cached result's Age counts from it. */
+  computedAt: number;
+}
+
+/** The response of freshly read rows, which are let go once both the message and the JSON body are made. */
+export function computedResponse(
+  endpoint: Endpoint,
+  warehouseRows: WarehouseRow[],
+  computation: Computation,
+): ComputedResponse {
+  let rows: WarehouseRow[] | undefined = warehouseRows;
+  let message: Message | undefined;
+  let json: Buffer | undefined;
+  const release = () => {
+    if (message !== undefined && json !== undefined) rows = undefined;
+  };
+  const bodies = createKeptBodies();
+  return {
+    computation,
+    body: (name) => bodies.get(name),
+    keepBody: (name, body) => void bodies.keep(name, body),
+    message() {
+      if (message === undefined) {
+        const result = converting(() => rows!.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row)));
+        message = create(endpoint.method.output, { result } as never);
+        release();
+      }
+      return message;
+    },
+    json() {
+      if (json === undefined) {
+        json = converting(() => responseJsonBytes(rows!, endpoint.rowSchema));
+        release();
+      }
+      return json;
+    },
+  };
+}
+
+/** Runs a conversion of warehouse rows; its failure becomes INTERNAL with a fixed message. */
+export function converting<T>(convert: () => T): T {
+  try {
+    return convert();
+  } catch (error) {
+    // The converter's error names the column and the row message; the log line names the endpoint.
+    throw new ConnectError("internal error", Code.Internal, undefined, undefined, error);
+  }
+}
