@@ -3,7 +3,7 @@
 // caller asks, and the bodies made later counted in the cache's bound.
 import { fromJsonString, type Message } from "@bufbuild/protobuf";
 import { converting, type Computation, type ComputedResponse } from "./computed-response.js";
-import { createKeptBodies } from "./kept-bodies.js";
+import { KeptBodies } from "./kept-bodies.js";
 import type { Endpoint } from "./registry.js";
 
 /** `grew` is told each change of the bytes kept besides the JSON body. */
@@ -14,7 +14,7 @@ export function cachedResponse(
   grew: (response: ComputedResponse, bytes: number) => void,
 ): ComputedResponse {
   let message: Message | undefined;
-  const bodies = createKeptBodies();
+  const bodies = new KeptBodies();
   const response: ComputedResponse = {
     message: () => (message ??= converting(() => fromJsonString(endpoint.method.output, json.toString()))),
     json: () => json,

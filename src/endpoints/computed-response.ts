@@ -4,7 +4,7 @@
 import { create, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { QueryStatistics, WarehouseRow } from "../executor/index.js";
-import { createKeptBodies, type BodyName } from "./kept-bodies.js";
+import { KeptBodies, type BodyName } from "./kept-bodies.js";
 import type { Endpoint } from "./registry.js";
 import { responseJsonBytes } from "./response-json.js";
 import { rowMessageFromWarehouse } from "./row-message.js";
@@ -51,7 +51,7 @@ export function computedResponse(
   const release = () => {
     if (message !== undefined && json !== undefined) rows = undefined;
   };
-  const bodies = createKeptBodies();
+  const bodies = new KeptBodies();
   return {
     computation,
     body: (name) => bodies.get(name),

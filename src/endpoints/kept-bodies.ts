@@ -9,23 +9,24 @@ export type ContentCodingName = "gzip" | "zstd" | "br";
 /** A kept body's name: its format, and its coding unless it is not compressed. */
 export type BodyName = BodyFormatName | `${BodyFormatName}+${ContentCodingName}`;
 
-export interface KeptBodies {
-  /** The body kept under `name`, or undefined. */
-  get(name: BodyName): Buffer | undefined;
-  /** Keeps `body` under `name`; answers the change in bytes kept (what it replaced counted off). */
-  keep(name: BodyName, body: Buffer): number;
-}
+/**
+ * A response's kept bodies. A class rather than closures: every cached entry
+ * holds one, and its methods are shared, so an entry costs one small object.
+ */
+export class KeptBodies {
+  /** Made with the first body: most results are read in one form only. */
+  #bodies: Map<BodyName, Buffer> | undefined;
 
-/** An empty set of kept bodies; the map behind it is made with the first one. */
-export function createKeptBodies(): KeptBodies {
-  let bodies: Map<BodyName, Buffer> | undefined;
-  return {
-    get: (name) => bodies?.get(name),
-    keep(name, body) {
-      bodies ??= new Map();
-      const previous = bodies.get(name);
-      bodies.set(name, body);
-      return body.length - (previous?.length ?? 0);
-    },
-  };
+  /** The body kept under `name`, or undefined. */
+  get(name: BodyName): Buffer | undefined {
+    return this.#bodies?.get(name);
+  }
+
+  /** Keeps `body` under `name`; answers the change in bytes kept (what it replaced counted off). */
+  keep(name: BodyName, body: Buffer): number {
+    this.#bodies ??= new Map();
+    const previous = this.#bodies.get(name);
+    this.#bodies.set(name, body);
+    return body.length - (previous?.length ?? 0);
+  }
 }
