@@ -21,6 +21,16 @@ export function abortedCallError(reason: unknown): ConnectError {
   return reason instanceof ConnectError ? reason : callerGoneError();
 }
 
+/**
+ * The error of a warehouse query whose call ended while it waited or ran:
+ * the deadline's own error, else CANCELED whatever the reason says (a
+ * transport's reset code, say), so every caller gone reads alike in the
+ * query's metrics and log.
+ */
+export function queryCallEndedError(reason: unknown): ConnectError {
+  return isDeadline(reason) ? (reason as ConnectError) : callerGoneError();
+}
+
 /** Whether an abort's `reason` is a passed deadline rather than a caller gone. */
 export function isDeadline(reason: unknown): boolean {
   return reason instanceof ConnectError && reason.code === Code.DeadlineExceeded;

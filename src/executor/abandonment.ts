@@ -1,7 +1,7 @@
 // Abandonment: a caller that leaves (or whose deadline passes) is answered at
 // once, while the query it leaves behind runs on where the warehouse cannot
 // stop it (the embedded engine), keeping its turn in the admission bounds.
-import { abortedCallError } from "../errors/index.js";
+import { queryCallEndedError } from "../errors/index.js";
 
 /**
  * `work`'s outcome, or the abort's error as soon as `signal` aborts (unless
@@ -11,7 +11,7 @@ import { abortedCallError } from "../errors/index.js";
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal, ignoreAbort: () => boolean): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => {
-      if (!ignoreAbort()) reject(abortedCallError(signal.reason));
+      if (!ignoreAbort()) reject(queryCallEndedError(signal.reason));
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });

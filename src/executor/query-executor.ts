@@ -4,7 +4,7 @@
 // turn), abandonment, the request, the warehouse query and its failure.
 import { randomUUID } from "node:crypto";
 import { ConnectError, Code } from "@connectrpc/connect";
-import { abortedCallError, deadlineError } from "../errors/index.js";
+import { deadlineError, queryCallEndedError } from "../errors/index.js";
 import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
 import type { WarehouseClient } from "../warehouse/index.js";
 import { untilAborted } from "./abandonment.js";
@@ -146,7 +146,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
           executeOptions.tenant ?? "",
           () => {
             // Left in the moment between being given the turn and taking it: nothing is sent.
-            if (abort.signal.aborted) return Promise.reject(abortedCallError(abort.signal.reason));
+            if (abort.signal.aborted) return Promise.reject(queryCallEndedError(abort.signal.reason));
             reached = true;
             const leftMs = deadline - performance.now();
             const engineMs = Math.min(executeOptions.engineTimeoutMs?.() ?? leftMs, leftMs);
