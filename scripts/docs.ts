@@ -22,6 +22,7 @@ export function generatedDocs(): { path: string; text: string }[] {
       keys: config.Keys,
       warehouse: config.Warehouse,
       logging: config.Logging,
+      browsers: config.Browsers,
       bounds: config.Bounds,
     },
     "docs/endpoints.md": { definitions: endpoints.definitions, "parameter rules": endpoints.parameters },

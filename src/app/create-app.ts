@@ -37,6 +37,9 @@ import {
   createServerReflection,
   createUnimplementedFallback,
   isHttpRoute,
+  withCors,
+  withExplorer,
+  type CorsOrigins,
   loggingInterceptor,
   serverReflectionServices,
   type RequestHandler,
@@ -100,6 +103,10 @@ export interface AppOptions {
   maxHealthWatches?: number;
   /** How often a gRPC health Watch asks `ready` while someone watches. Default 1000 ms. */
   healthPollMs?: number;
+  /** Origins whose pages may call the service (CORS_ORIGINS; transport/cors.ts). Default `"*"`. */
+  corsOrigins?: CorsOrigins;
+  /** The explorer at GET /, from the built page in `directory` (dist/web/). Default: none. */
+  explorer?: { directory: string };
 }
 
 export interface App {
@@ -276,8 +283,19 @@ export function createApp(options: AppOptions): App {
   });
   const gated = rpcGate.handler;
   // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.
-  const handler: RequestHandler = (request, response) =>
+  const routed: RequestHandler = (request, response) =>
     isHttpRoute(request.url ?? "/") ? httpRoutes(request, response) : gated(request, response);
+  // Browsers: preflights answered and CORS headers set before any route or key check; the explorer page beside.
+  const explorer = options.explorer;
+  const handler = withCors(
+    explorer === undefined
+      ? routed
+      : withExplorer(routed, {
+          directory: explorer.directory,
+          onMissing: (directory) => logger.warn("explorer not built; GET / answers 503", { directory }),
+        }),
+    { origins: options.corsOrigins },
+  );
   return {
     handler,
     registry,

@@ -4,6 +4,7 @@
 import { loadOrCreateApiKey } from "../auth/index.js";
 import { createPublicKey } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { apiKeyProblem, ConfigError, type Config, type CredentialsConfig } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer, trustedProxies } from "../transport/index.js";
@@ -28,6 +29,8 @@ export interface StartOptions {
   print?: (banner: string) => void;
   /** Loads a saved query's SQL by name (tests give fixtures). Default: `sql/<name>.sql`. */
   readSql?: (name: string) => string;
+  /** Where the built explorer page is. Default: `web/` beside the running bundle (dist/web/). */
+  explorerDirectory?: string;
 }
 
 export async function startService(options: StartOptions): Promise<RunningService> {
@@ -98,6 +101,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
       // Not ready, and every saved query UNAVAILABLE, until the schema is migrated and the saved queries fit it.
       schemaReady: () => fit?.ready ?? false,
       readSql: options.readSql,
+      corsOrigins: config.corsOrigins,
+      // Built beside the bundle that runs: dist/web/ for dist/main.js.
+      explorer: config.explorer
+        ? { directory: options.explorerDirectory ?? join(import.meta.dirname, "web") }
+        : undefined,
     });
   } catch (error) {
     // A key file that does not read, say: nothing is served, and the warehouse is let go.

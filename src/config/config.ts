@@ -65,6 +65,10 @@ export interface Config {
   rateLimit: { perSecond: number; burst: number };
   /** What one client, connection or key may take; see `Limits`. */
   limits: Limits;
+  /** `CORS_ORIGINS`: `*`, or the origins (`https://app.example.com`) whose pages may call the service. */
+  corsOrigins: "*" | string[];
+  /** `EXPLORER`: the explorer page at `GET /` (docs/explorer.md). */
+  explorer: boolean;
 }
 
 /** Where scoped credentials come from; every field is optional. */

@@ -133,6 +133,17 @@ export function secret(least: number): Parser<string> {
   };
 }
 
+/** `*` for anything, or a list of entries as `list` reads it (CORS_ORIGINS). */
+export function corsOrigins(
+  problem: (name: string, entry: string, index: number) => string | undefined,
+): Parser<"*" | string[]> {
+  const entries = list(problem);
+  return {
+    read: (value, name) => (value === "*" ? "*" : entries.read(value, name)),
+    show: (value) => (value === "*" ? "*" : entries.show(value)),
+  };
+}
+
 /**
  * A comma-separated list, blanks around entries and empty entries dropped;
  * `problem` names what is wrong with an entry (the `index`th, from 0) in a

@@ -114,5 +114,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       warehouseCallsPerKey: value.WAREHOUSE_CALLS_PER_KEY,
       authFailures: { perSecond: value.AUTH_FAILURES_PER_SECOND, burst: value.AUTH_FAILURE_BURST },
     },
+    corsOrigins: value.CORS_ORIGINS,
+    explorer: value.EXPLORER,
   };
 }

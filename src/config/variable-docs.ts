@@ -4,7 +4,7 @@ import { type Section, shownDefault, type Variable } from "./variable.js";
 import { variables } from "./variables.js";
 
 const all = Object.values(variables) as Variable<unknown>[];
-const sections: Section[] = ["Listening", "Keys", "Warehouse", "Logging", "Bounds"];
+const sections: Section[] = ["Listening", "Keys", "Warehouse", "Logging", "Browsers", "Bounds"];
 
 /** Each section's Markdown table, as docs/configuration.md holds it; the bounds with the least value each takes. */
 export function configurationTables(): Record<Section, string> {

@@ -3,7 +3,7 @@
 import type { Parser } from "./parsers.js";
 
 /** The part of docs/configuration.md (and of `--help`) a variable is listed in. */
-export type Section = "Listening" | "Keys" | "Warehouse" | "Logging" | "Bounds";
+export type Section = "Listening" | "Keys" | "Warehouse" | "Logging" | "Browsers" | "Bounds";
 
 export interface Variable<T> {
   name: string;

@@ -10,9 +10,11 @@ import { defaultAdmission } from "../executor/admission.js";
 import { defaultQueryTimeoutMs } from "../executor/query-executor.js";
 import { defaultLogLevel, logLevels } from "../observability/logger.js";
 import { trustedProxyProblem } from "../transport/client-address.js";
+import { corsOriginProblem } from "../transport/cors.js";
 import { defaultConnectionLimits } from "../transport/single-port-server.js";
 import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
+  corsOrigins,
   flag,
   fractionalSeconds,
   httpUrl,
@@ -148,6 +150,25 @@ export const variables = {
     default: defaultLogLevel,
     description:
       "`debug`, `info`, `warn` or `error`. `debug` also logs every successful call; every failed call is logged at `info`, and internal failures also at `error`. Lines are JSON, one a line, on standard error; an error in a line is written with its stack and cause chain. The stack names places in the bundles of `dist/`; with `NODE_OPTIONS=--enable-source-maps` it names the lines of `src/` instead (the bundles carry source maps).",
+  }),
+  CORS_ORIGINS: variable({
+    name: "CORS_ORIGINS",
+    section: "Browsers",
+    parser: corsOrigins((name, entry) => {
+      const problem = entry === "*" ? "* stands alone, not in a list" : corsOriginProblem(entry);
+      return problem === undefined ? undefined : `${name}: ${problem}`;
+    }),
+    default: "*" as "*" | string[],
+    description:
+      "the origins whose pages may call the service and read its answers, comma-separated, each a scheme, host and port as a browser sends it in `Origin` (`https://app.example.com,http://localhost:3000`; no path, no trailing slash, lower case); `*` (alone) allows every origin. Credentials (cookies) are never allowed, whatever this says. On every route and transport ([http-api.md, Browsers and CORS](http-api.md#browsers-and-cors)).",
+  }),
+  EXPLORER: variable({
+    name: "EXPLORER",
+    section: "Browsers",
+    parser: flag,
+    default: true,
+    description:
+      "`1` serves the explorer page at `GET /` ([explorer.md](explorer.md)); `0` turns it off (`GET /` is then `404`)",
   }),
   API_KEYS: variable({
     name: "API_KEYS",

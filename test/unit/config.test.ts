@@ -34,6 +34,8 @@ describe("readConfig", () => {
         warehouseCallsPerKey: 16,
         authFailures: { perSecond: 1, burst: 20 },
       },
+      corsOrigins: "*",
+      explorer: true,
     });
   });
 

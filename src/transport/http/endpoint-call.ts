@@ -21,7 +21,7 @@ import {
 import { bodyFormats } from "./body-formats.js";
 import { sendError } from "./error-body.js";
 import { codeName } from "./http-status.js";
-import { corsHeaders, writeResponse, type HttpRequest, type HttpResponse } from "./respond.js";
+import { writeResponse, type HttpRequest, type HttpResponse } from "./respond.js";
 import { createResponseBodies, type ResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
 
@@ -173,10 +173,8 @@ function sendResult(
   const headers: Record<string, string> = {
     "content-type": contentTypes[format]!,
     "content-length": String(body.length),
-    vary: "Accept, Accept-Encoding",
-    "access-control-allow-origin": corsHeaders["access-control-allow-origin"],
-    "access-control-expose-headers": corsHeaders["access-control-expose-headers"],
-    "timing-allow-origin": "*",
+    // With a list of CORS origins, transport/cors.ts has set Vary: Origin already.
+    vary: response.hasHeader("vary") ? "Origin, Accept, Accept-Encoding" : "Accept, Accept-Encoding",
     "x-request-id": requestId,
     "server-timing": serverTiming(result, lookupMs, serializeMs),
   };

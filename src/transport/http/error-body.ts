@@ -4,7 +4,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { fieldViolationsOf } from "../../errors/index.js";
 import { hasBody } from "../rpc-error-response.js";
 import { codeName, httpStatusFromCode } from "./http-status.js";
-import { corsHeaders, sendJson, type HttpRequest, type HttpResponse } from "./respond.js";
+import { sendJson, type HttpRequest, type HttpResponse } from "./respond.js";
 
 export interface ErrorResponse {
   status: number;
@@ -45,7 +45,6 @@ export function sendError(
 ): void {
   const answer = errorResponse(error);
   sendJson(request, response, status ?? answer.status, answer.body, {
-    ...corsHeaders,
     "x-request-id": requestId,
     ...answer.headers,
     // A body nobody reads is not drained: the HTTP/1.1 connection closes instead.

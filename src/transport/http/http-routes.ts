@@ -15,16 +15,7 @@ import { codeName } from "./http-status.js";
 import { openApiDocument } from "./openapi.js";
 import { createPreparedCalls } from "./prepared-calls.js";
 import { requestFromQueryString } from "./query-string.js";
-import {
-  corsHeaders,
-  corsPreflightHeaders,
-  headersOf,
-  sendBytes,
-  sendEmpty,
-  sendJson,
-  type HttpRequest,
-  type HttpResponse,
-} from "./respond.js";
+import { headersOf, sendBytes, sendEmpty, sendJson, type HttpRequest, type HttpResponse } from "./respond.js";
 
 export interface HttpRoutesOptions {
   registry: EndpointRegistry;
@@ -64,7 +55,8 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
   function answeredMethod(request: HttpRequest, response: HttpResponse, requestId: string): boolean {
     const method = request.method ?? "GET";
     if (method === "OPTIONS") {
-      sendEmpty(response, 204, { ...corsPreflightHeaders, allow });
+      // A browser's preflight was answered before this, by transport/cors.ts.
+      sendEmpty(response, 204, { allow });
       return true;
     }
     if (method !== "GET" && method !== "HEAD") {
@@ -129,7 +121,7 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
       });
     if (path === "/readyz") return settle(readiness(request, response, ready));
     if (path === "/metrics") return settle(prometheus(request, response, metrics));
-    if (path === "/openapi.json") return sendBytes(request, response, 200, openapi, corsHeaders);
+    if (path === "/openapi.json") return sendBytes(request, response, 200, openapi);
     if (path !== "/api/endpoints" && !path.startsWith("/api/endpoints/")) {
       return sendError(request, response, requestId, new ConnectError("no such route", Code.NotFound));
     }
@@ -158,7 +150,6 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
         response,
         200,
         scoped ? Buffer.from(JSON.stringify(endpointListing(registry, credential))) : listing,
-        corsHeaders,
       );
     }
     const endpointKey = endpointKeyOf(path);

@@ -6,3 +6,5 @@ export { errorResponse } from "./error-body.js";
 export { requestFromQueryString } from "./query-string.js";
 export { endpointListing } from "./endpoint-listing.js";
 export { openApiDocument } from "./openapi.js";
+export { withExplorer, explorerContentSecurityPolicy } from "./explorer-page.js";
+export type { ExplorerPageOptions } from "./explorer-page.js";

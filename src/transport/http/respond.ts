@@ -1,26 +1,9 @@
-// Writing GET responses: JSON bodies with their length, HEAD without a body,
-// and the CORS headers a browser needs to read them.
+// Writing GET responses: JSON bodies with their length, HEAD without a body.
+// (The CORS headers are set for every route in transport/cors.ts.)
 import type { RequestHandler } from "../single-port-server.js";
 
 export type HttpRequest = Parameters<RequestHandler>[0];
 export type HttpResponse = Parameters<RequestHandler>[1];
-
-/**
- * Lets browser pages call the API with an X-API-KEY header and read the
- * cache, rate-limit, timing and statistics headers.
- */
-export const corsHeaders = {
-  "access-control-allow-origin": "*",
-  "access-control-expose-headers":
-    "X-Cache, Age, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Server-Timing, X-Rows-Read, X-Bytes-Read",
-};
-
-export const corsPreflightHeaders = {
-  ...corsHeaders,
-  "access-control-allow-methods": "GET, HEAD, OPTIONS",
-  "access-control-allow-headers": "X-API-KEY, Authorization, Content-Type, X-Request-Id, Accept",
-  "access-control-max-age": "600",
-};
 
 export function sendBytes(
   request: HttpRequest,

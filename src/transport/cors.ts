@@ -1,0 +1,117 @@
+// Cross-origin access for browser pages, on every route and every transport
+// (GET, Connect, gRPC-Web): preflights are answered here, before any route,
+// so they never reach authentication; every other answer carries the
+// allowed origin and the headers a browser client must be able to read.
+// Credentials (cookies) are never allowed: callers send a key or a token.
+import { cors as connectCors } from "@connectrpc/connect";
+import type { HttpRequest, HttpResponse } from "./http/respond.js";
+import type { RequestHandler } from "./single-port-server.js";
+
+/** `"*"` for any origin, else the exact origins (`https://app.example.com`) allowed. */
+export type CorsOrigins = "*" | readonly string[];
+
+export interface CorsOptions {
+  /** The origins whose pages may call the service (CORS_ORIGINS). Default `"*"`. */
+  origins?: CorsOrigins;
+  /** How long a browser may keep a preflight's answer, in seconds. Default 600. */
+  maxAgeSeconds?: number;
+}
+
+/** Methods a page may use: Connect unary (POST, and GET for Connect-GET), gRPC-Web (POST), the GET API. */
+export const corsAllowedMethods = [...new Set([...connectCors.allowedMethods, "GET", "HEAD"])];
+
+/** Headers a page may send: the Connect, gRPC-Web and Connect-GET ones, credentials, request id and trace context. */
+export const corsAllowedHeaders = [
+  ...connectCors.allowedHeaders,
+  "X-API-KEY",
+  "Authorization",
+  "X-Request-Id",
+  "Traceparent",
+  "Tracestate",
+  "Accept",
+];
+
+/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing and statistics. */
+export const corsExposedHeaders = [
+  ...connectCors.exposedHeaders,
+  "X-Cache",
+  "Age",
+  "X-Request-Id",
+  "Retry-After",
+  "RateLimit",
+  "RateLimit-Policy",
+  "Server-Timing",
+  "X-Rows-Read",
+  "X-Bytes-Read",
+];
+
+const exposed = corsExposedHeaders.join(", ");
+
+/** Whether `request` is a CORS preflight: OPTIONS naming the method the page means to use. */
+export function isPreflight(request: HttpRequest): boolean {
+  return request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
+}
+
+/**
+ * Puts CORS in front of `next`: answers preflights itself (204, before any
+ * route or authentication) and sets the CORS headers on every other
+ * response before `next` writes it.
+ */
+export function withCors(next: RequestHandler, options: CorsOptions = {}): RequestHandler {
+  const origins = options.origins ?? "*";
+  const anyOrigin = origins === "*";
+  const allowed = new Set(anyOrigin ? [] : origins);
+  const preflightHeaders = {
+    "access-control-allow-methods": corsAllowedMethods.join(", "),
+    "access-control-allow-headers": corsAllowedHeaders.join(", "),
+    "access-control-max-age": String(options.maxAgeSeconds ?? 600),
+  };
+  /** The value of Access-Control-Allow-Origin for a request from `origin`, or undefined when it is not allowed. */
+  const allowOrigin = (origin: string | undefined): string | undefined => {
+    if (anyOrigin) return "*";
+    return origin !== undefined && allowed.has(origin) ? origin : undefined;
+  };
+
+  return (request, response) => {
+    const origin = request.headers.origin;
+    const allow = allowOrigin(origin);
+    if (isPreflight(request))
+      return answerPreflight(response, allow, anyOrigin ? {} : { vary: "Origin" }, preflightHeaders);
+    const writable = response as unknown as HttpResponse & { setHeader(name: string, value: string): void };
+    // With a list of origins the answer differs by Origin, so caches must keep them apart.
+    if (!anyOrigin) writable.setHeader("vary", "Origin");
+    if (allow !== undefined) {
+      writable.setHeader("access-control-allow-origin", allow);
+      writable.setHeader("access-control-expose-headers", exposed);
+      writable.setHeader("timing-allow-origin", allow);
+    }
+    next(request, response);
+  };
+}
+
+/** 204 with the allowed methods and headers for an allowed origin; without any CORS header (refused) for another. */
+function answerPreflight(
+  response: HttpResponse,
+  allow: string | undefined,
+  vary: Record<string, string>,
+  preflightHeaders: Record<string, string>,
+): void {
+  const writable = response as unknown as { writeHead(status: number, headers: object): void; end(): void };
+  const headers = allow === undefined ? vary : { ...vary, "access-control-allow-origin": allow, ...preflightHeaders };
+  writable.writeHead(204, headers);
+  writable.end();
+}
+
+/** Why `entry` cannot be one of CORS_ORIGINS, or undefined: an origin is a scheme, a host and maybe a port. */
+export function corsOriginProblem(entry: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(entry);
+  } catch {
+    return `"${entry}" is not an origin such as https://app.example.com`;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `"${entry}" is not an http or https origin`;
+  if (parsed.origin !== entry)
+    return `"${entry}" is not an origin: write ${parsed.origin} (no path, no trailing slash)`;
+  return undefined;
+}
