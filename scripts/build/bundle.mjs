@@ -1,10 +1,11 @@
 // The bundles of dist/: one per command (dist/main.js, dist/cli/*.js), made
 // by esbuild from src/ with the packages inside, so that Node reads one file
 // at start instead of some 400 modules (docs/performance.md, "Start and
-// restart"). Three packages stay outside: chdb (a native addon that finds its
-// library by path), @clickhouse/client (so that it and chdb's connection
-// share one copy of client-common) and jose (loaded with the first token
-// only). Types are not checked here: `npm run typecheck` (part of `npm test`)
+// restart"); and the explorer page, for browsers, in dist/web/
+// (web-bundle.mjs). Three packages stay outside the commands' bundles: chdb
+// (a native addon that finds its library by path), @clickhouse/client (so
+// that it and chdb's connection share one copy of client-common) and jose
+// (loaded with the first token only). Types are not checked here: `npm run typecheck` (part of `npm test`)
 // does that.
 //
 // What the bundles were made from (esbuild's list of inputs, packages
@@ -14,6 +15,7 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { compareWithStamp, forgetChangesSince, stampOf } from "./input-stamp.mjs";
+import { buildExplorer } from "./web-bundle.mjs";
 
 /** The commands, each bundled on its own: src/<name>.ts becomes dist/<name>.js. */
 const entryPoints = ["main", "cli/migrate", "cli/seed", "cli/import", "cli/token"];
@@ -49,6 +51,7 @@ export async function makeBundles(root) {
   const { build } = await import("esbuild");
   const staging = `dist.building-${process.pid}`;
   let result;
+  let webInputs;
   try {
     result = await build({
       absWorkingDir: root,
@@ -69,13 +72,22 @@ export async function makeBundles(root) {
       metafile: true,
       logLevel: "warning",
     });
+    // The explorer page served at GET / (dist/web/), built for browsers from web/.
+    webInputs = await buildExplorer(root, join(root, staging, "web"));
   } catch {
     rmSync(join(root, staging), { recursive: true, force: true });
     process.stderr.write("build: failed (esbuild's errors above); dist/ is left as it was\n");
     process.exit(1);
   }
-  const sources = Object.keys(result.metafile.inputs).filter((path) => !path.startsWith("<"));
-  const outputs = Object.keys(result.metafile.outputs).map((path) => join("dist", relative(staging, path)));
+  const sources = [
+    ...new Set([...Object.keys(result.metafile.inputs).filter((path) => !path.startsWith("<")), ...webInputs]),
+  ];
+  const outputs = [
+    ...Object.keys(result.metafile.outputs).map((path) => join("dist", relative(staging, path))),
+    "dist/web/index.html",
+    "dist/web/explorer.js",
+    "dist/web/explorer.css",
+  ];
   const stamp = stampOf(root, [...sources, ...buildFiles.filter((path) => existsSync(join(root, path)))]);
   forgetChangesSince(stamp, started);
   writeStamp(join(root, staging, ".inputs.json"), { ...stamp, outputs });

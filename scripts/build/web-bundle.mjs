@@ -1,0 +1,48 @@
+// The explorer page (docs/explorer.md): web/explorer.ts bundled by esbuild
+// for browsers, with its style sheet (its own and uPlot's) and web/index.html,
+// into one directory, each file beside a gzip and a Brotli copy made once
+// here so that the service sends them compressed without compressing.
+// bundle.mjs makes it into dist/web/; the browser tests into a directory of
+// their own.
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
+
+/** The files of a built page, as the service serves them (src/transport/http/explorer-page.ts). */
+export const explorerFiles = ["index.html", "explorer.js", "explorer.css"];
+
+/**
+ * Builds the page into `outdir`; returns the files it was made from
+ * (relative to `root`), for the build's stamp.
+ */
+export async function buildExplorer(root, outdir) {
+  const { build } = await import("esbuild");
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [{ in: "web/explorer.ts", out: "explorer" }],
+    outdir,
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    target: ["chrome111", "firefox115", "safari16.4"],
+    minify: true,
+    // The licences of the bundled packages stay with them, in node_modules; the page stays small.
+    legalComments: "none",
+    metafile: true,
+    logLevel: "warning",
+  });
+  mkdirSync(outdir, { recursive: true });
+  copyFileSync(join(root, "web/index.html"), join(outdir, "index.html"));
+  for (const name of explorerFiles) {
+    const bytes = readFileSync(join(outdir, name));
+    writeFileSync(join(outdir, `${name}.gz`), gzipSync(bytes, { level: 9 }));
+    writeFileSync(
+      join(outdir, `${name}.br`),
+      brotliCompressSync(bytes, {
+        params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+      }),
+    );
+  }
+  const inputs = Object.keys(result.metafile.inputs).filter((path) => !path.startsWith("<"));
+  return [...inputs, "web/index.html", "scripts/build/web-bundle.mjs"];
+}
