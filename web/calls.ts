@@ -29,19 +29,25 @@ export interface CallResult {
   durationMs: number;
 }
 
-/** Calls `endpoint` with `parameters` (empty ones left out) by `transport`, with `key`. */
+/**
+ * Calls `endpoint` with `parameters` (empty ones left out) by `transport`,
+ * with `key`, on the service at `base` (default: the page's own).
+ */
 export async function callEndpoint(
   endpoint: ListedEndpoint,
   parameters: Record<string, string>,
   transport: TransportName,
   key: string,
+  base = new URL(".", document.baseURI).href,
 ): Promise<CallResult> {
   const started = performance.now();
   const given = Object.fromEntries(Object.entries(parameters).filter(([, value]) => value !== ""));
   // The call's own timing entry is then the last one (and the browser's buffer of them never fills).
   performance.clearResourceTimings();
   const result =
-    transport === "get" ? await callGet(endpoint, given, key) : await callRpc(endpoint, given, transport, key);
+    transport === "get"
+      ? await callGet(base, endpoint, given, key)
+      : await callRpc(base, endpoint, given, transport, key);
   const durationMs = performance.now() - started;
   // A timing entry is added once the body is read, which may be a task after the call's promise settles.
   await new Promise((resolve) => setTimeout(resolve, 0));
@@ -54,31 +60,36 @@ export function getPath(endpoint: ListedEndpoint, parameters: Record<string, str
   return `api/endpoints/${encodeURIComponent(endpoint.name)}${query === "" ? "" : `?${query}`}`;
 }
 
-async function callGet(endpoint: ListedEndpoint, parameters: Record<string, string>, key: string) {
-  const url = new URL(getPath(endpoint, parameters), document.baseURI).href;
+async function callGet(base: string, endpoint: ListedEndpoint, parameters: Record<string, string>, key: string) {
+  const url = new URL(getPath(endpoint, parameters), base).href;
   const response = await fetch(url, { headers: { "x-api-key": key, accept: "application/json" }, cache: "no-store" });
   const body = (await response.json().catch(() => ({}))) as {
     result?: Row[];
     error?: { code: string; message: string; details?: { field: string; description: string }[] };
   };
-  const base = { httpStatus: response.status, headers: response.headers };
+  const wire = { httpStatus: response.status, headers: response.headers };
   if (response.ok && body.result !== undefined) {
-    return { ...base, ok: true, code: "ok", message: "", rows: body.result, violations: [] };
+    return { ...wire, ok: true, code: "ok", message: "", rows: body.result, violations: [] };
   }
   const error = body.error ?? { code: "unknown", message: `HTTP ${response.status}` };
-  return { ...base, ok: false, code: error.code, message: error.message, rows: [], violations: error.details ?? [] };
+  return { ...wire, ok: false, code: error.code, message: error.message, rows: [], violations: error.details ?? [] };
 }
 
-async function callRpc(endpoint: ListedEndpoint, parameters: Record<string, string>, name: TransportName, key: string) {
+async function callRpc(
+  base: string,
+  endpoint: ListedEndpoint,
+  parameters: Record<string, string>,
+  name: TransportName,
+  key: string,
+) {
   const headers = new Headers();
-  const base = new URL(".", document.baseURI).href.replace(/\/$/, "");
   const found = methodOf(endpoint.grpc_method);
   if (found === undefined) {
     const message = `${endpoint.grpc_method} is not among this page's descriptors: call it by HTTP GET`;
     return { ok: false, code: "unimplemented", message, rows: [], violations: [], headers };
   }
   const { service, method } = found;
-  const client = createClient(service, transportOf(name, base)) as unknown as Record<
+  const client = createClient(service, transportOf(name, base.replace(/\/$/, ""))) as unknown as Record<
     string,
     (request: unknown, options: object) => Promise<unknown>
   >;
