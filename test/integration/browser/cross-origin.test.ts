@@ -84,7 +84,8 @@ describe.skipIf(skip)("calls from a page on another origin", () => {
     const listed = listing.find((e) => e.name === endpoint)!;
     return page.evaluate(
       async (listed, parameters, transport, key, base) => {
-        const run = (globalThis as unknown as { callEndpoint: (...args: unknown[]) => Promise<PageResult> }).callEndpoint;
+        const run = (globalThis as unknown as { callEndpoint: (...args: unknown[]) => Promise<PageResult> })
+          .callEndpoint;
         const result = await run(listed, parameters, transport, key, base);
         return { ...result, headers: Object.fromEntries(result.headers as unknown as Headers) } as PageResult;
       },
