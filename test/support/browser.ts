@@ -1,3 +1,6 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// (The DOM's types: the browser tests hand functions to the page, page.evaluate.)
 // A real browser for the browser tests: Debian's Chromium driven by
 // puppeteer-core, headless, in a fresh profile; and the explorer page built
 // for it by the same build as dist/web/. Where no Chromium is found, the
