@@ -53,27 +53,29 @@ export async function makeBundles(root) {
   let result;
   let webInputs;
   try {
-    result = await build({
-      absWorkingDir: root,
-      entryPoints: entryPoints.map((name) => ({ in: `src/${name}.ts`, out: name })),
-      outdir: staging,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      external,
-      // CommonJS packages inside an ES module bundle call require() for Node's own modules.
-      banner: {
-        js: 'import { createRequire as __bundleCreateRequire } from "node:module"; const require = __bundleCreateRequire(import.meta.url);',
-      },
-      // Maps to src/ for stack traces under `node --enable-source-maps`.
-      sourcemap: "linked",
-      sourcesContent: false,
-      metafile: true,
-      logLevel: "warning",
-    });
-    // The explorer page served at GET / (dist/web/), built for browsers from web/.
-    webInputs = await buildExplorer(root, join(root, staging, "web"));
+    // The explorer page served at GET / (dist/web/), built for browsers from web/ at the same time.
+    [result, webInputs] = await Promise.all([
+      build({
+        absWorkingDir: root,
+        entryPoints: entryPoints.map((name) => ({ in: `src/${name}.ts`, out: name })),
+        outdir: staging,
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        target: "node20",
+        external,
+        // CommonJS packages inside an ES module bundle call require() for Node's own modules.
+        banner: {
+          js: 'import { createRequire as __bundleCreateRequire } from "node:module"; const require = __bundleCreateRequire(import.meta.url);',
+        },
+        // Maps to src/ for stack traces under `node --enable-source-maps`.
+        sourcemap: "linked",
+        sourcesContent: false,
+        metafile: true,
+        logLevel: "warning",
+      }),
+      buildExplorer(root, join(root, staging, "web")),
+    ]);
   } catch {
     rmSync(join(root, staging), { recursive: true, force: true });
     process.stderr.write("build: failed (esbuild's errors above); dist/ is left as it was\n");
@@ -96,7 +98,8 @@ export async function makeBundles(root) {
   if (existsSync(join(root, "dist"))) renameSync(join(root, "dist"), join(root, previous));
   renameSync(join(root, staging), join(root, "dist"));
   rmSync(join(root, previous), { recursive: true, force: true });
-  const bundles = outputs.filter((path) => path.endsWith(".js")).length;
+  // The commands' bundles; the explorer page beside them is not one to run.
+  const bundles = outputs.filter((path) => path.endsWith(".js") && !path.startsWith("dist/web/")).length;
   process.stderr.write(
     `build: ${bundles} bundles from ${sources.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );

@@ -6,7 +6,11 @@
 // their own.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { brotliCompress, constants as zlib, gzip } from "node:zlib";
+
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
 
 /** The files of a built page, as the service serves them (src/transport/http/explorer-page.ts). */
 export const explorerFiles = ["index.html", "explorer.js", "explorer.css"];
@@ -33,16 +37,20 @@ export async function buildExplorer(root, outdir) {
   });
   mkdirSync(outdir, { recursive: true });
   copyFileSync(join(root, "web/index.html"), join(outdir, "index.html"));
-  for (const name of explorerFiles) {
-    const bytes = readFileSync(join(outdir, name));
-    writeFileSync(join(outdir, `${name}.gz`), gzipSync(bytes, { level: 9 }));
-    writeFileSync(
-      join(outdir, `${name}.br`),
-      brotliCompressSync(bytes, {
-        params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length },
-      }),
-    );
-  }
+  // In Node's thread pool, beside whatever else the build is doing.
+  await Promise.all(
+    explorerFiles.map(async (name) => {
+      const bytes = readFileSync(join(outdir, name));
+      const [gz, br] = await Promise.all([
+        gzipped(bytes, { level: 9 }),
+        brotli(bytes, {
+          params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+        }),
+      ]);
+      writeFileSync(join(outdir, `${name}.gz`), gz);
+      writeFileSync(join(outdir, `${name}.br`), br);
+    }),
+  );
   const inputs = Object.keys(result.metafile.inputs).filter((path) => !path.startsWith("<"));
   return [...inputs, "web/index.html", "scripts/build/web-bundle.mjs"];
 }

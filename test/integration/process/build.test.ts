@@ -20,7 +20,17 @@ let copy: string;
 beforeAll(() => {
   copy = makeTemporaryDirectory("sqe-build-");
   // src/gen/ comes along with the hash of what it was made from, so buf is not run again.
-  for (const path of ["package.json", "tsconfig.json", "buf.yaml", "buf.gen.yaml", "scripts", "src", "sql", "proto"]) {
+  for (const path of [
+    "package.json",
+    "tsconfig.json",
+    "buf.yaml",
+    "buf.gen.yaml",
+    "scripts",
+    "src",
+    "sql",
+    "proto",
+    "web",
+  ]) {
     cpSync(join(root, path), join(copy, path), { recursive: true });
   }
   symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
