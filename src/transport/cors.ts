@@ -5,6 +5,7 @@
 // Credentials (cookies) are never allowed: callers send a key or a token.
 import { cors as connectCors } from "@connectrpc/connect";
 import type { HttpRequest, HttpResponse } from "./http/respond.js";
+import { hasBody } from "./rpc-error-response.js";
 import type { RequestHandler } from "./single-port-server.js";
 
 /** `"*"` for any origin, else the exact origins (`https://app.example.com`) allowed. */
@@ -75,8 +76,12 @@ export function withCors(next: RequestHandler, options: CorsOptions = {}): Reque
   return (request, response) => {
     const origin = request.headers.origin;
     const allow = allowOrigin(origin);
-    if (isPreflight(request))
-      return answerPreflight(response, allow, anyOrigin ? {} : { vary: "Origin" }, preflightHeaders);
+    if (isPreflight(request)) {
+      const extra: Record<string, string> = anyOrigin ? {} : { vary: "Origin" };
+      // A preflight has no body; one sent anyway is not read, and its HTTP/1.1 connection closes.
+      if (request.httpVersionMajor === 1 && hasBody(request)) extra.connection = "close";
+      return answerPreflight(response, allow, extra, preflightHeaders);
+    }
     const writable = response as unknown as HttpResponse & { setHeader(name: string, value: string): void };
     // With a list of origins the answer differs by Origin, so caches must keep them apart.
     if (!anyOrigin) writable.setHeader("vary", "Origin");
@@ -93,11 +98,11 @@ export function withCors(next: RequestHandler, options: CorsOptions = {}): Reque
 function answerPreflight(
   response: HttpResponse,
   allow: string | undefined,
-  vary: Record<string, string>,
+  extra: Record<string, string>,
   preflightHeaders: Record<string, string>,
 ): void {
   const writable = response as unknown as { writeHead(status: number, headers: object): void; end(): void };
-  const headers = allow === undefined ? vary : { ...vary, "access-control-allow-origin": allow, ...preflightHeaders };
+  const headers = allow === undefined ? extra : { ...extra, "access-control-allow-origin": allow, ...preflightHeaders };
   writable.writeHead(204, headers);
   writable.end();
 }

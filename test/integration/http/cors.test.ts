@@ -65,6 +65,16 @@ describe("preflights", () => {
     },
   );
 
+  it("reads no body sent with a preflight, closing its HTTP/1.1 connection instead", async () => {
+    const response = await fetch(`${server.url}${RPC_PATH}`, {
+      method: "OPTIONS",
+      headers: { origin: PAGE, "access-control-request-method": "POST" },
+      body: "x".repeat(100_000),
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get("connection")).toBe("close");
+  });
+
   it("never counts a preflight as a failed authentication", async () => {
     for (let i = 0; i < 6; i++) {
       expect((await preflight(throttled, RPC_PATH, PAGE)).status).toBe(204);
