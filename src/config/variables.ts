@@ -10,7 +10,6 @@ import { defaultAdmission } from "../executor/admission.js";
 import { defaultQueryTimeoutMs } from "../executor/query-executor.js";
 import { defaultLogLevel, logLevels } from "../observability/logger.js";
 import { trustedProxyProblem } from "../transport/client-address.js";
-import { corsOriginProblem } from "../transport/cors.js";
 import { defaultConnectionLimits } from "../transport/single-port-server.js";
 import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
@@ -34,6 +33,20 @@ import { variable } from "./variable.js";
 export function apiKeyProblem(key: string): string | undefined {
   if (key.length < 16) return `is ${key.length} characters long; keys need at least 16`;
   if (/\s/.test(key)) return "contains white space";
+  return undefined;
+}
+
+/** Why `entry` cannot be one of CORS_ORIGINS, or undefined: an origin is a scheme, a host and maybe a port. */
+export function corsOriginProblem(entry: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(entry);
+  } catch {
+    return `"${entry}" is not an origin such as https://app.example.com`;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `"${entry}" is not an http or https origin`;
+  if (parsed.origin !== entry)
+    return `"${entry}" is not an origin: write ${parsed.origin} (no path, no trailing slash)`;
   return undefined;
 }
 

@@ -106,17 +106,3 @@ function answerPreflight(
   writable.writeHead(204, headers);
   writable.end();
 }
-
-/** Why `entry` cannot be one of CORS_ORIGINS, or undefined: an origin is a scheme, a host and maybe a port. */
-export function corsOriginProblem(entry: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(entry);
-  } catch {
-    return `"${entry}" is not an origin such as https://app.example.com`;
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `"${entry}" is not an http or https origin`;
-  if (parsed.origin !== entry)
-    return `"${entry}" is not an origin: write ${parsed.origin} (no path, no trailing slash)`;
-  return undefined;
-}

@@ -13,7 +13,7 @@ export { createRpcGate, credentialKey } from "./rpc-gate.js";
 export type { RpcGate, RpcGateOptions } from "./rpc-gate.js";
 export { sendRpcError, rpcProtocolOf, bodyTooLarge, percentEncoded } from "./rpc-error-response.js";
 export type { RpcProtocol } from "./rpc-error-response.js";
-export { withCors, corsOriginProblem, corsAllowedHeaders, corsAllowedMethods, corsExposedHeaders } from "./cors.js";
+export { withCors, corsAllowedHeaders, corsAllowedMethods, corsExposedHeaders } from "./cors.js";
 export type { CorsOptions, CorsOrigins } from "./cors.js";
 export * from "./http/index.js";
 export * from "./grpc/index.js";
