@@ -17,7 +17,7 @@ import {
   type ComputedResponse,
   type EndpointRegistry,
 } from "../endpoints/index.js";
-import { createQueryExecutor, createQueryTuning, defaultAdmission, defaultQueryTimeoutMs } from "../executor/index.js";
+import { createQueryExecutor, createQueryTuning, defaultQueryTimeoutMs } from "../executor/index.js";
 import {
   type Clock,
   type Logger,
@@ -45,8 +45,8 @@ import {
   type RequestHandler,
   type TrustedProxies,
 } from "../transport/index.js";
-import type { Warehouse } from "../warehouse/index.js";
-import { defaultAppLimits } from "./app-defaults.js";
+import { type Warehouse, warehouseCapabilities } from "../warehouse/index.js";
+import { defaultAppLimits, defaultConcurrency } from "./app-defaults.js";
 import { sharedReadiness } from "./shared-readiness.js";
 
 export interface AppOptions {
@@ -80,7 +80,7 @@ export interface AppOptions {
   trustedProxies?: TrustedProxies;
   /**
    * Bounds on warehouse queries running, waiting, and running and waiting
-   * for one key. Default 8 (1 on the embedded engine), 64 and 16.
+   * for one key. Default 8 (1 on a warehouse that runs one query at a time), 64 and 16.
    */
   admission?: { maxConcurrent?: number; maxQueued?: number; maxPerKey?: number };
   /** Largest Connect, gRPC or gRPC-Web request message, after decompression. Default 65,536 bytes. */
@@ -135,23 +135,19 @@ export function createApp(options: AppOptions): App {
     maxParameterLength: options.maxParameterLength,
   });
   const metrics = options.metrics ?? createMetrics();
-  // A server stops a query nobody waits for (KILL QUERY); the embedded engine cannot: it runs the query to its end.
-  const warehouseStopsAbandonedQueries = options.warehouse.kind === "server";
+  const capabilities = warehouseCapabilities(options.warehouse.kind);
   const executor = createQueryExecutor({
     client: options.warehouse.client,
     clock,
     logger,
     defaultTimeoutMs,
     maxTimeoutMs: maxQueryMs,
-    // The embedded engine runs one saved query at a time (chDB queues queries with parameters itself):
-    // more turns would only move the queue into chDB, past the fair order and the bounds.
     admission: {
-      maxConcurrent:
-        options.warehouse.kind === "embedded" ? defaultAppLimits.embeddedConcurrency : defaultAdmission.maxConcurrent,
+      maxConcurrent: defaultConcurrency(capabilities),
       maxPerKey: defaultAppLimits.warehouseCallsPerKey,
       ...options.admission,
     },
-    killAbortedQueries: warehouseStopsAbandonedQueries,
+    killAbortedQueries: capabilities.stopsAbandonedQueries,
     schemaReady,
     tuning: createQueryTuning({
       distributed: options.warehouse.cluster !== undefined,
@@ -180,7 +176,7 @@ export function createApp(options: AppOptions): App {
     cache,
     clock,
     sharedTimeoutMs: maxQueryMs,
-    sharedDeadline: warehouseStopsAbandonedQueries ? "service" : "callers",
+    sharedDeadline: capabilities.stopsAbandonedQueries ? "service" : "callers",
   });
   const knownEndpoints = new Set(registry.endpoints.map((e) => e.definition.name));
   const knownParameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.name)));

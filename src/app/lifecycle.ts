@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { apiKeyProblem, ConfigError, type Config, type CredentialsConfig } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer, trustedProxies } from "../transport/index.js";
-import { keepSchema, openResilientWarehouse, ensureDemoData } from "../warehouse/index.js";
+import { keepSchema, openResilientWarehouse, ensureDemoData, warehouseCapabilities } from "../warehouse/index.js";
 import { createApp, type AppOptions } from "./create-app.js";
 import { watchSchemaFit, type SchemaFit } from "./schema-fit.js";
 
@@ -44,7 +44,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const warehouse = await openResilientWarehouse(config.warehouse, logger, {
     retryMs: Math.min(2_000, config.warehouseRetryMs),
   });
-  const seedDemo = warehouse.kind === "embedded" && config.demoData;
+  const capabilities = warehouseCapabilities(warehouse.kind);
+  const seedDemo = capabilities.ownsItsData && config.demoData;
   const schema = keepSchema(warehouse.client, {
     logger,
     maxRetryMs: config.warehouseRetryMs,
@@ -64,7 +65,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     tokens !== undefined ? "signed tokens (JWT)" : undefined,
   ].filter((note) => note !== undefined);
   let keyNote = `credentials: ${notes.join(", ")}`;
-  if (notes.length === 0 && config.warehouse.kind === "embedded") {
+  // With no credentials configured, a key is generated and kept beside data of the service's own.
+  if (notes.length === 0 && capabilities.ownsItsData && "path" in config.warehouse) {
     const stored = loadOrCreateApiKey(config.warehouse.path);
     const problem = apiKeyProblem(stored.key);
     if (problem !== undefined)

@@ -1,7 +1,7 @@
 // The table of environment variables (docs/configuration.md): each one's
 // name, parser, default and meaning, written once. readConfig reads them,
 // `--help` lists them and `npm run docs` writes the documentation's tables.
-import { defaultAppLimits } from "../app/app-defaults.js";
+import { defaultAppLimits, defaultConcurrency } from "../app/app-defaults.js";
 import { defaultAuthFailures } from "../auth/auth-failure-throttle.js";
 import { defaultKeyFilePollMs } from "../auth/key-file.js";
 import { defaultRateLimit } from "../auth/rate-limiter.js";
@@ -11,6 +11,7 @@ import { defaultQueryTimeoutMs } from "../executor/query-executor.js";
 import { defaultLogLevel, logLevels } from "../observability/logger.js";
 import { trustedProxyProblem } from "../transport/client-address.js";
 import { defaultConnectionLimits } from "../transport/single-port-server.js";
+import { warehouseCapabilities } from "../warehouse/capabilities.js";
 import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
   corsOrigins,
@@ -303,7 +304,7 @@ export const variables = {
     parser: whole(1),
     // Depends on the engine: readConfig fills it in.
     default: undefined,
-    shownDefault: `\`${defaultAppLimits.embeddedConcurrency}\` embedded, \`${defaultAdmission.maxConcurrent}\` server`,
+    shownDefault: `\`${defaultConcurrency(warehouseCapabilities("embedded"))}\` embedded, \`${defaultConcurrency(warehouseCapabilities("server"))}\` server`,
     description:
       "warehouse queries running at once; the embedded engine runs one saved query at a time, so above 1 needs `CLICKHOUSE_URL`",
   }),

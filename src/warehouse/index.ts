@@ -3,7 +3,9 @@
 export { openWarehouse, openResilientWarehouse } from "./warehouse-client.js";
 export { createReopeningClient, isEmbeddedEngineGone, WarehouseClosedError } from "./reopening-client.js";
 export type { WarehouseClient, ReopeningClient, ReopeningClientOptions } from "./reopening-client.js";
-export type { Warehouse } from "./warehouse-client.js";
+export type { Warehouse, WarehouseConfig } from "./warehouse-client.js";
+export { warehouseCapabilities } from "./capabilities.js";
+export type { WarehouseCapabilities, WarehouseKind } from "./capabilities.js";
 export { DataDirectoryHeldError, dataDirectoryHolder } from "./data-directory-lock.js";
 export { migrate } from "./migrations.js";
 export { clusterStatements, migrationStatements, localTableSuffix, shardingKey } from "./cluster-ddl.js";
