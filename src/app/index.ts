@@ -2,4 +2,4 @@
 export { createApp } from "./create-app.js";
 export type { App, AppOptions } from "./create-app.js";
 export { startService } from "./lifecycle.js";
-export type { RunningService, StartOptions } from "./lifecycle.js";
+export type { RunningService } from "./lifecycle.js";
