@@ -2,15 +2,14 @@
 // stop accepting, let calls in flight finish within a bound, close the
 // warehouse, exit 0.
 import { loadOrCreateApiKey } from "../auth/index.js";
-import { createPublicKey } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { apiKeyProblem, ConfigError, type Config, type CredentialsConfig } from "../config/index.js";
+import { apiKeyProblem, ConfigError, type Config } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer, trustedProxies } from "../transport/index.js";
 import { keepSchema, openResilientWarehouse, ensureDemoData, warehouseCapabilities } from "../warehouse/index.js";
-import { createApp, type AppOptions } from "./create-app.js";
+import { createApp } from "./create-app.js";
 import { watchSchemaFit, type SchemaFit } from "./schema-fit.js";
+import { tokenKeys } from "./token-keys.js";
 
 export interface RunningService {
   url: string;
@@ -170,40 +169,4 @@ export async function startService(options: StartOptions): Promise<RunningServic
       logger.info("stopped");
     })());
   return { url, stop, reloadCredentials: () => void app.reloadCredentials() };
-}
-
-/** How tokens are verified, from JWT_SECRET, JWT_PUBLIC_KEY (PEM, or a file of it) or JWT_JWKS_FILE. */
-function tokenKeys(credentials: CredentialsConfig): AppOptions["tokens"] {
-  const read = (name: string, path: string) => {
-    try {
-      return readFileSync(path, "utf8");
-    } catch (error) {
-      throw new ConfigError([
-        `${name} ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      ]);
-    }
-  };
-  if (credentials.jwtSecret !== undefined) return { secret: credentials.jwtSecret };
-  if (credentials.jwtPublicKey !== undefined) {
-    const pem = credentials.jwtPublicKey.startsWith("-----BEGIN")
-      ? credentials.jwtPublicKey
-      : read("JWT_PUBLIC_KEY", credentials.jwtPublicKey);
-    try {
-      createPublicKey(pem);
-    } catch {
-      throw new ConfigError(["JWT_PUBLIC_KEY is not a PEM public key (nor the path of a file holding one)"]);
-    }
-    return { publicKeyPem: pem };
-  }
-  if (credentials.jwtJwksFile !== undefined) {
-    try {
-      return {
-        jwks: JSON.parse(read("JWT_JWKS_FILE", credentials.jwtJwksFile)) as NonNullable<AppOptions["tokens"]>["jwks"],
-      };
-    } catch (error) {
-      if (error instanceof ConfigError) throw error;
-      throw new ConfigError([`JWT_JWKS_FILE ${credentials.jwtJwksFile} is not JSON`]);
-    }
-  }
-  return undefined;
 }
