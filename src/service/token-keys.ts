@@ -4,7 +4,7 @@
 import { createPublicKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ConfigError, type CredentialsConfig } from "../config/index.js";
-import type { AppOptions } from "./create-app.js";
+import type { AppOptions } from "../app/index.js";
 
 /** How tokens are verified, from JWT_SECRET, JWT_PUBLIC_KEY (PEM, or a file of it) or JWT_JWKS_FILE. */
 export function tokenKeys(credentials: CredentialsConfig): AppOptions["tokens"] {

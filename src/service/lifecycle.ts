@@ -7,7 +7,7 @@ import { apiKeyProblem, ConfigError, type Config } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
 import { createSinglePortServer, trustedProxies } from "../transport/index.js";
 import { keepSchema, openResilientWarehouse, ensureDemoData, warehouseCapabilities } from "../warehouse/index.js";
-import { createApp } from "./create-app.js";
+import { createApp } from "../app/index.js";
 import { watchSchemaFit, type SchemaFit } from "./schema-fit.js";
 import { tokenKeys } from "./token-keys.js";
 
