@@ -1,4 +1,3 @@
 // The GET API and the plain HTTP routes beside Connect, and the explorer page.
 export { createHttpRoutes, isHttpRoute } from "./http-routes.js";
-export { withExplorer, explorerContentSecurityPolicy } from "./explorer-page.js";
-export type { ExplorerPageOptions } from "./explorer-page.js";
+export { withExplorer } from "./explorer-page.js";
