@@ -94,7 +94,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   return {
     answer(request, response, call, requestId, credential) {
       const started = performance.now();
-      const hit = service.peek(call);
+      const hit = service.peek(call, credential.id);
       const lookupMs = performance.now() - started;
       if (hit !== undefined) {
         sendResult(bodies, request, response, requestId, call, hit, lookupMs);
