@@ -142,6 +142,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     entry.lastAskedAt = storeNow();
     entry.askedSinceComputed = true;
     store.touch(key, tenant);
+    warming.asked(key, entry);
     onEvent("hit", policy.label ?? "");
     return { value: entry.value, status: "HIT", computedAt: entry.computedAt };
   }

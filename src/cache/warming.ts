@@ -26,7 +26,7 @@ export interface WarmingOptions<V> {
   logger: Logger;
 }
 
-export interface Warming {
+export interface Warming<V> {
   /** When an entry of `policy` computed at `now` is next due; never without warming. */
   dueAfter(now: number, policy: CachePolicy): number;
   /**
@@ -34,11 +34,13 @@ export interface Warming {
    * pass under way if any; resolves when no refresh is left to run.
    */
   run(): Promise<void>;
+  /** Tells the turns that `key` was just asked for (its entry's lastAskedAt and tenant are the ask's). */
+  asked(key: string, entry: Entry<V>): void;
   /** Stops the timer; refreshes waiting for their turn are not started. */
   close(): void;
 }
 
-export function createWarming<V>(options: WarmingOptions<V>): Warming {
+export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
   const { store, renew, warmConcurrency, warmShare, jitter, random, retryAfterFailureMs, onEvent, logger } = options;
   let closed = false;
   /**
@@ -46,7 +48,7 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming {
    * their share of the warehouse's time (real time, whatever the clock says).
    */
   let nextRefreshAt = 0;
-  const turns = createWarmingTurns<V>();
+  const turns = createWarmingTurns();
   let working = 0;
   /** The pass under way: ends when no refresh is left to start or running. */
   let pass: { done: Promise<void>; end: () => void } | undefined;
@@ -68,28 +70,30 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming {
   }
 
   /**
-   * Whether `entry` is still `key`'s and due. Only a result asked for since it
-   * was computed is worth computing again; the rest are served until their
-   * lifetime ends.
+   * Whether `entry` is due. Only a result asked for since it was computed is
+   * worth computing again; the rest are served until their lifetime ends.
    */
-  const isDue = (key: string, entry: Entry<V>, now: number) =>
-    store.get(key) === entry &&
+  const isDue = (entry: Entry<V>, now: number) =>
     !entry.refreshing &&
     entry.askedSinceComputed &&
     entry.refreshDueAt <= now &&
     now - entry.lastAskedAt < entry.policy.ttlMs;
 
-  /** Hands the entries due now to the turns; idle ones are dropped on the way (expired ones node-cache drops). */
+  /**
+   * Queues the entries that fell due since the last sweep; idle ones are
+   * dropped on the way (expired ones node-cache drops). Reads every entry but
+   * sorts only the new ones.
+   */
   function scan() {
     const now = storeNow();
     const due: [string, Entry<V>][] = [];
-    for (const key of [...store.keys()]) {
-      const entry = store.get(key);
-      if (entry === undefined) continue;
+    for (const [key, entry] of store.entries()) {
       if (now - entry.lastAskedAt >= entry.policy.ttlMs) store.delete(key);
-      else if (isDue(key, entry, now)) due.push([key, entry]);
+      else if (isDue(entry, now) && !turns.has(key)) due.push([key, entry]);
     }
-    turns.replace(due);
+    turns.add(due);
+    // Keys asked again while queued, and dropped from the cache meanwhile, leave items behind.
+    if (turns.size > 2 * store.size.entries + 64) turns.prune((key) => store.get(key) !== undefined);
   }
 
   /**
@@ -110,7 +114,10 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming {
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
         if (closed) return;
         // Taken after the wait, so that what fell due meanwhile has its turn.
-        const next = turns.take((key, entry) => isDue(key, entry, storeNow()));
+        const next = turns.take((key) => {
+          const entry = store.get(key);
+          return entry !== undefined && isDue(entry, storeNow()) ? entry : undefined;
+        });
         if (next === undefined) return;
         const started = performance.now();
         await refresh(...next);
@@ -138,6 +145,7 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming {
     dueAfter: (now, policy) =>
       policy.warmMs > 0 ? now + policy.warmMs * (1 - jitter * random()) : Number.POSITIVE_INFINITY,
     run,
+    asked: (key, entry) => turns.asked(key, entry),
     close() {
       closed = true;
       if (timer !== undefined) clearInterval(timer);
