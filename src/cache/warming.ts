@@ -106,7 +106,13 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
     if (pass === undefined) {
       let end!: () => void;
       const done = new Promise<void>((resolve) => (end = resolve));
-      pass = { done, end: () => ((pass = undefined), end()) };
+      pass = {
+        done,
+        end: () => {
+          pass = undefined;
+          end();
+        },
+      };
     }
     try {
       while (!closed) {
