@@ -57,8 +57,12 @@ export interface AppOptions {
   metrics?: Metrics;
   /** How often cache warming looks for due entries; 0 leaves it to the caller. Default 1000 ms. */
   cacheSweepIntervalMs?: number;
-  /** Bounds of the result cache. Default 10,000 entries and 256 MiB. */
-  cacheLimits?: { maxEntries?: number; maxBytes?: number };
+  /**
+   * Bounds of the result cache, and what one caller may hold of a full one
+   * (a fraction of each bound: ResultCacheOptions.sharePerCaller). Default
+   * 10,000 entries, 256 MiB and half of each.
+   */
+  cacheLimits?: { maxEntries?: number; maxBytes?: number; sharePerCaller?: number };
   /** Calls per second and burst per API key; perSecond 0 disables. Default 100 and 200. */
   rateLimit?: { perSecond: number; burst: number };
   /** Failed authentications a second and in a row per client address; perSecond 0 disables. Default 1 and 20. */

@@ -75,6 +75,8 @@ export interface Limits {
   warehouseQueue: number;
   /** `WAREHOUSE_CALLS_PER_KEY`: one key's warehouse queries running and waiting. */
   warehouseCallsPerKey: number;
+  /** `CACHE_SHARE_PER_CALLER`: what one key may hold of a full result cache, as a fraction of each bound. */
+  cacheSharePerCaller: number;
   /** `AUTH_FAILURES_PER_SECOND` and `AUTH_FAILURE_BURST`: failed authentications allowed per client address. */
   authFailures: { perSecond: number; burst: number };
 }

@@ -112,6 +112,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       warehouseConcurrency,
       warehouseQueue: value.WAREHOUSE_QUEUE,
       warehouseCallsPerKey: value.WAREHOUSE_CALLS_PER_KEY,
+      cacheSharePerCaller: value.CACHE_SHARE_PER_CALLER,
       authFailures: { perSecond: value.AUTH_FAILURES_PER_SECOND, burst: value.AUTH_FAILURE_BURST },
     },
     corsOrigins: value.CORS_ORIGINS,

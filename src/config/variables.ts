@@ -3,6 +3,7 @@
 // `--help` lists them and `npm run docs` writes the documentation's tables.
 import { defaultAppLimits, defaultConcurrency } from "../app/app-defaults.js";
 import { defaultAuthFailures } from "../auth/auth-failure-throttle.js";
+import { defaultSharePerCaller } from "../cache/result-cache.js";
 import { defaultKeyFilePollMs } from "../auth/key-file.js";
 import { defaultRateLimit } from "../auth/rate-limiter.js";
 import { defaultMaxParameterLength } from "../endpoints/registry.js";
@@ -16,6 +17,7 @@ import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
   corsOrigins,
   flag,
+  fraction,
   fractionalSeconds,
   httpUrl,
   identifier,
@@ -321,6 +323,14 @@ export const variables = {
     parser: whole(1),
     default: defaultAppLimits.warehouseCallsPerKey,
     description: "one key's warehouse queries running and waiting",
+  }),
+  CACHE_SHARE_PER_CALLER: variable({
+    name: "CACHE_SHARE_PER_CALLER",
+    section: "Bounds",
+    parser: fraction,
+    default: defaultSharePerCaller,
+    description:
+      "what one key may hold of a full result cache, as a fraction of its entry and byte bounds: past a bound, a key holding more loses its own least recently used entries first, so its misses cannot push out other keys' results. A key alone may fill the cache. A number above 0 and at most 1; `1` turns the share off ([reliability.md](reliability.md#the-cache-under-many-keys))",
   }),
   AUTH_FAILURES_PER_SECOND: variable({
     name: "AUTH_FAILURES_PER_SECOND",

@@ -94,6 +94,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       maxBodyBytes: config.limits.maxBodyBytes,
       maxParameterLength: config.limits.maxParameterLength,
       maxQueryMs: config.limits.maxQueryMs,
+      cacheLimits: { sharePerCaller: config.limits.cacheSharePerCaller },
       admission: {
         maxConcurrent: config.limits.warehouseConcurrency,
         maxQueued: config.limits.warehouseQueue,

@@ -32,6 +32,7 @@ describe("readConfig", () => {
         warehouseConcurrency: 1,
         warehouseQueue: 64,
         warehouseCallsPerKey: 16,
+        cacheSharePerCaller: 0.5,
         authFailures: { perSecond: 1, burst: 20 },
       },
       corsOrigins: "*",
@@ -51,6 +52,7 @@ describe("readConfig", () => {
       MAX_QUERY_SECONDS: "4",
       WAREHOUSE_QUEUE: "0",
       WAREHOUSE_CALLS_PER_KEY: "2",
+      CACHE_SHARE_PER_CALLER: "0.25",
       AUTH_FAILURES_PER_SECOND: "0.5",
       AUTH_FAILURE_BURST: "5",
     });
@@ -65,6 +67,7 @@ describe("readConfig", () => {
       warehouseConcurrency: 8,
       warehouseQueue: 0,
       warehouseCallsPerKey: 2,
+      cacheSharePerCaller: 0.25,
       authFailures: { perSecond: 0.5, burst: 5 },
     });
   });
@@ -75,6 +78,9 @@ describe("readConfig", () => {
     ["MAX_QUERY_SECONDS", "1.5"],
     ["WAREHOUSE_CONCURRENCY", "many"],
     ["AUTH_FAILURES_PER_SECOND", "-1"],
+    ["CACHE_SHARE_PER_CALLER", "0"],
+    ["CACHE_SHARE_PER_CALLER", "1.5"],
+    ["CACHE_SHARE_PER_CALLER", "half"],
   ])("refuses %s=%s naming the variable", (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be`));
   });
