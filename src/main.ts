@@ -4,7 +4,7 @@ import { startService } from "./service/index.js";
 import { readCommandLine } from "./cli/command-line.js";
 import { runCli } from "./cli/run-cli.js";
 import { configurationHelp, readConfig } from "./config/index.js";
-import { createLogger } from "./observability/index.js";
+import { createLogger, startOtelTracing, tracesWanted } from "./observability/index.js";
 
 readCommandLine({
   usage: `usage: node dist/main.js [--help]      (npm start runs it after an up-to-date build)
@@ -13,7 +13,9 @@ Starts the service: migrates the warehouse, loads the demo data into an empty
 embedded one (DEMO_DATA=1), and serves the saved queries on one port until
 SIGTERM or SIGINT; SIGHUP reads API_KEYS_FILE again. Configured by the
 environment variables below (docs/configuration.md); an empty one counts as
-unset, and a bad one stops start-up with a line naming it.
+unset, and a bad one stops start-up with a line naming it. Traces follow
+OpenTelemetry's OTEL_* variables, off unless OTEL_EXPORTER_OTLP_ENDPOINT is
+set (docs/observability.md).
 
 options:
   -h, --help   print this and exit
@@ -25,7 +27,9 @@ ${configurationHelp()}`,
 await runCli(async () => {
   const config = readConfig();
   const logger = createLogger({ level: config.logLevel });
-  const service = await startService({ config, logger });
+  // Without an exporter endpoint the OpenTelemetry SDK is never loaded.
+  const tracing = tracesWanted(process.env) ? await startOtelTracing({ logger }) : undefined;
+  const service = await startService({ config, logger, tracing });
   process.on("SIGHUP", () => {
     logger.info("signal received", { signal: "SIGHUP" });
     service.reloadCredentials();

@@ -2,10 +2,12 @@
 // by esbuild from src/ with the packages inside, so that Node reads one file
 // at start instead of some 400 modules (docs/performance.md, "Start and
 // restart"); and the explorer page, for browsers, in dist/web/
-// (web-bundle.mjs). Three packages stay outside the commands' bundles: chdb
+// (web-bundle.mjs). Some packages stay outside the commands' bundles: chdb
 // (a native addon that finds its library by path), @clickhouse/client (so
-// that it and chdb's connection share one copy of client-common) and jose
-// (loaded with the first token only). Types are not checked here: `npm run typecheck` (part of `npm test`)
+// that it and chdb's connection share one copy of client-common), jose
+// (loaded with the first token only) and OpenTelemetry's API and SDK
+// (imported dynamically, and only when traces are exported:
+// observability/otel-tracing.ts). Types are not checked here: `npm run typecheck` (part of `npm test`)
 // does that.
 //
 // What the bundles were made from (esbuild's list of inputs, packages
@@ -19,7 +21,7 @@ import { buildExplorer } from "./web-bundle.mjs";
 
 /** The commands, each bundled on its own: src/<name>.ts becomes dist/<name>.js. */
 const entryPoints = ["main", "cli/migrate", "cli/seed", "cli/import", "cli/token"];
-const external = ["chdb", "@clickhouse/client", "jose"];
+const external = ["chdb", "@clickhouse/client", "jose", "@opentelemetry/api", "@opentelemetry/sdk-node"];
 /** Files that shape the bundles besides the sources esbuild reads. */
 const buildFiles = [
   "package.json",

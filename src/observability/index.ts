@@ -1,7 +1,10 @@
-// Cross-cutting: logging and the clock.
+// Cross-cutting: logging, metrics, traces and the clock.
 export { createLogger, silentLogger, logLevels, defaultLogLevel } from "./logger.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { systemClock, fixedClock } from "./clock.js";
 export type { Clock } from "./clock.js";
 export { createMetrics } from "./metrics.js";
 export type { Metrics } from "./metrics.js";
+export { startOtelTracing } from "./otel-tracing.js";
+export { traceAttribute, traceHeadersOf, tracesWanted } from "./tracing.js";
+export type { TraceAttributes, TraceHeaders, TraceSpan, Tracing } from "./tracing.js";

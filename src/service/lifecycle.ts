@@ -4,7 +4,7 @@
 import { loadOrCreateApiKey } from "../auth/index.js";
 import { join } from "node:path";
 import { apiKeyProblem, ConfigError, type Config } from "../config/index.js";
-import type { Logger } from "../observability/index.js";
+import type { Logger, Tracing } from "../observability/index.js";
 import { createSinglePortServer, trustedProxies } from "../transport/index.js";
 import { keepSchema, openResilientWarehouse, ensureDemoData, warehouseCapabilities } from "../warehouse/index.js";
 import { createApp } from "../app/index.js";
@@ -30,6 +30,8 @@ export interface StartOptions {
   readSql?: (name: string) => string;
   /** Where the built explorer page is. Default: `web/` beside the running bundle (dist/web/). */
   explorerDirectory?: string;
+  /** Traces of calls (docs/observability.md), shut down with the service. Default: none. */
+  tracing?: Tracing;
 }
 
 export async function startService(options: StartOptions): Promise<RunningService> {
@@ -108,6 +110,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       explorer: config.explorer
         ? { directory: options.explorerDirectory ?? join(import.meta.dirname, "web") }
         : undefined,
+      tracing: options.tracing,
     });
   } catch (error) {
     // A key file that does not read, say: nothing is served, and the warehouse is let go.
@@ -167,6 +170,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
       schema.stop();
       schemaFit.stop();
       await warehouse.close();
+      // The last spans go out, within a bound: a receiver that does not answer cannot hold the exit.
+      await options.tracing?.shutdown();
       logger.info("stopped");
     })());
   return { url, stop, reloadCredentials: () => void app.reloadCredentials() };

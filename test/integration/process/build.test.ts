@@ -179,6 +179,20 @@ describe("the build before every command", () => {
     expect(inputs.some((path) => /node_modules\/(chdb|jose|@clickhouse\/client)\//.test(path))).toBe(false);
   });
 
+  it("keeps OpenTelemetry out of the start path: not bundled, and imported only dynamically, when traces are wanted", () => {
+    const inputs = Object.keys(
+      (JSON.parse(readFileSync(join(copy, "dist/.inputs.json"), "utf8")) as { files: Record<string, unknown> }).files,
+    );
+    expect(inputs.filter((path) => path.includes("node_modules/@opentelemetry/"))).toEqual([]);
+    const main = readFileSync(join(copy, "dist/main.js"), "utf8");
+    // No static import, which Node would load at start whatever the configuration ...
+    expect(main.match(/^\s*import\b[^;(]*["']@opentelemetry\/[^"']+["']/gm)).toBeNull();
+    expect(main.match(/\brequire\(["']@opentelemetry\//g)).toBeNull();
+    // ... only the dynamic imports of observability/otel-tracing.ts.
+    expect(main).toContain('import("@opentelemetry/sdk-node")');
+    expect(main).toContain('import("@opentelemetry/api")');
+  });
+
   it("--then runs a bundle in the same process: an import, then the service answering from what it imported", async () => {
     const now = Date.now();
     const rows = [
