@@ -9,8 +9,9 @@ import {
   type TokenVerifierOptions,
 } from "../auth/index.js";
 import type { EndpointRegistry } from "../endpoints/index.js";
-import type { Clock, Logger } from "../observability/index.js";
-import { clientAddress, type TrustedProxies } from "../transport/index.js";
+import { ConnectError } from "@connectrpc/connect";
+import type { Clock, Logger, Tracing } from "../observability/index.js";
+import { clientAddress, codeName, recordCallOutcome, type TrustedProxies } from "../transport/index.js";
 
 export interface AuthenticationOptions {
   /** The saved queries: a scope naming anything else is refused. */
@@ -23,6 +24,8 @@ export interface AuthenticationOptions {
   trustedProxies?: TrustedProxies;
   clock: Clock;
   logger: Logger;
+  /** Tells the current call's span who called, or why not (docs/observability.md). Default: none. */
+  tracing?: Tracing;
 }
 
 export interface Authentication {
@@ -62,9 +65,34 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
   });
   // Failed authentications are counted per client: the peer, or the client a trusted proxy names.
   const trusted = options.trustedProxies;
-  const authenticate: Authenticator =
+  const authenticateClient: Authenticator =
     trusted === undefined || trusted.empty
       ? authenticateFrom
       : (headers, peer) => authenticateFrom(headers, clientAddress(peer, headers.get("x-forwarded-for"), trusted));
+  const { tracing } = options;
+  const authenticate = tracing === undefined ? authenticateClient : tracedAuthenticator(authenticateClient, tracing);
   return { authenticate, reloadKeyFile: () => keyFile?.reload() ?? true, close };
+}
+
+/** `authenticate`, telling the current call's span who called (a key id or token subject, never a secret) or why not. */
+function tracedAuthenticator(authenticate: Authenticator, tracing: Tracing): Authenticator {
+  const refused = (error: unknown): never => {
+    recordCallOutcome(tracing, { code: codeName(ConnectError.from(error).code) });
+    throw error;
+  };
+  return (headers, peer) => {
+    let credential: ReturnType<Authenticator>;
+    try {
+      credential = authenticate(headers, peer);
+    } catch (error) {
+      return refused(error);
+    }
+    if (credential instanceof Promise)
+      return credential.then((verified) => {
+        recordCallOutcome(tracing, { caller: verified.id });
+        return verified;
+      }, refused);
+    recordCallOutcome(tracing, { caller: credential.id });
+    return credential;
+  };
 }

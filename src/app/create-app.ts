@@ -16,6 +16,7 @@ import {
   type Clock,
   type Logger,
   type Metrics,
+  type Tracing,
   createMetrics,
   silentLogger,
   systemClock,
@@ -24,6 +25,8 @@ import {
   createHttpRoutes,
   createRpcStack,
   isHttpRoute,
+  recordCallOutcome,
+  traceCalls,
   withCors,
   withExplorer,
   type CorsOrigins,
@@ -98,6 +101,8 @@ export interface AppOptions {
   corsOrigins?: CorsOrigins;
   /** The explorer at GET /, from the built page in `directory` (dist/web/). Default: none. */
   explorer?: { directory: string };
+  /** Traces of saved-query calls, cache refreshes and warehouse queries (docs/observability.md). Default: none. */
+  tracing?: Tracing;
 }
 
 export interface App {
@@ -120,6 +125,7 @@ export function createApp(options: AppOptions): App {
   const maxQueryMs = options.maxQueryMs ?? defaultQueryTimeoutMs;
   const schemaReady = options.schemaReady ?? (() => true);
   const metrics = options.metrics ?? createMetrics();
+  const { tracing } = options;
   const registry = createEndpointRegistry({
     services: savedQueryServices,
     readSql: options.readSql,
@@ -137,6 +143,7 @@ export function createApp(options: AppOptions): App {
     admission: options.admission,
     cacheSweepIntervalMs: options.cacheSweepIntervalMs,
     cacheLimits: options.cacheLimits,
+    tracing,
   });
   const authentication = createAuthentication({
     registry,
@@ -148,8 +155,12 @@ export function createApp(options: AppOptions): App {
     trustedProxies: options.trustedProxies,
     clock,
     logger,
+    tracing,
   });
   const { authenticate } = authentication;
+  // With traces, the end of each call (or its refusal) tells its span the code.
+  const observe =
+    tracing === undefined ? undefined : ({ code }: { code: string }) => recordCallOutcome(tracing, { code });
   const ready = sharedReadiness(
     options.ready ??
       (async () =>
@@ -160,7 +171,16 @@ export function createApp(options: AppOptions): App {
         ))),
     options.readinessReuseMs,
   );
-  const httpRoutes = createHttpRoutes({ registry, service, authenticate, ready, metrics, logger, defaultTimeoutMs });
+  const httpRoutes = createHttpRoutes({
+    registry,
+    service,
+    authenticate,
+    ready,
+    metrics,
+    logger,
+    defaultTimeoutMs,
+    observe,
+  });
   const rpc = createRpcStack({
     registry,
     services: savedQueryServices,
@@ -175,16 +195,20 @@ export function createApp(options: AppOptions): App {
     maxBodyBytes: options.maxBodyBytes ?? defaultAppLimits.maxBodyBytes,
     healthPollMs: options.healthPollMs,
     maxHealthWatches: options.maxHealthWatches,
+    observe,
   });
   // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.
   const routed: RequestHandler = (request, response) =>
     isHttpRoute(request.url ?? "/") ? httpRoutes(request, response) : rpc.handler(request, response);
-  // Browsers: preflights answered and CORS headers set before any route or key check; the explorer page beside.
+  // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
+  const traced =
+    tracing === undefined ? routed : traceCalls(routed, { tracing, endpointOf: savedQueryOfPath(registry) });
+  // Browsers: preflights answered and CORS headers set before any route or key check (and untraced); the explorer page beside.
   const explorer = options.explorer;
   const handler = withCors(
     explorer === undefined
-      ? routed
-      : withExplorer(routed, {
+      ? traced
+      : withExplorer(traced, {
           directory: explorer.directory,
           onMissing: (directory) => logger.warn("explorer not built; GET / answers 503", { directory }),
         }),
@@ -202,5 +226,20 @@ export function createApp(options: AppOptions): App {
       cache.close();
       authentication.close();
     },
+  };
+}
+
+/** The saved query a request path calls: `/api/endpoints/<name>`, `/api/endpoints/query/<id>` or its RPC method. */
+function savedQueryOfPath(registry: EndpointRegistry): (path: string) => string | undefined {
+  const byRpcPath = new Map(registry.endpoints.map((e) => [`/${e.grpcMethod}`, e.definition.name]));
+  return (path) => {
+    if (!path.startsWith("/api/endpoints/")) return byRpcPath.get(path);
+    const rest = path.slice("/api/endpoints/".length);
+    try {
+      return registry.find(decodeURIComponent(rest.startsWith("query/") ? rest.slice("query/".length) : rest))
+        ?.definition.name;
+    } catch {
+      return undefined; // a malformed escape: answered 400 by the routes, untraced
+    }
   };
 }

@@ -9,8 +9,8 @@ import {
   type EndpointService,
 } from "../endpoints/index.js";
 import { createQueryExecutor, createQueryTuning } from "../executor/index.js";
-import type { Clock, Logger, Metrics } from "../observability/index.js";
-import { codeName } from "../transport/index.js";
+import type { Clock, Logger, Metrics, Tracing } from "../observability/index.js";
+import { codeName, recordCallOutcome } from "../transport/index.js";
 import { type Warehouse, warehouseCapabilities } from "../warehouse/index.js";
 import { defaultAppLimits, defaultConcurrency } from "./app-defaults.js";
 
@@ -32,6 +32,8 @@ export interface QueryPathOptions {
   cacheSweepIntervalMs?: number;
   /** Bounds of the result cache. Default 10,000 entries and 256 MiB. */
   cacheLimits?: { maxEntries?: number; maxBytes?: number };
+  /** Spans of the cache and the executor, and the call's cache outcome (docs/observability.md). Default: none. */
+  tracing?: Tracing;
 }
 
 export interface QueryPath {
@@ -40,7 +42,7 @@ export interface QueryPath {
 }
 
 export function createQueryPath(options: QueryPathOptions): QueryPath {
-  const { warehouse, registry, metrics, clock, logger } = options;
+  const { warehouse, registry, metrics, clock, logger, tracing } = options;
   const capabilities = warehouseCapabilities(warehouse.kind);
   const executor = createQueryExecutor({
     client: warehouse.client,
@@ -55,6 +57,9 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
     },
     killAbortedQueries: capabilities.stopsAbandonedQueries,
     schemaReady: options.schemaReady,
+    tracing,
+    // A server reads `traceparent` and joins the trace; the embedded engine has no use for it.
+    propagateTrace: warehouse.kind === "server",
     tuning: createQueryTuning({
       distributed: warehouse.cluster !== undefined,
       queryCacheSeconds: warehouse.queryCacheSeconds,
@@ -71,7 +76,11 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
     logger,
     sweepIntervalMs: options.cacheSweepIntervalMs,
     ...options.cacheLimits,
-    onEvent: (event, endpoint) => metrics.countCacheEvent(endpoint, event),
+    onEvent: (event, endpoint) => {
+      metrics.countCacheEvent(endpoint, event);
+      if (tracing !== undefined && (event === "hit" || event === "miss")) recordCallOutcome(tracing, { cache: event });
+    },
+    tracing,
     onSize: (entries, bytes) => {
       metrics.cacheEntries.set(entries);
       metrics.cacheBytes.set(bytes);

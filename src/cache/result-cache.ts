@@ -3,7 +3,7 @@
 // for concurrent misses (single-flight.ts) and warming (warming.ts), put
 // together. Generic: it knows keys and values, not calls, and a caller that
 // stops waiting is rejected with its signal's reason for the caller to map.
-import { type Logger, silentLogger } from "../observability/index.js";
+import { type Logger, type TraceSpan, type Tracing, silentLogger, traceAttribute } from "../observability/index.js";
 import type { CacheEvent, CacheLookup, CachePolicy, Compute, Computed, EntryOrigin } from "./cache-types.js";
 import { createEntryStore, storeNow } from "./entry-store.js";
 import { createSingleFlight } from "./single-flight.js";
@@ -53,6 +53,12 @@ export interface ResultCacheOptions {
   onSize?: (entries: number, bytes: number) => void;
   /** Default: silent. */
   logger?: Logger;
+  /**
+   * Traces (docs/observability.md): a computation is a span of the call that
+   * started it, a call that joins one has a span linked to it, and a refresh
+   * by warming is a trace of its own. Default: none.
+   */
+  tracing?: Tracing;
 }
 
 export interface ResultCache<V> {
@@ -104,6 +110,9 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     onSize: options.onSize ?? (() => {}),
   });
   const flights = createSingleFlight<Computed<V>>();
+  const { tracing } = options;
+  /** With traces: the span of each running computation, which the calls that join it link to. */
+  const computations = new Map<string, TraceSpan | undefined>();
   const warming = createWarming<V>({
     store,
     renew: (key, entry, computed) => put(key, computed, entry, entry.lastAskedAt),
@@ -115,6 +124,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     retryAfterFailureMs: options.retryAfterFailureMs ?? 30_000,
     onEvent,
     logger: options.logger ?? silentLogger,
+    tracing,
   });
 
   function put(
@@ -147,6 +157,29 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     return { value: entry.value, status: "HIT", computedAt: entry.computedAt };
   }
 
+  /** `flights.join` in a span: the computation's, for the call that starts it; one linked to it, for a call that joins. */
+  function joinTraced(
+    tracing: Tracing,
+    key: string,
+    policy: CachePolicy,
+    start: (abort: AbortSignal) => Promise<Computed<V>>,
+    signal: AbortSignal | undefined,
+  ): Promise<Computed<V>> {
+    const endpoint = { [traceAttribute.endpoint]: policy.label };
+    if (computations.has(key)) {
+      const running = computations.get(key);
+      const links = running === undefined ? [] : [running];
+      const joined = { ...endpoint, [traceAttribute.joined]: true };
+      return tracing.inSpan("join computation", joined, () => flights.join(key, start, signal), links);
+    }
+    const traced = (abort: AbortSignal) =>
+      tracing.inSpan("computation", endpoint, (span) => {
+        computations.set(key, span);
+        return start(abort).finally(() => computations.delete(key));
+      });
+    return flights.join(key, traced, signal);
+  }
+
   return {
     peek,
     async get(key, policy, compute, signal, origin = {}) {
@@ -161,7 +194,9 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
           put(key, computed, kept, storeNow());
           return computed;
         });
-      const computed = await flights.join(key, start, signal);
+      const computed = await (tracing === undefined
+        ? flights.join(key, start, signal)
+        : joinTraced(tracing, key, policy, start, signal));
       return { value: computed.value, status: "MISS", computedAt: store.get(key)?.computedAt ?? storeNow() };
     },
     grow: (key, value, more) => store.grow(key, value, more),

@@ -2,7 +2,7 @@
 // lifetime ends, drops the ones nobody asked for during a whole lifetime, and
 // keeps refreshes to their share of the warehouse's time, taking due entries
 // in turns by tenant (warming-turns.ts) as they fall due.
-import type { Logger } from "../observability/index.js";
+import { traceAttribute, type Logger, type Tracing } from "../observability/index.js";
 import type { CacheEvent, CachePolicy, Computed } from "./cache-types.js";
 import { storeNow, type Entry, type EntryStore } from "./entry-store.js";
 import { createWarmingTurns } from "./warming-turns.js";
@@ -24,6 +24,8 @@ export interface WarmingOptions<V> {
   retryAfterFailureMs: number;
   onEvent: (event: CacheEvent, label: string) => void;
   logger: Logger;
+  /** Each refresh a root span (docs/observability.md). Default: none. */
+  tracing?: Tracing;
 }
 
 export interface Warming<V> {
@@ -56,16 +58,27 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
   /** Recomputes one entry; a failure keeps the previous result until its own lifetime ends. */
   async function refresh(key: string, entry: Entry<V>) {
     entry.refreshing = true;
+    // A trace of its own: what a refresh computes was asked for by callers, but none of them waits for it.
+    const label = entry.policy.label ?? "";
+    const span = options.tracing?.startRoot(`refresh ${label}`, {
+      [traceAttribute.endpoint]: label,
+      [traceAttribute.cache]: "refresh",
+    });
     try {
-      const computed = await entry.refresh(new AbortController().signal);
+      const signal = new AbortController().signal;
+      const computed = await (span === undefined
+        ? entry.refresh(signal)
+        : options.tracing!.within(span, () => entry.refresh(signal)));
       if (store.get(key) === entry) renew(key, entry, computed);
       onEvent("refresh", entry.policy.label ?? "");
     } catch (error) {
       entry.refreshDueAt = storeNow() + retryAfterFailureMs;
       onEvent("refresh_failure", entry.policy.label ?? "");
+      span?.fail(error instanceof Error ? error.message : String(error));
       logger.warn("cache refresh failed", { key, error });
     } finally {
       entry.refreshing = false;
+      span?.end();
     }
   }
 

@@ -5,7 +5,14 @@
 import { randomUUID } from "node:crypto";
 import { ConnectError, Code } from "@connectrpc/connect";
 import { deadlineError, queryCallEndedError } from "../errors/index.js";
-import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
+import {
+  silentLogger,
+  systemClock,
+  type Clock,
+  type Logger,
+  type TraceSpan,
+  type Tracing,
+} from "../observability/index.js";
 import type { WarehouseClient } from "../warehouse/index.js";
 import { untilAborted } from "./abandonment.js";
 import { createAdmission, type AdmissionOptions } from "./admission.js";
@@ -16,7 +23,7 @@ import { logQueryFailure, queryFailure } from "./query-failure.js";
 import type { QueryStatistics } from "./query-statistics.js";
 import type { QueryTuning } from "./query-tuning.js";
 import type { QueryParamValue, SavedQuery, WarehouseRow } from "./saved-query.js";
-import { queryWarehouse } from "./warehouse-query.js";
+import { queryWarehouse, type WarehouseQueryTrace } from "./warehouse-query.js";
 import { warehouseRequest } from "./warehouse-request.js";
 
 export interface ExecuteOptions {
@@ -102,6 +109,17 @@ export interface QueryExecutorOptions {
    * without reaching the warehouse. Default: always true.
    */
   schemaReady?: () => boolean;
+  /**
+   * Traces (docs/observability.md): a span for the wait for a turn and one
+   * for each warehouse query, children of the current span. Default: none.
+   */
+  tracing?: Tracing;
+  /**
+   * Whether the warehouse is sent the `traceparent` of each query's span (a
+   * ClickHouse server reads it and joins the trace with spans of its own).
+   * Default false.
+   */
+  propagateTrace?: boolean;
 }
 
 export interface QueryExecutor {
@@ -128,6 +146,9 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
     schemaReady: options.schemaReady ?? (() => true),
   });
   const stopsAbortedQueries = options.killAbortedQueries ?? false;
+  const { tracing } = options;
+  const trace: WarehouseQueryTrace | undefined =
+    tracing === undefined ? undefined : { tracing, propagate: options.propagateTrace ?? false };
 
   return {
     async execute(query, params, executeOptions = {}) {
@@ -141,10 +162,14 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       // One signal for the wait and the query, aborted by the deadline or by the caller's signal.
       const abort = deadlineSignal(timeoutMs, executeOptions.signal, deadlineError);
       let reached = false;
+      // Ended when the turn comes, or with the refusal or the abort that ends the wait.
+      let waiting: TraceSpan | undefined = tracing?.startChild("admission wait", {});
       try {
         const work = admission.run(
           executeOptions.tenant ?? "",
           () => {
+            waiting?.end();
+            waiting = undefined;
             // Left in the moment between being given the turn and taking it: nothing is sent.
             if (abort.signal.aborted) return Promise.reject(queryCallEndedError(abort.signal.reason));
             reached = true;
@@ -161,6 +186,8 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         if (reached) throw error; // observed and logged by run
         // Refused, or the deadline or the caller ended the wait: the warehouse never saw it.
         const refused = ConnectError.from(error);
+        waiting?.fail(refused.message);
+        waiting?.end();
         observe({ query: query.name, durationMs: 0, error: refused });
         throw refused;
       } finally {
@@ -196,7 +223,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         // Without a way to stop the query, the answer is awaited whole (see killAbortedQueries).
         abortSignal: stopsAbortedQueries ? signal : undefined,
       });
-      const { rows, statistics } = await queryWarehouse(client, request, queryId, logger, query.name);
+      const { rows, statistics } = await queryWarehouse(client, request, queryId, logger, query.name, trace);
       const capped = rows.slice(0, query.maxRows);
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs });

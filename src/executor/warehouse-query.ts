@@ -1,8 +1,9 @@
 // One warehouse query: the request sent, its answer read as rows, and asked
 // once more when the embedded engine put another query's leftovers in front
-// of it (result-rows.ts).
+// of it (result-rows.ts). With traces, each round trip is a span, and a
+// server is sent its traceparent.
 import { randomUUID } from "node:crypto";
-import type { Logger } from "../observability/index.js";
+import { traceAttribute, type Logger, type TraceSpan, type Tracing } from "../observability/index.js";
 import type { WarehouseClient } from "../warehouse/index.js";
 import { statisticsFromHeaders, type QueryStatistics } from "./query-statistics.js";
 import { readResultRows } from "./result-rows.js";
@@ -16,6 +17,13 @@ export interface WarehouseAnswer {
   statistics?: QueryStatistics;
 }
 
+/** How the round trips are traced (docs/observability.md). */
+export interface WarehouseQueryTrace {
+  tracing: Tracing;
+  /** Whether the warehouse is sent each round trip's `traceparent` (a ClickHouse server joins the trace). */
+  propagate: boolean;
+}
+
 /**
  * Sends `request` as `queryId` and reads its rows. Throws what the client
  * throws (the caller translates it), or an Error when even the second answer
@@ -27,18 +35,45 @@ export async function queryWarehouse(
   queryId: string,
   logger: Logger,
   name: string,
+  trace?: WarehouseQueryTrace,
 ): Promise<WarehouseAnswer> {
-  let answer = await client.query({ ...request, query_id: queryId });
-  let rows = readResultRows(await answer.text());
+  const ask = (id: string) =>
+    trace === undefined
+      ? roundTrip(client, request, id, undefined, false)
+      : trace.tracing.inSpan(
+          "warehouse query",
+          { [traceAttribute.dbSystem]: "clickhouse", [traceAttribute.queryId]: id },
+          (span) => roundTrip(client, request, id, span, trace.propagate),
+        );
+  let { answer, text } = await ask(queryId);
+  let rows = readResultRows(text);
   if (rows === undefined) {
     // Output a failed query left behind came first (result-rows.ts); it
     // went with this answer, so the next one is the query's own.
     logger.warn("warehouse answer held more than this query's rows; asked again", { query: name, queryId });
-    answer = await client.query({ ...request, query_id: randomUUID() });
-    rows = readResultRows(await answer.text());
+    ({ answer, text } = await ask(randomUUID()));
+    rows = readResultRows(text);
     if (rows === undefined)
       throw new Error("the warehouse answered twice with something other than one JSON array of rows");
   }
   const statistics = statisticsFromHeaders(answer.response_headers);
   return statistics === undefined ? { rows } : { rows, statistics };
+}
+
+/** One request and its whole answer, in `span` when traced, with the span's traceparent when `propagate`. */
+async function roundTrip(
+  client: WarehouseClient,
+  request: WarehouseRequest,
+  id: string,
+  span: TraceSpan | undefined,
+  propagate: boolean,
+) {
+  const headers = propagate && span !== undefined ? { http_headers: { ...span.traceHeaders() } } : {};
+  const answer = await client.query({ ...request, query_id: id, ...headers });
+  const text = await answer.text();
+  if (span !== undefined) {
+    const read = statisticsFromHeaders(answer.response_headers);
+    span.setAttributes({ [traceAttribute.readRows]: read?.rowsRead, [traceAttribute.readBytes]: read?.bytesRead });
+  }
+  return { answer, text };
 }

@@ -13,4 +13,5 @@ export { loggingInterceptor, percentEncoded, rpcProtocolOf } from "./rpc/index.j
 export { codeName } from "./node-http/index.js";
 export type { RequestHandler } from "./node-http/index.js";
 export { withCors } from "./cors.js";
+export { recordCallOutcome, traceCalls } from "./trace-calls.js";
 export type { CorsOrigins } from "./cors.js";

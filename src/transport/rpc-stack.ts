@@ -40,6 +40,12 @@ export interface RpcStackOptions {
   healthPollMs?: number;
   /** Health Watch calls open at once, all callers together. Default 256. */
   maxHealthWatches?: number;
+  /**
+   * Called with the code of each saved-query call (`ok` or a code name), at
+   * its end or its refusal at the gate, within the call (for its trace
+   * span). Default: nothing.
+   */
+  observe?: (event: { code: string }) => void;
 }
 
 export interface RpcStack {
@@ -55,8 +61,10 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     authenticate: options.authenticate,
     maxBodyBytes,
     keyedPaths: new Set(registry.endpoints.map((endpoint) => `/${endpoint.grpcMethod}`)),
-    onRefused: (protocol, error) =>
-      metrics.requests.series({ endpoint: "", protocol, code: codeName(error.code) }).inc(),
+    onRefused: (protocol, error) => {
+      metrics.requests.series({ endpoint: "", protocol, code: codeName(error.code) }).inc();
+      options.observe?.({ code: codeName(error.code) });
+    },
     logger: options.logger,
     maxTimeoutMs: options.maxTimeoutMs,
   });
@@ -91,6 +99,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           const name = code === "ok" ? "ok" : codeName(code);
           metrics.recordCall(endpoint, protocol, name, durationMs / 1000);
           if (caller !== undefined) metrics.countCaller(caller, name);
+          options.observe?.({ code: name });
         },
       }),
     ],

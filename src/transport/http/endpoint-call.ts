@@ -36,7 +36,12 @@ export interface EndpointCallOptions {
   defaultTimeoutMs: number;
   /** Compression levels. Default: see ResponseCompressionOptions. */
   compression?: ResponseCompressionOptions;
+  /** Called at the end of each call, within it (for its trace span). Default: nothing. */
+  observe?: HttpCallObserver;
 }
+
+/** What a GET call came to: its saved query, code (`ok`, or a code name such as `not_found`) and caller. */
+export type HttpCallObserver = (event: { endpoint: string; code: string; caller: string }) => void;
 
 export interface EndpointCalls {
   /** Answers `call`; failures become the JSON error body. */
@@ -62,6 +67,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
     const endpoint = call.endpoint.definition.name;
     metrics.recordCall(endpoint, "http", code, ms / 1000);
     metrics.countCaller(caller, code);
+    options.observe?.({ endpoint, code, caller });
     if (code !== "ok")
       logger.info("call", { requestId, caller, endpoint, protocol: "http", code, durationMs: Math.round(ms) });
     else if (logEveryCall)

@@ -15,7 +15,7 @@ import {
   type HttpResponse,
 } from "../node-http/index.js";
 import { endpointListing } from "./endpoint-listing.js";
-import { createEndpointCalls, type GetCall } from "./endpoint-call.js";
+import { createEndpointCalls, type GetCall, type HttpCallObserver } from "./endpoint-call.js";
 import { sendError } from "./error-body.js";
 import { openApiDocument } from "./openapi.js";
 import { createPreparedCalls } from "./prepared-calls.js";
@@ -34,6 +34,8 @@ export interface HttpRoutesOptions {
   defaultTimeoutMs: number;
   /** Longest accepted request target. Default 8192 characters. */
   maxUrlLength?: number;
+  /** Called at the end of each saved-query call, within it. Default: nothing. */
+  observe?: HttpCallObserver;
 }
 
 const allow = "GET, HEAD, OPTIONS";
