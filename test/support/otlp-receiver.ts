@@ -17,6 +17,9 @@ export interface ReceivedSpan {
   name: string;
   /** 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
   kind: number;
+  /** Start and end, in nanoseconds since the epoch. */
+  startNs: bigint;
+  endNs: bigint;
   attributes: Record<string, AttributeValue>;
   /** 0 unset, 1 ok, 2 error. */
   status: { code: number; message: string };
@@ -98,6 +101,8 @@ interface JsonRequest {
         parentSpanId?: string;
         name: string;
         kind: number;
+        startTimeUnixNano: string | number;
+        endTimeUnixNano: string | number;
         attributes?: JsonKeyValue[];
         status?: { code?: number; message?: string };
         links?: { traceId: string; spanId: string }[];
@@ -125,6 +130,8 @@ function fromJson(request: JsonRequest): ReceivedSpan[] {
         parentSpanId: s.parentSpanId ?? "",
         name: s.name,
         kind: s.kind,
+        startNs: BigInt(s.startTimeUnixNano),
+        endNs: BigInt(s.endTimeUnixNano),
         attributes: attributes(s.attributes),
         status: { code: s.status?.code ?? 0, message: s.status?.message ?? "" },
         links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
@@ -201,6 +208,8 @@ function span(bytes: Uint8Array, resource: Record<string, AttributeValue>): Rece
     parentSpanId: "",
     name: "",
     kind: 0,
+    startNs: 0n,
+    endNs: 0n,
     attributes: {},
     status: { code: 0, message: "" },
     links: [],
@@ -212,6 +221,8 @@ function span(bytes: Uint8Array, resource: Record<string, AttributeValue>): Rece
     else if (no === 4) s.parentSpanId = hex(r.bytes());
     else if (no === 5) s.name = r.string();
     else if (no === 6) s.kind = r.int32();
+    else if (no === 7) s.startNs = BigInt(r.fixed64());
+    else if (no === 8) s.endNs = BigInt(r.fixed64());
     else if (no === 9) {
       const [key, value] = keyValue(r.bytes());
       s.attributes[key] = value;
