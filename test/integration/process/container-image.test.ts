@@ -2,13 +2,16 @@
 // the Dockerfile's stages are played in temporary directories, each COPY and
 // RUN as written (the build stage's `npm ci` excepted: the installed
 // node_modules stands in for it), and the last stage's command then starts
-// the service from that clean copy, with production dependencies only,
-// answers /readyz, and passes the image's own HEALTHCHECK command.
+// the service from that clean copy, with production dependencies only
+// (OpenTelemetry among them, loaded for traces), answers /readyz, and passes
+// the image's own HEALTHCHECK command; and compose.yaml runs what the image
+// holds.
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copiesOf, envOf, execForm, only, readDockerfile, type Stage } from "../../support/dockerfile.js";
+import { startOtlpReceiver } from "../../support/otlp-receiver.js";
 import { startServiceProcess, type ServiceProcess } from "../../support/service-process.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
@@ -143,12 +146,36 @@ describe("the container image", () => {
       expect(Object.keys(manifest.dependencies).filter((name) => !present(name))).toEqual([]);
     }, 180_000);
 
+    it("is what compose.yaml runs: its commands are in the image, its mounts exist, and the proxy it trusts is nginx", () => {
+      const compose = readFileSync(join(root, "compose.yaml"), "utf8");
+      const commands = [...compose.matchAll(/^\s+command: (\[.*\])$/gm)].map((m) => JSON.parse(m[1]!) as string[]);
+      expect(commands).toEqual([["node", "dist/cli/migrate.js"]]);
+      for (const [, script] of commands) expect(existsSync(join(directoryOf(image), script!))).toBe(true);
+      const mounts = [...compose.matchAll(/^\s+- \.\/([^:]+):/gm)].map((m) => m[1]!);
+      expect(mounts).toEqual(["deploy/nginx.conf"]);
+      expect(mounts.filter((path) => !existsSync(join(root, path)))).toEqual([]);
+      const trusted = /TRUSTED_PROXIES: (\S+)/.exec(compose)?.[1];
+      const proxyAddress = /ipv4_address: ([\d.]+)/.exec(compose)?.[1];
+      expect(trusted).toBeDefined();
+      expect(trusted).toBe(proxyAddress);
+    });
+
     it("starts the service with its command, ready and healthy, and answers a saved query", async () => {
       const app = directoryOf(image);
       const [node, ...args] = execForm(only(image, "CMD").text);
       expect(node).toBe("node");
       // The image's environment, but on loopback, a free port and a temporary data directory, without demo data.
-      const env = { ...envOf(image), HOST: "127.0.0.1", PORT: "0", CHDB_PATH: join(scratch, "data"), DEMO_DATA: "0" };
+      // Traces on: OpenTelemetry, outside the bundles, must load from the image's production dependencies.
+      const receiver = await startOtlpReceiver();
+      const env = {
+        ...envOf(image),
+        HOST: "127.0.0.1",
+        PORT: "0",
+        CHDB_PATH: join(scratch, "data"),
+        DEMO_DATA: "0",
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_BSP_SCHEDULE_DELAY: "50",
+      };
       service = startServiceProcess(env, { args, cwd: app });
       const url = await service.listening();
       const port = new URL(url).port;
@@ -159,6 +186,8 @@ describe("the container image", () => {
         headers: { "x-api-key": key },
       });
       expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 200, body: { result: [] } });
+      await receiver.waitFor((spans) => spans.some((span) => span.name === "logs.all"));
+      await receiver.close();
       await service.stop();
       expect(await service.exited).toBe(0);
       expect(health(port)).not.toBe(0);
