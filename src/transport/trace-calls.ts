@@ -42,7 +42,7 @@ export function traceCalls<Q extends Request, R extends Response>(
     const span = tracing.startCall(endpoint, (name) => headerValue(headers, name), {
       [traceAttribute.endpoint]: endpoint,
       [traceAttribute.protocol]: path.startsWith("/api/")
-        ? "get"
+        ? "http"
         : (rpcProtocolOf(request.method, headers["content-type"], url) ?? "unknown"),
     });
     response.once("close", () => {

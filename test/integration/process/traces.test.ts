@@ -91,7 +91,7 @@ describe.each([["http/json"], ["http/protobuf"]])("traces over OTLP %s", (protoc
       kind: 2,
       attributes: {
         "sqe.endpoint": "functions.invocation-stats",
-        "sqe.protocol": "get",
+        "sqe.protocol": "http",
         "sqe.caller": keyId,
         "sqe.code": "ok",
         "sqe.cache": "miss",
@@ -158,7 +158,7 @@ describe.each([["http/json"], ["http/protobuf"]])("traces over OTLP %s", (protoc
     });
     expect(answer.status).toBe(200);
     const spans = await receiver.waitFor((all) =>
-      all.some((s) => s.name === "usage.api-counts" && s.attributes["sqe.protocol"] === "get"),
+      all.some((s) => s.name === "usage.api-counts" && s.attributes["sqe.protocol"] === "http"),
     );
     const server = spans.find((s) => s.name === "usage.api-counts")!;
     expect(server.parentSpanId).toBe("");
