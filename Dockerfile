@@ -5,7 +5,8 @@
 #   docker build -t saved-query-endpoints .
 #   docker run -p 8080:8080 -v sqe-data:/data saved-query-endpoints
 
-# Build: src/gen/ from proto/ (buf, a dev dependency) and the dist/ bundles (esbuild).
+# Build: src/gen/ from proto/ (buf, a dev dependency), the dist/ bundles (esbuild)
+# and the explorer page from web/ (dist/web/).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -14,6 +15,7 @@ COPY tsconfig.json buf.yaml buf.gen.yaml ./
 COPY proto proto
 COPY scripts scripts
 COPY src src
+COPY web web
 RUN node scripts/build.mjs
 
 # Production dependencies: the packages the bundles leave outside (chdb and its

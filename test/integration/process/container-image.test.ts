@@ -121,13 +121,14 @@ describe("the container image", () => {
         timeout: 10_000,
       }).status;
     };
-    afterAll(async () => service?.stop());
+    // Stopped only if it was started: a command that could not be spawned never exits.
+    afterAll(async () => (service?.child.pid === undefined ? undefined : service.stop()));
 
     it("builds, then holds what the image copies and production dependencies only", () => {
       for (const stage of stages) play(stage);
       const app = directoryOf(image);
       expect(
-        ["dist/main.js", "dist/cli/migrate.js", "sql/migrations", "package.json"].filter(
+        ["dist/main.js", "dist/cli/migrate.js", "dist/web", "sql/migrations", "package.json"].filter(
           (p) => !existsSync(join(app, p)),
         ),
       ).toEqual([]);
@@ -181,6 +182,10 @@ describe("the container image", () => {
       const port = new URL(url).port;
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
       expect(health(port)).toBe(0);
+      // The explorer page, built into dist/web/ by the build stage.
+      const page = await fetch(`${url}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
       const key = /API key: (\S+)/.exec(service.output())![1]!;
       const answer = await fetch(`${url}/api/endpoints/logs.all?project=abcdefghijklmnopqrst`, {
         headers: { "x-api-key": key },
