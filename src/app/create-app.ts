@@ -22,7 +22,9 @@ import {
   type Clock,
   type Logger,
   type Metrics,
+  type MetricsScrape,
   createMetrics,
+  createMetricsScrape,
   silentLogger,
   systemClock,
 } from "../observability/index.js";
@@ -33,6 +35,7 @@ import {
   connectRoutes,
   createHealthService,
   createHttpRoutes,
+  createKeylessLimit,
   createRpcGate,
   createServerReflection,
   createUnimplementedFallback,
@@ -107,6 +110,12 @@ export interface AppOptions {
   corsOrigins?: CorsOrigins;
   /** The explorer at GET /, from the built page in `directory` (dist/web/). Default: none. */
   explorer?: { directory: string };
+  /** Requests needing no key (/healthz, /metrics, unknown paths...) a second and burst per client address and kind; perSecond 0 disables. Default 20 and 40. */
+  keylessRateLimit?: { perSecond: number; burst: number };
+  /** How long the /metrics text is reused. Default 1000 ms. */
+  metricsReuseMs?: number;
+  /** Whether the API port serves /metrics (false: `App.scrape` is served elsewhere, METRICS_ADDRESS). Default true. */
+  serveMetrics?: boolean;
 }
 
 export interface App {
@@ -114,6 +123,8 @@ export interface App {
   registry: EndpointRegistry;
   metrics: Metrics;
   cache: ResultCache<ComputedResponse>;
+  /** The /metrics text, rendered at most once per `metricsReuseMs`. */
+  scrape: MetricsScrape;
   /** Reads the key file again (SIGHUP); false, with the keys in force kept, when it does not read. */
   reloadCredentials(): boolean;
   /** Ends long-lived calls (gRPC health Watch) so that a shutdown need not wait for them. */
@@ -224,6 +235,7 @@ export function createApp(options: AppOptions): App {
         ))),
     options.readinessReuseMs,
   );
+  const scrape = createMetricsScrape({ registry: metrics.registry, reuseMs: options.metricsReuseMs });
   const httpRoutes = createHttpRoutes({
     registry,
     service,
@@ -232,6 +244,9 @@ export function createApp(options: AppOptions): App {
     metrics,
     logger,
     defaultTimeoutMs,
+    scrape,
+    serveMetrics: options.serveMetrics,
+    keylessLimit: createKeylessLimit({ ...options.keylessRateLimit, trustedProxies: trusted, clock }),
   });
   // Beside the saved queries: gRPC health and server reflection, which need no key.
   const health = createHealthService({
@@ -301,6 +316,7 @@ export function createApp(options: AppOptions): App {
     registry,
     metrics,
     cache,
+    scrape,
     reloadCredentials: () => keyFile?.reload() ?? true,
     endStreams: () => health.close(),
     close: () => {

@@ -5,3 +5,5 @@ export { systemClock, fixedClock } from "./clock.js";
 export type { Clock } from "./clock.js";
 export { createMetrics } from "./metrics.js";
 export type { Metrics, MetricsOptions } from "./metrics.js";
+export { createMetricsScrape } from "./metrics-scrape.js";
+export type { MetricsScrape, MetricsScrapeOptions } from "./metrics-scrape.js";

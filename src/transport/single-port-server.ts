@@ -12,6 +12,13 @@ import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { type Logger, silentLogger } from "../observability/index.js";
 import type { TrustedProxies } from "./client-address.js";
+import {
+  createUnsentBytes,
+  defaultUnsentBytes,
+  type UnsentBytesOptions,
+  watchHttp1Socket,
+  watchHttp2Stream,
+} from "./unsent-bytes.js";
 
 const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -45,6 +52,15 @@ export interface SinglePortServerOptions {
   maxHeaderSize?: number;
   /** Longest time to receive a whole request. Default 120 000 ms. */
   requestTimeoutMs?: number;
+  /**
+   * Response bytes a client leaves unread (transport/unsent-bytes.ts): a
+   * response none of whose queued bytes went out for `stallTimeoutMs` is
+   * reset (HTTP/2) or its connection closed (HTTP/1.1), and so is one whose
+   * write passes the bytes queued on its connection or its client address.
+   * Defaults 30 000 ms, 4 MiB and 16 MiB; trusted proxies are bound per
+   * connection only.
+   */
+  unsentBytes?: Pick<UnsentBytesOptions, "stallTimeoutMs" | "maxPerConnection" | "maxPerAddress">;
 }
 
 export interface SinglePortServer {
@@ -98,9 +114,35 @@ export function createSinglePortServer(
     },
     guarded(handler, logger) as never,
   );
+  // Responses stopped because their client does not read them: one summary line a second at most.
+  let stopped: Record<string, number> | undefined;
+  const unsent = createUnsentBytes({
+    ...options.unsentBytes,
+    unboundedAddress: (address) => options.trustedProxies?.has(address) === true,
+    onStopped: (reason) => {
+      if (stopped === undefined) {
+        stopped = {};
+        setTimeout(() => {
+          logger.warn("responses stopped: their clients do not read them", { stopped });
+          stopped = undefined;
+        }, 1000).unref();
+      }
+      stopped[reason] = (stopped[reason] ?? 0) + 1;
+    },
+  });
+  // Before the request handler (the compatibility layer's own listener) runs: its first write is counted.
+  const sessionAddresses = new WeakMap<Http2Session, string>();
+  http2.prependListener("stream", (stream: ServerHttp2Stream) =>
+    watchHttp2Stream(unsent, stream, sessionAddresses.get(stream.session!) ?? ""),
+  );
+  const stallTimeoutMs = options.unsentBytes?.stallTimeoutMs ?? defaultUnsentBytes.stallTimeoutMs;
+  const sweep = setInterval(() => unsent.sweep(), Math.min(1_000, stallTimeoutMs / 2));
+  sweep.unref();
   const sessions = new Set<Http2Session>();
   http2.on("session", (session) => {
     sessions.add(session);
+    // Read once: the session's socket looks its peer up afresh on each read.
+    sessionAddresses.set(session, session.socket?.remoteAddress ?? "");
     session.once("close", () => sessions.delete(session));
     watchSession(session, { firstRequestTimeout, idleTimeout });
   });
@@ -162,6 +204,7 @@ export function createSinglePortServer(
         // over the socket's handle: resuming here would steal its input.
         http2.emit("connection", socket);
       } else {
+        watchHttp1Socket(unsent, socket, address);
         http1.emit("connection", socket);
         socket.resume();
       }
@@ -195,6 +238,7 @@ export function createSinglePortServer(
         for (const socket of sockets) socket.destroy();
         await drained;
       }
+      clearInterval(sweep);
     },
   };
 }

@@ -8,3 +8,7 @@ export { endpointListing } from "./endpoint-listing.js";
 export { openApiDocument } from "./openapi.js";
 export { withExplorer, explorerContentSecurityPolicy } from "./explorer-page.js";
 export type { ExplorerPageOptions } from "./explorer-page.js";
+export { createKeylessLimit } from "./keyless-limit.js";
+export type { KeylessKind, KeylessLimit, KeylessLimitOptions } from "./keyless-limit.js";
+export { createMetricsRoutes } from "./metrics-routes.js";
+export type { MetricsRoutesOptions } from "./metrics-routes.js";
