@@ -227,7 +227,8 @@ export const variables = {
     section: "Keys",
     parser: seconds(1),
     default: defaultKeyFilePollMs,
-    description: "how often the key file is read and its SHA-256 compared with the keys in force (whole seconds, at least 1): a file rewritten in place with the same size and time is noticed",
+    description:
+      "how often the key file is read and its SHA-256 compared with the keys in force (whole seconds, at least 1): a file rewritten in place with the same size and time is noticed",
   }),
   JWT_SECRET: variable({
     name: "JWT_SECRET",
