@@ -105,6 +105,8 @@ export function createSinglePortServer(
   // "listening"; this server never listens itself (the TCP server hands it
   // connections), so start that timer here. server.close() stops it.
   http1.emit("listening");
+  // Streams refused before their handler ran (their address's unsent bytes full): the handler is skipped.
+  const refusedStreams = new WeakSet<ServerHttp2Stream>();
   const http2 = createHttp2Server(
     {
       // The same header bound as HTTP/1.1, announced and enforced.
@@ -112,7 +114,9 @@ export function createSinglePortServer(
       maxSessionMemory: 32,
       maxHeaderListPairs: 128,
     },
-    guarded(handler, logger) as never,
+    guarded((request, response) => {
+      if (!refusedStreams.has((request as unknown as { stream: ServerHttp2Stream }).stream)) handler(request, response);
+    }, logger) as never,
   );
   // Responses stopped because their client does not read them: one summary line a second at most.
   let stopped: Record<string, number> | undefined;
@@ -132,9 +136,9 @@ export function createSinglePortServer(
   });
   // Before the request handler (the compatibility layer's own listener) runs: its first write is counted.
   const sessionAddresses = new WeakMap<Http2Session, string>();
-  http2.prependListener("stream", (stream: ServerHttp2Stream) =>
-    watchHttp2Stream(unsent, stream, sessionAddresses.get(stream.session!) ?? ""),
-  );
+  http2.prependListener("stream", (stream: ServerHttp2Stream) => {
+    if (!watchHttp2Stream(unsent, stream, sessionAddresses.get(stream.session!) ?? "")) refusedStreams.add(stream);
+  });
   const stallTimeoutMs = options.unsentBytes?.stallTimeoutMs ?? defaultUnsentBytes.stallTimeoutMs;
   const sweep = setInterval(() => unsent.sweep(), Math.min(1_000, stallTimeoutMs / 2));
   sweep.unref();

@@ -37,6 +37,8 @@ export interface Sender {
 }
 
 export interface WatchedSender {
+  /** Whether it was stopped as soon as it was watched (a bound already full): its request need not be handled. */
+  readonly refused: boolean;
   /** Call after each write: counts the new bytes; false when they passed a bound and the sender was stopped. */
   written(): boolean;
   /** Call when the sender is gone: its bytes are no longer counted. */
@@ -124,6 +126,7 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
       const full = overBound(connection, address, true);
       if (full !== undefined) stop(entry, full);
       return {
+        refused: full !== undefined,
         written() {
           if (entry.stoppedAt !== undefined) return false;
           const before = entry.counted;
@@ -160,11 +163,12 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
  * Counts the response bytes of an HTTP/2 stream from `address`: a stall or
  * the connection's bound resets it (RST_STREAM with CANCEL), the address's
  * bound closes its connection (GOAWAY with ENHANCE_YOUR_CALM). Called before
- * the request's handler runs, so that its first write is counted.
+ * the request's handler runs, so that its first write is counted; false when
+ * the stream was refused at once, so that the handler need not run.
  */
-export function watchHttp2Stream(unsent: UnsentBytes, stream: ServerHttp2Stream, address: string): void {
+export function watchHttp2Stream(unsent: UnsentBytes, stream: ServerHttp2Stream, address: string): boolean {
   const session = stream.session;
-  if (session === undefined) return;
+  if (session === undefined) return true;
   const watched = unsent.watch(
     {
       queued: () => stream.writableLength,
@@ -182,6 +186,7 @@ export function watchHttp2Stream(unsent: UnsentBytes, stream: ServerHttp2Stream,
   );
   countWrites(stream, watched);
   stream.once("close", () => watched.end());
+  return !watched.refused;
 }
 
 /** Counts the response bytes of an HTTP/1.1 connection: a stall or a bound closes it. */
