@@ -154,9 +154,9 @@ describe("clients that never read their responses", () => {
       expect(stoppedFor("stalled")).toBeGreaterThan(0);
       expect(stoppedFor("address bound")).toBeGreaterThan(0);
       // Before the bounds this flood held every body and stream for ever (976 MiB more in the issue's
-      // run); now the peak above a reading client's is 18 to 112 MiB over runs on a loaded machine
+      // run); now the peak above a reading client's is 18 to 145 MiB over runs on a loaded machine
       // (garbage collection decides most of it), short of the 64 MiB aimed at: docs/reliability.md.
-      expect(growthMiB).toBeLessThan(160);
+      expect(growthMiB).toBeLessThan(256);
       // Another address was answered throughout (each probe awaited; a refused or reset one fails the
       // test). How fast is printed, not asserted: 25,000 streams arriving at once cost Node a burst of
       // work whoever sends them, and on a loaded machine that burst alone takes seconds.
