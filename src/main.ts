@@ -1,6 +1,6 @@
 // `npm start`: reads the configuration, starts the service, and stops it
 // cleanly on SIGTERM or SIGINT.
-import { startService } from "./app/lifecycle.js";
+import { startService } from "./service/index.js";
 import { readCommandLine } from "./cli/command-line.js";
 import { runCli } from "./cli/run-cli.js";
 import { configurationHelp, readConfig } from "./config/index.js";

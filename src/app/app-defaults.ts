@@ -2,14 +2,16 @@
 // parts' own), apart from it so that the configuration table reads them
 // without loading the whole app.
 
-/**
- * The largest Connect, gRPC or gRPC-Web request message, one key's warehouse
- * queries running and waiting, and the queries the embedded engine runs at
- * once (it runs one saved query at a time: more turns would only move the
- * queue into chDB, past the fair order and the bounds).
- */
+import { defaultAdmission } from "../executor/admission.js";
+import type { WarehouseCapabilities } from "../warehouse/capabilities.js";
+
+/** The largest Connect, gRPC or gRPC-Web request message, and one key's warehouse queries running and waiting. */
 export const defaultAppLimits = {
   maxBodyBytes: 64 * 1024,
   warehouseCallsPerKey: 16,
-  embeddedConcurrency: 1,
 } as const;
+
+/** Warehouse queries running at once: 1 on a warehouse that runs one at a time (warehouse/capabilities.ts), else admission's default. */
+export function defaultConcurrency(capabilities: WarehouseCapabilities): number {
+  return capabilities.runsOneQueryAtATime ? 1 : defaultAdmission.maxConcurrent;
+}

@@ -1,23 +1,17 @@
-// The composition root: wires transport -> auth -> endpoint registry ->
-// executor -> warehouse into one request handler. Every dependency is passed
-// in, so tests build the same app with their own clock and warehouse.
-import { connectNodeAdapter } from "@connectrpc/connect-node";
-import {
-  type Authenticator,
-  createAuthenticator,
-  createTokenVerifier,
-  openKeyFile,
-  type TokenVerifierOptions,
-} from "../auth/index.js";
-import { createResultCache, type ResultCache } from "../cache/index.js";
+// The composition root: the endpoint registry, the query path below it
+// (query-path.ts), who may call (authentication.ts) and readiness, served as
+// one request handler: the GET routes on their fast path, the RPC stack for
+// the rest. Every dependency is passed in, so tests build the same app with
+// their own clock and warehouse.
+import type { TokenVerifierOptions } from "../auth/index.js";
+import type { ResultCache } from "../cache/index.js";
 import {
   createEndpointRegistry,
-  createEndpointService,
   savedQueryServices,
   type ComputedResponse,
   type EndpointRegistry,
 } from "../endpoints/index.js";
-import { createQueryExecutor, createQueryTuning, defaultAdmission, defaultQueryTimeoutMs } from "../executor/index.js";
+import { defaultQueryTimeoutMs } from "../executor/index.js";
 import {
   type Clock,
   type Logger,
@@ -28,28 +22,21 @@ import {
   silentLogger,
   systemClock,
 } from "../observability/index.js";
-import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import {
-  clientAddress,
-  codeName,
-  connectRoutes,
-  createHealthService,
   createHttpRoutes,
   createKeylessLimit,
-  createRpcGate,
-  createServerReflection,
-  createUnimplementedFallback,
+  createRpcStack,
   isHttpRoute,
   withCors,
   withExplorer,
   type CorsOrigins,
-  loggingInterceptor,
-  serverReflectionServices,
   type RequestHandler,
   type TrustedProxies,
 } from "../transport/index.js";
 import type { Warehouse } from "../warehouse/index.js";
 import { defaultAppLimits } from "./app-defaults.js";
+import { createAuthentication } from "./authentication.js";
+import { createQueryPath } from "./query-path.js";
 import { sharedReadiness } from "./shared-readiness.js";
 
 export interface AppOptions {
@@ -73,17 +60,21 @@ export interface AppOptions {
   metrics?: Metrics;
   /** How often cache warming looks for due entries; 0 leaves it to the caller. Default 1000 ms. */
   cacheSweepIntervalMs?: number;
-  /** Bounds of the result cache. Default 10,000 entries and 256 MiB. */
-  cacheLimits?: { maxEntries?: number; maxBytes?: number };
+  /**
+   * Bounds of the result cache, and what one caller may hold of a full one
+   * (a fraction of each bound: ResultCacheOptions.sharePerCaller). Default
+   * 10,000 entries, 256 MiB and half of each.
+   */
+  cacheLimits?: { maxEntries?: number; maxBytes?: number; sharePerCaller?: number };
   /** Calls per second and burst per API key; perSecond 0 disables. Default 100 and 200. */
   rateLimit?: { perSecond: number; burst: number };
   /** Failed authentications a second and in a row per client address; perSecond 0 disables. Default 1 and 20. */
   authFailures?: { perSecond: number; burst: number };
-  /** Proxies whose X-Forwarded-For names the client address (TRUSTED_PROXIES; transport/client-address.ts). Default: none. */
+  /** Proxies whose X-Forwarded-For names the client address (TRUSTED_PROXIES; transport/node-http/client-address.ts). Default: none. */
   trustedProxies?: TrustedProxies;
   /**
    * Bounds on warehouse queries running, waiting, and running and waiting
-   * for one key. Default 8 (1 on the embedded engine), 64 and 16.
+   * for one key. Default 8 (1 on a warehouse that runs one query at a time), 64 and 16.
    */
   admission?: { maxConcurrent?: number; maxQueued?: number; maxPerKey?: number };
   /** Largest Connect, gRPC or gRPC-Web request message, after decompression. Default 65,536 bytes. */
@@ -138,93 +129,38 @@ export function createApp(options: AppOptions): App {
   const clock = options.clock ?? systemClock;
   const defaultTimeoutMs = options.defaultTimeoutMs ?? defaultQueryTimeoutMs;
   const maxQueryMs = options.maxQueryMs ?? defaultQueryTimeoutMs;
-  const maxBodyBytes = options.maxBodyBytes ?? defaultAppLimits.maxBodyBytes;
   const schemaReady = options.schemaReady ?? (() => true);
+  const metrics = options.metrics ?? createMetrics();
   const registry = createEndpointRegistry({
     services: savedQueryServices,
     readSql: options.readSql,
     maxParameterLength: options.maxParameterLength,
   });
-  const metrics = options.metrics ?? createMetrics();
-  // A server stops a query nobody waits for (KILL QUERY); the embedded engine cannot: it runs the query to its end.
-  const warehouseStopsAbandonedQueries = options.warehouse.kind === "server";
-  const executor = createQueryExecutor({
-    client: options.warehouse.client,
+  const { cache, service } = createQueryPath({
+    warehouse: options.warehouse,
+    registry,
+    metrics,
     clock,
     logger,
     defaultTimeoutMs,
-    maxTimeoutMs: maxQueryMs,
-    // The embedded engine runs one saved query at a time (chDB queues queries with parameters itself):
-    // more turns would only move the queue into chDB, past the fair order and the bounds.
-    admission: {
-      maxConcurrent:
-        options.warehouse.kind === "embedded" ? defaultAppLimits.embeddedConcurrency : defaultAdmission.maxConcurrent,
-      maxPerKey: defaultAppLimits.warehouseCallsPerKey,
-      ...options.admission,
-    },
-    killAbortedQueries: warehouseStopsAbandonedQueries,
+    maxQueryMs,
     schemaReady,
-    tuning: createQueryTuning({
-      distributed: options.warehouse.cluster !== undefined,
-      queryCacheSeconds: options.warehouse.queryCacheSeconds,
-      cachedQueries: new Set(
-        registry.endpoints.filter((e) => e.definition.cacheTtlSeconds > 0).map((e) => e.definition.name),
-      ),
-    }),
-    observe: ({ query, durationMs, error }) => {
-      metrics.warehouseQueryDuration.observe({ endpoint: query }, durationMs / 1000);
-      if (error !== undefined) metrics.warehouseQueryErrors.inc({ endpoint: query, code: codeName(error.code) });
-    },
+    admission: options.admission,
+    cacheSweepIntervalMs: options.cacheSweepIntervalMs,
+    cacheLimits: options.cacheLimits,
   });
-  const cache = createResultCache<ComputedResponse>({
-    logger,
-    sweepIntervalMs: options.cacheSweepIntervalMs,
-    ...options.cacheLimits,
-    onEvent: (event, endpoint) => metrics.countCacheEvent(endpoint, event),
-    onSize: (entries, bytes) => {
-      metrics.cacheEntries.set(entries);
-      metrics.cacheBytes.set(bytes);
-    },
-  });
-  const service = createEndpointService({
-    executor,
-    cache,
-    clock,
-    sharedTimeoutMs: maxQueryMs,
-    sharedDeadline: warehouseStopsAbandonedQueries ? "service" : "callers",
-  });
-  const knownEndpoints = new Set(registry.endpoints.map((e) => e.definition.name));
-  const knownParameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.name)));
-  const keyFile =
-    options.keyFile === undefined
-      ? undefined
-      : openKeyFile({
-          path: options.keyFile.path,
-          pollMs: options.keyFile.pollMs,
-          knownEndpoints,
-          knownParameters,
-          logger,
-        });
-  const verifyToken =
-    options.tokens === undefined
-      ? undefined
-      : createTokenVerifier({ ...options.tokens, knownEndpoints, knownParameters, clock });
-  const { authenticate: authenticateFrom, close: closeAuthenticator } = createAuthenticator({
+  const authentication = createAuthentication({
+    registry,
     apiKeys: options.apiKeys,
-    keyFile,
-    verifyToken,
+    keyFile: options.keyFile,
+    tokens: options.tokens,
     rateLimit: options.rateLimit,
     authFailures: options.authFailures,
+    trustedProxies: options.trustedProxies,
     clock,
     logger,
   });
-  // Failed authentications are counted per client: the peer, or the client a trusted proxy names.
-  const trusted = options.trustedProxies;
-  const authenticate: Authenticator =
-    trusted === undefined || trusted.empty
-      ? authenticateFrom
-      : (headers, peer) => authenticateFrom(headers, clientAddress(peer, headers.get("x-forwarded-for"), trusted));
-
+  const { authenticate } = authentication;
   const ready = sharedReadiness(
     options.ready ??
       (async () =>
@@ -246,60 +182,26 @@ export function createApp(options: AppOptions): App {
     defaultTimeoutMs,
     scrape,
     serveMetrics: options.serveMetrics,
-    keylessLimit: createKeylessLimit({ ...options.keylessRateLimit, trustedProxies: trusted, clock }),
+    keylessLimit: createKeylessLimit({ ...options.keylessRateLimit, trustedProxies: options.trustedProxies, clock }),
   });
-  // Beside the saved queries: gRPC health and server reflection, which need no key.
-  const health = createHealthService({
-    ready,
-    services: savedQueryServices.map((s) => s.typeName),
-    pollMs: options.healthPollMs,
-    maxWatches: options.maxHealthWatches,
-  });
-  const grpcServices = [...savedQueryServices, Health, ...serverReflectionServices];
-  const savedQuery = connectRoutes({ registry, service, defaultTimeoutMs });
-  const reflection = createServerReflection({ services: grpcServices });
-  // Call metrics are per saved query; health and reflection calls are only logged.
-  const endpointNames = new Map(registry.endpoints.map((e) => [e.method, e.definition.name]));
-  let rpcGate: ReturnType<typeof createRpcGate> | undefined;
-  const connectHandler = connectNodeAdapter({
-    routes: (router) => {
-      savedQuery(router);
-      health.routes(router);
-      reflection(router);
-    },
-    // Bounds every message, compressed or not: decompression stops at it.
-    readMaxBytes: maxBodyBytes,
-    // A JSON key that is not a parameter (`sql`, say) is refused, as on GET, not ignored.
-    jsonOptions: { ignoreUnknownFields: false },
-    contextValues: (request) => rpcGate!.contextValues(request),
-    interceptors: [
-      loggingInterceptor(logger, {
-        endpointOf: (method) => endpointNames.get(method),
-        observe: ({ endpoint, protocol, code, durationMs, caller }) => {
-          if (endpoint === undefined) return;
-          const name = code === "ok" ? "ok" : codeName(code);
-          metrics.recordCall(endpoint, protocol, name, durationMs / 1000);
-          if (caller !== undefined) metrics.countCaller(caller, name);
-        },
-      }),
-    ],
-    // An RPC call of anything not served gets UNIMPLEMENTED in its protocol; the rest is plain HTTP.
-    fallback: createUnimplementedFallback({ services: grpcServices.map((s) => s.typeName), fallback: httpRoutes }),
-  });
-  // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
-  rpcGate = createRpcGate(connectHandler, {
+  const rpc = createRpcStack({
+    registry,
+    services: savedQueryServices,
+    service,
     authenticate,
-    maxBodyBytes,
-    keyedPaths: new Set(registry.endpoints.map((endpoint) => `/${endpoint.grpcMethod}`)),
-    onRefused: (protocol, error) =>
-      metrics.requests.series({ endpoint: "", protocol, code: codeName(error.code) }).inc(),
+    ready,
+    fallback: httpRoutes,
+    metrics,
     logger,
+    defaultTimeoutMs,
     maxTimeoutMs: maxQueryMs,
+    maxBodyBytes: options.maxBodyBytes ?? defaultAppLimits.maxBodyBytes,
+    healthPollMs: options.healthPollMs,
+    maxHealthWatches: options.maxHealthWatches,
   });
-  const gated = rpcGate.handler;
   // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.
   const routed: RequestHandler = (request, response) =>
-    isHttpRoute(request.url ?? "/") ? httpRoutes(request, response) : gated(request, response);
+    isHttpRoute(request.url ?? "/") ? httpRoutes(request, response) : rpc.handler(request, response);
   // Browsers: preflights answered and CORS headers set before any route or key check; the explorer page beside.
   const explorer = options.explorer;
   const handler = withCors(
@@ -317,12 +219,12 @@ export function createApp(options: AppOptions): App {
     metrics,
     cache,
     scrape,
-    reloadCredentials: () => keyFile?.reload() ?? true,
-    endStreams: () => health.close(),
+    reloadCredentials: () => authentication.reloadKeyFile(),
+    endStreams: () => rpc.endStreams(),
     close: () => {
-      health.close();
+      rpc.endStreams();
       cache.close();
-      closeAuthenticator();
+      authentication.close();
     },
   };
 }

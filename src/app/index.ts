@@ -1,5 +1,3 @@
-// The application: composition root and process lifecycle.
+// The composition root: the stages wired into one request handler.
 export { createApp } from "./create-app.js";
 export type { App, AppOptions } from "./create-app.js";
-export { startService } from "./lifecycle.js";
-export type { RunningService, StartOptions } from "./lifecycle.js";

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export const apiKeyFileName = "api-key";
+const apiKeyFileName = "api-key";
 
 /** Reads the stored key from `directory`, creating it first if there is none. */
 export function loadOrCreateApiKey(directory: string): { key: string; created: boolean; path: string } {

@@ -20,7 +20,7 @@ export interface Computed<V> {
 /** Runs the query behind a key; the signal aborts it when no caller waits any more. */
 export type Compute<V> = (signal: AbortSignal) => Promise<Computed<V>>;
 
-/** What an entry keeps of the miss that made it, for its whole life. */
+/** What an entry keeps of the miss that made it, for its whole life, and who asked. */
 export interface EntryOrigin<V> {
   /**
    * Recomputes the entry when warming finds it due. Default: the miss's
@@ -28,7 +28,11 @@ export interface EntryOrigin<V> {
    * or response), since the entry keeps it.
    */
   refresh?: Compute<V>;
-  /** Whose call computed it (a credential id), for fair warming and per-caller shares. Default "". */
+  /**
+   * Whose call this is (a credential id). An entry counts for the tenant that
+   * last asked for it: its refreshes take that tenant's turns and it counts in
+   * that tenant's share of the cache. Default "".
+   */
   tenant?: string;
 }
 

@@ -9,6 +9,9 @@ import { createEntryStore, storeNow } from "./entry-store.js";
 import { createSingleFlight } from "./single-flight.js";
 import { createWarming } from "./warming.js";
 
+/** What one caller may hold of a full cache, as a fraction of each bound (ResultCacheOptions.sharePerCaller). */
+export const defaultSharePerCaller = 0.5;
+
 export interface ResultCacheOptions {
   /** Most entries held; the least recently used goes first. Default 10,000. */
   maxEntries?: number;
@@ -20,6 +23,14 @@ export interface ResultCacheOptions {
    * keeps. Default 2,048 bytes, from a measurement (docs/reliability.md).
    */
   entryOverheadBytes?: number;
+  /**
+   * What one caller (the tenant that last asked for an entry) may hold of a
+   * full cache, as a fraction of each bound: past a bound, a caller holding
+   * more gives up its own least recently used entries first, so its misses
+   * cannot empty the cache of other callers' entries. A caller alone may
+   * still fill the cache; 1 turns the share off. Default 0.5.
+   */
+  sharePerCaller?: number;
   /** Most refreshes running at once. Default 1. */
   warmConcurrency?: number;
   /**
@@ -51,7 +62,8 @@ export interface ResultCache<V> {
    * callers of the key. Errors are thrown to the callers, never stored.
    * `signal` lets one caller stop waiting (rejected with the signal's
    * reason); the query is aborted only when no caller waits any more. The
-   * entry keeps `origin` (its refresh and tenant) for its whole life.
+   * entry keeps `origin.refresh` for its whole life, and counts for
+   * `origin.tenant` until another tenant asks for it.
    */
   get(
     key: string,
@@ -60,8 +72,11 @@ export interface ResultCache<V> {
     signal?: AbortSignal,
     origin?: EntryOrigin<V>,
   ): Promise<CacheLookup<V>>;
-  /** The HIT that `get` would answer, without computing anything on a miss (and without counting it). */
-  peek(key: string, policy: CachePolicy): CacheLookup<V> | undefined;
+  /**
+   * The HIT that `get` would answer, without computing anything on a miss
+   * (and without counting it); `tenant` is the caller served, as in `origin`.
+   */
+  peek(key: string, policy: CachePolicy, tenant?: string): CacheLookup<V> | undefined;
   /**
    * Counts `bytes` more for `key` while it still holds `value` (a body made
    * later from the value, kept with it), evicting other entries if the bounds
@@ -77,9 +92,13 @@ export interface ResultCache<V> {
 
 export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCache<V> {
   const onEvent = options.onEvent ?? (() => {});
+  const maxEntries = options.maxEntries ?? 10_000;
+  const maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+  const share = options.sharePerCaller ?? defaultSharePerCaller;
   const store = createEntryStore<V>({
-    maxEntries: options.maxEntries ?? 10_000,
-    maxBytes: options.maxBytes ?? 256 * 1024 * 1024,
+    maxEntries,
+    maxBytes,
+    share: { entries: maxEntries * share, bytes: maxBytes * share },
     entryOverheadBytes: options.entryOverheadBytes ?? 2048,
     onEvent,
     onSize: options.onSize ?? (() => {}),
@@ -117,12 +136,13 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     });
   }
 
-  function peek(key: string, policy: CachePolicy): CacheLookup<V> | undefined {
+  function peek(key: string, policy: CachePolicy, tenant?: string): CacheLookup<V> | undefined {
     const entry = store.get(key);
     if (entry === undefined) return undefined;
     entry.lastAskedAt = storeNow();
     entry.askedSinceComputed = true;
-    store.touch(key);
+    store.touch(key, tenant);
+    warming.asked(key, entry);
     onEvent("hit", policy.label ?? "");
     return { value: entry.value, status: "HIT", computedAt: entry.computedAt };
   }
@@ -130,7 +150,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   return {
     peek,
     async get(key, policy, compute, signal, origin = {}) {
-      const hit = peek(key, policy);
+      const hit = peek(key, policy, origin.tenant);
       if (hit !== undefined) return hit;
       // A caller already gone starts nothing and joins nothing.
       if (signal?.aborted) throw signal.reason;

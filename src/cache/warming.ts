@@ -1,9 +1,11 @@
 // Cache warming: recomputes the entries callers keep asking for before their
 // lifetime ends, drops the ones nobody asked for during a whole lifetime, and
-// keeps refreshes to their share of the warehouse's time.
+// keeps refreshes to their share of the warehouse's time, taking due entries
+// in turns by tenant (warming-turns.ts) as they fall due.
 import type { Logger } from "../observability/index.js";
 import type { CacheEvent, CachePolicy, Computed } from "./cache-types.js";
 import { storeNow, type Entry, type EntryStore } from "./entry-store.js";
+import { createWarmingTurns } from "./warming-turns.js";
 
 export interface WarmingOptions<V> {
   store: EntryStore<V>;
@@ -16,7 +18,7 @@ export interface WarmingOptions<V> {
   /** A refresh is due up to this fraction of the warming period early, at random. */
   jitter: number;
   random: () => number;
-  /** How often to look for due entries; 0 leaves it to run(). */
+  /** How often to look for due entries, also while refreshes run; 0 leaves it to run(). */
   sweepIntervalMs: number;
   /** After a failed refresh, the next try waits this long. */
   retryAfterFailureMs: number;
@@ -24,24 +26,32 @@ export interface WarmingOptions<V> {
   logger: Logger;
 }
 
-export interface Warming {
+export interface Warming<V> {
   /** When an entry of `policy` computed at `now` is next due; never without warming. */
   dueAfter(now: number, policy: CachePolicy): number;
-  /** Refreshes due entries and drops idle ones; resolves when the refreshes end. */
+  /**
+   * Drops idle entries and hands the due ones to the refreshes, joining the
+   * pass under way if any; resolves when no refresh is left to run.
+   */
   run(): Promise<void>;
+  /** Tells the turns that `key` was just asked for (its entry's lastAskedAt and tenant are the ask's). */
+  asked(key: string, entry: Entry<V>): void;
   /** Stops the timer; refreshes waiting for their turn are not started. */
   close(): void;
 }
 
-export function createWarming<V>(options: WarmingOptions<V>): Warming {
+export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
   const { store, renew, warmConcurrency, warmShare, jitter, random, retryAfterFailureMs, onEvent, logger } = options;
   let closed = false;
-  let sweeping: Promise<void> | undefined;
   /**
    * performance.now() before which no refresh starts: keeps refreshes within
    * their share of the warehouse's time (real time, whatever the clock says).
    */
   let nextRefreshAt = 0;
+  const turns = createWarmingTurns();
+  let working = 0;
+  /** The pass under way: ends when no refresh is left to start or running. */
+  let pass: { done: Promise<void>; end: () => void } | undefined;
 
   /** Recomputes one entry; a failure keeps the previous result until its own lifetime ends. */
   async function refresh(key: string, entry: Entry<V>) {
@@ -59,44 +69,81 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming {
     }
   }
 
-  /** The entries due for a refresh; idle ones are dropped on the way (expired ones node-cache drops). */
-  function dueEntries(): [string, Entry<V>][] {
+  /**
+   * Whether `entry` is due. Only a result asked for since it was computed is
+   * worth computing again; the rest are served until their lifetime ends.
+   */
+  const isDue = (entry: Entry<V>, now: number) =>
+    !entry.refreshing &&
+    entry.askedSinceComputed &&
+    entry.refreshDueAt <= now &&
+    now - entry.lastAskedAt < entry.policy.ttlMs;
+
+  /**
+   * Queues the entries that fell due since the last sweep; idle ones are
+   * dropped on the way (expired ones node-cache drops). Reads every entry but
+   * sorts only the new ones.
+   */
+  function scan() {
     const now = storeNow();
     const due: [string, Entry<V>][] = [];
-    for (const key of [...store.keys()]) {
-      const entry = store.get(key);
-      if (entry === undefined) continue;
-      if (now - entry.lastAskedAt >= entry.policy.ttlMs) {
-        store.delete(key);
-      } else if (!entry.refreshing && entry.refreshDueAt <= now && entry.askedSinceComputed) {
-        // Only a result asked for since it was computed is worth computing again;
-        // the rest are served until their lifetime ends.
-        due.push([key, entry]);
-      }
+    for (const [key, entry] of store.entries()) {
+      if (now - entry.lastAskedAt >= entry.policy.ttlMs) store.delete(key);
+      else if (isDue(entry, now) && !turns.has(key)) due.push([key, entry]);
     }
-    return due;
+    turns.add(due);
+    // Keys asked again while queued, and dropped from the cache meanwhile, leave items behind.
+    if (turns.size > 2 * store.size.entries + 64) turns.prune((key) => store.get(key) !== undefined);
   }
 
-  async function sweep() {
-    const due = dueEntries();
-    // A fixed number of workers share the due list: at most warmConcurrency
-    // queries at once, each started only when the share allows, waiting for
-    // that rather than leaving the rest to the next sweep.
-    const workers = Array.from({ length: Math.min(warmConcurrency, due.length) }, async () => {
-      for (let next = due.shift(); next !== undefined; next = due.shift()) {
+  /**
+   * One of at most warmConcurrency workers: takes the next turn's entry and
+   * refreshes it, each start only when the share allows, waiting for that
+   * rather than leaving the rest for later.
+   */
+  async function work() {
+    working += 1;
+    if (pass === undefined) {
+      let end!: () => void;
+      const done = new Promise<void>((resolve) => (end = resolve));
+      pass = {
+        done,
+        end: () => {
+          pass = undefined;
+          end();
+        },
+      };
+    }
+    try {
+      while (!closed) {
         const wait = nextRefreshAt - performance.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
         if (closed) return;
+        // Taken after the wait, so that what fell due meanwhile has its turn.
+        const next = turns.take((key) => {
+          const entry = store.get(key);
+          return entry !== undefined && isDue(entry, storeNow()) ? entry : undefined;
+        });
+        if (next === undefined) return;
         const started = performance.now();
         await refresh(...next);
         const ended = performance.now();
         nextRefreshAt = Math.max(nextRefreshAt, ended + (ended - started) * (1 / warmShare - 1));
       }
-    });
-    await Promise.all(workers);
+    } finally {
+      working -= 1;
+      if (working === 0) pass?.end();
+    }
   }
 
-  const run = () => (sweeping ??= sweep().finally(() => (sweeping = undefined)));
+  /** Looks for due entries, also while a pass runs, and starts workers for them. */
+  function run(): Promise<void> {
+    scan();
+    const wanted = closed ? 0 : Math.min(warmConcurrency, working + turns.size);
+    while (working < wanted) void work();
+    return pass?.done ?? Promise.resolve();
+  }
+
   const timer = options.sweepIntervalMs > 0 ? setInterval(() => void run(), options.sweepIntervalMs) : undefined;
   timer?.unref();
 
@@ -104,6 +151,7 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming {
     dueAfter: (now, policy) =>
       policy.warmMs > 0 ? now + policy.warmMs * (1 - jitter * random()) : Number.POSITIVE_INFINITY,
     run,
+    asked: (key, entry) => turns.asked(key, entry),
     close() {
       closed = true;
       if (timer !== undefined) clearInterval(timer);

@@ -1,38 +1,6 @@
 // The shape of the service's configuration; readConfig (read-config.ts) fills it from the variables of variables.ts.
 import type { LogLevel } from "../observability/index.js";
-
-/** Where the log tables live: a ClickHouse server over HTTP, or the embedded engine. */
-export type WarehouseConfig =
-  | {
-      kind: "server";
-      /** `CLICKHOUSE_URL`, for example `http://localhost:8123`. */
-      url: string;
-      /** `CLICKHOUSE_USER`. */
-      username: string;
-      /** `CLICKHOUSE_PASSWORD`, taken as given. */
-      password: string;
-      /** `CLICKHOUSE_DATABASE`. */
-      database: string;
-      /**
-       * `CLICKHOUSE_CLUSTER`, when set: the cluster (a name in the
-       * server's `remote_servers`) the migrations create replicated, sharded
-       * tables on, and whose Distributed tables the queries read.
-       */
-      cluster?: string;
-      /**
-       * `CLICKHOUSE_QUERY_CACHE_SECONDS`, when set: cached endpoints use
-       * the server's query cache, with `now` rounded down to this many seconds
-       * so that service replicas send the same query (docs/deployment.md).
-       */
-      queryCacheSeconds?: number;
-    }
-  | {
-      kind: "embedded";
-      /** `CHDB_PATH`: data directory of the embedded engine. */
-      path: string;
-      /** `CLICKHOUSE_DATABASE`. */
-      database: string;
-    };
+import type { WarehouseConfig } from "../warehouse/index.js";
 
 export interface Config {
   /** `PORT`: one port for HTTP/1.1 and h2c. */
@@ -112,6 +80,8 @@ export interface Limits {
   warehouseQueue: number;
   /** `WAREHOUSE_CALLS_PER_KEY`: one key's warehouse queries running and waiting. */
   warehouseCallsPerKey: number;
+  /** `CACHE_SHARE_PER_CALLER`: what one key may hold of a full result cache, as a fraction of each bound. */
+  cacheSharePerCaller: number;
   /** `AUTH_FAILURES_PER_SECOND` and `AUTH_FAILURE_BURST`: failed authentications allowed per client address. */
   authFailures: { perSecond: number; burst: number };
   /** `RESPONSE_STALL_SECONDS`: a response none of whose queued bytes went out for this long is reset. */

@@ -2,8 +2,7 @@
 // of variables also gives `--help` and docs/configuration.md their lists.
 export { readConfig } from "./read-config.js";
 export { ConfigError } from "./config.js";
-export type { Config, CredentialsConfig, Limits, WarehouseConfig } from "./config.js";
+export type { Config, CredentialsConfig } from "./config.js";
 export { apiKeyProblem, variables } from "./variables.js";
-export type { Section, Variable } from "./variable.js";
-export { shownDefault } from "./variable.js";
+export type { Section } from "./variable.js";
 export { configurationHelp, configurationTables } from "./variable-docs.js";

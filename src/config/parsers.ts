@@ -50,6 +50,17 @@ export const rate: Parser<number> = {
   least: 0,
 };
 
+/** A fraction above 0 and at most 1, written as a decimal (`0.5`). */
+export const fraction: Parser<number> = {
+  read(value, name) {
+    if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0 || Number(value) > 1) {
+      refuse(`${name} must be a number above 0 and at most 1, got "${value}"`);
+    }
+    return Number(value);
+  },
+  show: String,
+};
+
 /** Seconds from `least`, a fraction allowed, as whole milliseconds. */
 export function fractionalSeconds(least: number): Parser<number> {
   return {

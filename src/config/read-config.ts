@@ -1,8 +1,9 @@
 // readConfig: the variables of variables.ts read from the environment, and
 // the rules between them (the warehouse mode, one way of verifying tokens).
-import { defaultAppLimits } from "../app/app-defaults.js";
-import { defaultAdmission } from "../executor/admission.js";
-import { type Config, ConfigError, type CredentialsConfig, type WarehouseConfig } from "./config.js";
+import { defaultConcurrency } from "../app/app-defaults.js";
+import { warehouseCapabilities } from "../warehouse/capabilities.js";
+import type { WarehouseConfig } from "../warehouse/index.js";
+import { type Config, ConfigError, type CredentialsConfig } from "./config.js";
 import type { ValueOf, Variable } from "./variable.js";
 import { variables } from "./variables.js";
 
@@ -57,6 +58,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const capabilities = warehouseCapabilities(warehouse.kind);
   const credentials: CredentialsConfig = {
     apiKeysFile: value.API_KEYS_FILE,
     apiKeysFilePollMs: value.API_KEYS_FILE_POLL_SECONDS,
@@ -69,7 +71,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`${tokenKeys.join(" and ")}: set one way of verifying tokens, not ${tokenKeys.length}`);
   }
   if (
-    warehouse.kind === "server" &&
+    !capabilities.ownsItsData &&
     // Keys given count even when bad: a bad key is its own problem, not a missing one.
     !(env.API_KEYS ?? "").split(",").some((key) => key.trim() !== "") &&
     credentials.apiKeysFile === undefined &&
@@ -80,10 +82,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
-  const warehouseConcurrency =
-    value.WAREHOUSE_CONCURRENCY ??
-    (warehouse.kind === "embedded" ? defaultAppLimits.embeddedConcurrency : defaultAdmission.maxConcurrent);
-  if (warehouse.kind === "embedded" && warehouseConcurrency > 1) {
+  const warehouseConcurrency = value.WAREHOUSE_CONCURRENCY ?? defaultConcurrency(capabilities);
+  if (capabilities.runsOneQueryAtATime && warehouseConcurrency > 1) {
     problems.push(
       "WAREHOUSE_CONCURRENCY above 1 needs CLICKHOUSE_URL: the embedded engine runs one saved query at a time",
     );
@@ -123,6 +123,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       warehouseConcurrency,
       warehouseQueue: value.WAREHOUSE_QUEUE,
       warehouseCallsPerKey: value.WAREHOUSE_CALLS_PER_KEY,
+      cacheSharePerCaller: value.CACHE_SHARE_PER_CALLER,
       authFailures: { perSecond: value.AUTH_FAILURES_PER_SECOND, burst: value.AUTH_FAILURE_BURST },
       responseStallMs: value.RESPONSE_STALL_SECONDS,
       maxUnsentBytesPerConnection: value.MAX_UNSENT_BYTES_PER_CONNECTION,

@@ -1,22 +1,25 @@
 // The table of environment variables (docs/configuration.md): each one's
 // name, parser, default and meaning, written once. readConfig reads them,
 // `--help` lists them and `npm run docs` writes the documentation's tables.
-import { defaultAppLimits } from "../app/app-defaults.js";
+import { defaultAppLimits, defaultConcurrency } from "../app/app-defaults.js";
 import { defaultAuthFailures } from "../auth/auth-failure-throttle.js";
+import { defaultSharePerCaller } from "../cache/result-cache.js";
 import { defaultKeyFilePollMs } from "../auth/key-file.js";
 import { defaultRateLimit } from "../auth/rate-limiter.js";
 import { defaultMaxParameterLength } from "../endpoints/registry.js";
 import { defaultAdmission } from "../executor/admission.js";
 import { defaultQueryTimeoutMs } from "../executor/query-executor.js";
 import { defaultLogLevel, logLevels } from "../observability/logger.js";
-import { trustedProxyProblem } from "../transport/client-address.js";
+import { trustedProxyProblem } from "../transport/node-http/client-address.js";
 import { defaultKeylessLimit } from "../transport/http/keyless-limit.js";
 import { defaultConnectionLimits } from "../transport/single-port-server.js";
 import { defaultUnsentBytes } from "../transport/unsent-bytes.js";
+import { warehouseCapabilities } from "../warehouse/capabilities.js";
 import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
   corsOrigins,
   flag,
+  fraction,
   fractionalSeconds,
   httpUrl,
   identifier,
@@ -323,7 +326,7 @@ export const variables = {
     parser: whole(1),
     // Depends on the engine: readConfig fills it in.
     default: undefined,
-    shownDefault: `\`${defaultAppLimits.embeddedConcurrency}\` embedded, \`${defaultAdmission.maxConcurrent}\` server`,
+    shownDefault: `\`${defaultConcurrency(warehouseCapabilities("embedded"))}\` embedded, \`${defaultConcurrency(warehouseCapabilities("server"))}\` server`,
     description:
       "warehouse queries running at once; the embedded engine runs one saved query at a time, so above 1 needs `CLICKHOUSE_URL`",
   }),
@@ -340,6 +343,14 @@ export const variables = {
     parser: whole(1),
     default: defaultAppLimits.warehouseCallsPerKey,
     description: "one key's warehouse queries running and waiting",
+  }),
+  CACHE_SHARE_PER_CALLER: variable({
+    name: "CACHE_SHARE_PER_CALLER",
+    section: "Bounds",
+    parser: fraction,
+    default: defaultSharePerCaller,
+    description:
+      "what one key may hold of a full result cache, as a fraction of its entry and byte bounds: past a bound, a key holding more loses its own least recently used entries first, so its misses cannot push out other keys' results. A key alone may fill the cache. A number above 0 and at most 1; `1` turns the share off ([reliability.md](reliability.md#the-cache-under-many-keys))",
   }),
   AUTH_FAILURES_PER_SECOND: variable({
     name: "AUTH_FAILURES_PER_SECOND",

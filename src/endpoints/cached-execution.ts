@@ -29,8 +29,8 @@ export interface CachedExecutionOptions {
 }
 
 export interface CachedExecution {
-  /** The cached result of `call` if the cache holds a live one; never asks the warehouse. */
-  peek(call: CachedCall): EndpointResult | undefined;
+  /** The cached result of `call` if the cache holds a live one, served to `tenant`; never asks the warehouse. */
+  peek(call: CachedCall, tenant?: string): EndpointResult | undefined;
   /** The result of `call`, from the cache or its key's shared computation. Throws only ConnectError. */
   execute(call: CachedCall, context: CallContext): Promise<EndpointResult>;
 }
@@ -96,8 +96,8 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
       ? createCallersDeadline({ sharedTimeoutMs, join: joinComputation, computeCached })
       : undefined;
 
-  function peek(call: CachedCall): EndpointResult | undefined {
-    const lookup = cache.peek(call.cacheEntry.key, call.cacheEntry.policy);
+  function peek(call: CachedCall, tenant?: string): EndpointResult | undefined {
+    const lookup = cache.peek(call.cacheEntry.key, call.cacheEntry.policy, tenant);
     return lookup === undefined ? undefined : fromCache(lookup);
   }
 
@@ -111,7 +111,7 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
         const shared = { timeoutMs: sharedTimeoutMs, requestId: context.requestId, tenant: context.tenant };
         return joinComputation(call, context, (signal) => computeCached(call, { ...shared, signal }), context.signal);
       }
-      return peek(call) ?? callersDeadline.wait(call, context);
+      return peek(call, context.tenant) ?? callersDeadline.wait(call, context);
     },
   };
 }

@@ -20,8 +20,11 @@ export interface EndpointService {
    * parameters (INVALID_ARGUMENT listing every problem).
    */
   prepare(endpoint: Endpoint, request: Message, scope?: Scope): PreparedCall;
-  /** The cached result of `call` if the cache holds a live one; never asks the warehouse. */
-  peek(call: PreparedCall): EndpointResult | undefined;
+  /**
+   * The cached result of `call` if the cache holds a live one; never asks the
+   * warehouse. `tenant` is the caller served (CallContext.tenant).
+   */
+  peek(call: PreparedCall, tenant?: string): EndpointResult | undefined;
   /** The result of `call`, from the cache or the warehouse. Throws only ConnectError. */
   execute(call: PreparedCall, context?: CallContext): Promise<EndpointResult>;
   /** `execute(prepare(endpoint, request, scope), context)`. */
@@ -83,7 +86,7 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
 
   const service: EndpointService = {
     prepare,
-    peek: (call) => (cached !== undefined && isCached(call) ? cached.peek(call) : undefined),
+    peek: (call, tenant) => (cached !== undefined && isCached(call) ? cached.peek(call, tenant) : undefined),
     async execute(call, context = {}) {
       return cached !== undefined && isCached(call) ? cached.execute(call, context) : compute(call, context);
     },

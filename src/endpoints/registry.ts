@@ -54,8 +54,6 @@ export interface EndpointRegistry {
   readonly endpoints: readonly Endpoint[];
   /** By name (`usage.api-counts`) or by id (UUID, any letter case). */
   find(nameOrId: string): Endpoint | undefined;
-  /** By the method descriptor, for the Connect handlers. */
-  forMethod(method: DescMethod): Endpoint;
 }
 
 /** The longest value of any parameter, in characters, when the options do not say. */
@@ -82,7 +80,6 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
   const maxLength = options.maxParameterLength ?? defaultMaxParameterLength;
   const endpoints: Endpoint[] = [];
   const byKey = new Map<string, Endpoint>();
-  const byMethod = new Map<DescMethod, Endpoint>();
 
   for (const service of options.services) {
     for (const method of service.methods) {
@@ -125,18 +122,12 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
         byKey.set(key, endpoint);
       }
       endpoints.push(endpoint);
-      byMethod.set(method, endpoint);
     }
   }
 
   return {
     endpoints,
     find: (nameOrId) => byKey.get(nameOrId) ?? byKey.get(nameOrId.toLowerCase()),
-    forMethod(method) {
-      const found = byMethod.get(method);
-      if (found === undefined) throw new Error(`no endpoint for ${method.name}`);
-      return found;
-    },
   };
 }
 

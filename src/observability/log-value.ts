@@ -5,7 +5,7 @@
  * An object this many levels below the top of a line, or more, is written as
  * "[truncated]": a field's value is one level down, its error's cause two.
  */
-export const maxLogDepth = 10;
+const maxLogDepth = 10;
 
 /**
  * `value` as JSON.stringify can write it: an Error becomes `{ name, message,

@@ -4,9 +4,7 @@
 // allowed origin and the headers a browser client must be able to read.
 // Credentials (cookies) are never allowed: callers send a key or a token.
 import { cors as connectCors } from "@connectrpc/connect";
-import type { HttpRequest, HttpResponse } from "./http/respond.js";
-import { hasBody } from "./rpc-error-response.js";
-import type { RequestHandler } from "./single-port-server.js";
+import { hasBody, type HttpRequest, type HttpResponse, type RequestHandler } from "./node-http/index.js";
 
 /** `"*"` for any origin, else the exact origins (`https://app.example.com`) allowed. */
 export type CorsOrigins = "*" | readonly string[];

@@ -1,19 +1,16 @@
-// Transport: one port for HTTP/1.1 and h2c, Connect/gRPC/gRPC-Web routes,
-// plain HTTP routes, and the per-call interceptors.
-export { createSinglePortServer, defaultConnectionLimits } from "./single-port-server.js";
-export type { SinglePortServer, SinglePortServerOptions, RequestHandler } from "./single-port-server.js";
-export { clientAddress, trustedProxies, trustedProxyProblem } from "./client-address.js";
-export type { TrustedProxies } from "./client-address.js";
-export { connectRoutes } from "./connect-routes.js";
-export type { ConnectRoutesOptions } from "./connect-routes.js";
-export { loggingInterceptor } from "./logging-interceptor.js";
-export type { CallObserver, LoggingInterceptorOptions } from "./logging-interceptor.js";
-export { requestIdKey, requestIdFrom } from "./request-context.js";
-export { createRpcGate, credentialKey } from "./rpc-gate.js";
-export type { RpcGate, RpcGateOptions } from "./rpc-gate.js";
-export { sendRpcError, rpcProtocolOf, bodyTooLarge, percentEncoded } from "./rpc-error-response.js";
-export type { RpcProtocol } from "./rpc-error-response.js";
-export { withCors, corsAllowedHeaders, corsAllowedMethods, corsExposedHeaders } from "./cors.js";
-export type { CorsOptions, CorsOrigins } from "./cors.js";
-export * from "./http/index.js";
-export * from "./grpc/index.js";
+// Transport: one port for HTTP/1.1 and h2c, CORS in front of every route;
+// behind it the plain HTTP routes (GET API and explorer, http/) and the
+// Connect, gRPC and gRPC-Web stack (rpc-stack.ts, rpc/, grpc/), both on the
+// Node HTTP helpers of node-http/.
+export { createSinglePortServer } from "./single-port-server.js";
+export type { SinglePortServer, SinglePortServerOptions } from "./single-port-server.js";
+export { clientAddress, trustedProxies } from "./node-http/client-address.js";
+export type { TrustedProxies } from "./node-http/client-address.js";
+export { createRpcStack } from "./rpc-stack.js";
+export { createHttpRoutes, createKeylessLimit, createMetricsRoutes, isHttpRoute, withExplorer } from "./http/index.js";
+export { createReadinessPoller, unimplementedMessage } from "./grpc/index.js";
+export { loggingInterceptor, percentEncoded, rpcProtocolOf } from "./rpc/index.js";
+export { codeName } from "./node-http/index.js";
+export type { RequestHandler } from "./node-http/index.js";
+export { withCors } from "./cors.js";
+export type { CorsOrigins } from "./cors.js";

@@ -8,10 +8,9 @@ import {
   type Http2Session,
   type ServerHttp2Stream,
 } from "node:http2";
-import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { type Logger, silentLogger } from "../observability/index.js";
-import type { TrustedProxies } from "./client-address.js";
+import type { TrustedProxies } from "./node-http/client-address.js";
 import {
   createUnsentBytes,
   defaultUnsentBytes,
@@ -19,11 +18,9 @@ import {
   watchHttp1Socket,
   watchHttp2Stream,
 } from "./unsent-bytes.js";
+import { handlerThrew, type RequestHandler } from "./node-http/index.js";
 
 const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
-
-/** A handler for both HTTP versions, as connectNodeAdapter returns. */
-export type RequestHandler = ReturnType<typeof connectNodeAdapter>;
 
 export interface SinglePortServerOptions {
   /** Longest time to wait for the headers of a request once it has begun. Default 10 000 ms. */
@@ -290,34 +287,4 @@ function guarded(handler: RequestHandler, logger: Logger): RequestHandler {
       handlerThrew(request, response, error, logger);
     }
   };
-}
-
-/**
- * What a request's handler threw: a 500 and an error line. Handlers that go
- * on with a request in a promise's callback (after a token's first check,
- * say) end that promise with this, since `guarded` cannot see what those throw.
- */
-export function handlerThrew(
-  request: Parameters<RequestHandler>[0],
-  response: Parameters<RequestHandler>[1],
-  error: unknown,
-  logger: Logger,
-): void {
-  logger.error("request handler threw", { method: request.method, path: pathOf(request.url), error });
-  const writable = response as unknown as {
-    headersSent: boolean;
-    writeHead(s: number, h: object): void;
-    end(b?: string): void;
-  };
-  if (!writable.headersSent) {
-    writable.writeHead(500, { "content-type": "application/json; charset=utf-8" });
-    writable.end(JSON.stringify({ error: { code: "internal", message: "internal error", details: [] } }));
-  }
-}
-
-/** The path of a request target, without the query string (which may hold a key or personal data). */
-function pathOf(url: string | undefined): string {
-  const target = url ?? "/";
-  const queryAt = target.indexOf("?");
-  return queryAt < 0 ? target : target.slice(0, queryAt);
 }

@@ -20,7 +20,7 @@ export interface ClusterLayout {
 }
 
 /** Suffix of the replicated table that holds a shard's rows behind each Distributed table. */
-export const localTableSuffix = "_local";
+const localTableSuffix = "_local";
 
 /**
  * The sharding key of every log table. `project` is a column of every log
@@ -31,7 +31,7 @@ export const localTableSuffix = "_local";
  * JSON expression lets `optimize_skip_unused_shards` read a `project = x`
  * filter.
  */
-export const shardingKey = "cityHash64(project)";
+const shardingKey = "cityHash64(project)";
 
 /**
  * The statements a migration applies: its statements as written on a single
@@ -60,7 +60,7 @@ const alterTable = /^ALTER TABLE (\w+)\s+([\s\S]+)$/;
  * (one with a `project` column) with one command that adds, drops or
  * materializes an index or a column idempotently. Anything else throws.
  */
-export function clusterStatements(statement: string, layout: ClusterLayout): string[] {
+function clusterStatements(statement: string, layout: ClusterLayout): string[] {
   const create = createTable.exec(statement);
   if (create !== null) {
     const [, table, columns, rest] = create as unknown as [string, string, string, string];

@@ -18,7 +18,7 @@ export class DataDirectoryHeldError extends Error {
 }
 
 /** The pid of another live process holding `path`, or undefined when none does (or it was left by one that died). */
-export function dataDirectoryHolder(path: string): number | undefined {
+function dataDirectoryHolder(path: string): number | undefined {
   let status: string;
   try {
     status = readFileSync(join(path, "status"), "utf8");

@@ -46,7 +46,7 @@ export function demoProjects(count = 4): string[] {
 }
 
 /** Function ids of a demo project: three UUIDs derived from the project. */
-export function demoFunctions(project: string): string[] {
+function demoFunctions(project: string): string[] {
   const random = mulberry32(hash(project));
   return [0, 1, 2].map(() => uuid(random));
 }

@@ -4,19 +4,52 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
-import type { WarehouseConfig } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
 import { assertDataDirectoryFree } from "./data-directory-lock.js";
 import { createReopeningClient, type WarehouseClient } from "./reopening-client.js";
+import type { WarehouseKind } from "./capabilities.js";
 import type { ClusterLayout } from "./cluster-ddl.js";
+
+/** Where the log tables live: a ClickHouse server over HTTP, or the embedded engine. */
+export type WarehouseConfig =
+  | {
+      kind: "server";
+      /** `CLICKHOUSE_URL`, for example `http://localhost:8123`. */
+      url: string;
+      /** `CLICKHOUSE_USER`. */
+      username: string;
+      /** `CLICKHOUSE_PASSWORD`, taken as given. */
+      password: string;
+      /** `CLICKHOUSE_DATABASE`. */
+      database: string;
+      /**
+       * `CLICKHOUSE_CLUSTER`, when set: the cluster (a name in the
+       * server's `remote_servers`) the migrations create replicated, sharded
+       * tables on, and whose Distributed tables the queries read.
+       */
+      cluster?: string;
+      /**
+       * `CLICKHOUSE_QUERY_CACHE_SECONDS`, when set: cached endpoints use
+       * the server's query cache, with `now` rounded down to this many seconds
+       * so that service replicas send the same query (docs/deployment.md).
+       */
+      queryCacheSeconds?: number;
+    }
+  | {
+      kind: "embedded";
+      /** `CHDB_PATH`: data directory of the embedded engine. */
+      path: string;
+      /** `CLICKHOUSE_DATABASE`. */
+      database: string;
+    };
 
 type EmbeddedConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>["connection"]>;
 
 export interface Warehouse {
   /** The client every query of the process goes through. */
   client: WarehouseClient;
-  /** `server` or `embedded`, for logs and for what only one of them supports. */
-  kind: WarehouseConfig["kind"];
+  /** `server` or `embedded`, for logs and for what only one of them can do (capabilities.ts). */
+  kind: WarehouseKind;
   /** A human-readable location: the server URL or the data directory. */
   location: string;
   /** Set when the server is a cluster: the tables are replicated and Distributed (cluster-ddl.ts). */

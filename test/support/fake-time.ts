@@ -4,7 +4,7 @@
 import { vi } from "vitest";
 import type { Clock } from "../../src/observability/index.js";
 
-type Faked = "Date" | "performance" | "setTimeout" | "clearTimeout";
+type Faked = "Date" | "performance" | "setTimeout" | "clearTimeout" | "setInterval" | "clearInterval";
 
 /** Fakes `faked` (Date alone by default) and answers a clock on the faked Date.now(), standing at `at`. */
 export function fakeClock(

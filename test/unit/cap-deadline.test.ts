@@ -1,7 +1,7 @@
 // A call's deadline header cut to the service's longest before the router
 // sets a timer for it; well-formed shorter ones and malformed ones untouched.
 import { describe, expect, it } from "vitest";
-import { capDeadline } from "../../src/transport/rpc-gate.js";
+import { capDeadline } from "../../src/transport/rpc/rpc-gate.js";
 
 const cut = (headers: Record<string, string>) => {
   capDeadline(headers, 30_000);

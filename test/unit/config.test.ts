@@ -32,6 +32,7 @@ describe("readConfig", () => {
         warehouseConcurrency: 1,
         warehouseQueue: 64,
         warehouseCallsPerKey: 16,
+        cacheSharePerCaller: 0.5,
         authFailures: { perSecond: 1, burst: 20 },
         responseStallMs: 30_000,
         maxUnsentBytesPerConnection: 4 * 1024 * 1024,
@@ -55,6 +56,7 @@ describe("readConfig", () => {
       MAX_QUERY_SECONDS: "4",
       WAREHOUSE_QUEUE: "0",
       WAREHOUSE_CALLS_PER_KEY: "2",
+      CACHE_SHARE_PER_CALLER: "0.25",
       AUTH_FAILURES_PER_SECOND: "0.5",
       AUTH_FAILURE_BURST: "5",
       RESPONSE_STALL_SECONDS: "7",
@@ -74,6 +76,7 @@ describe("readConfig", () => {
       warehouseConcurrency: 8,
       warehouseQueue: 0,
       warehouseCallsPerKey: 2,
+      cacheSharePerCaller: 0.25,
       authFailures: { perSecond: 0.5, burst: 5 },
       responseStallMs: 7000,
       maxUnsentBytesPerConnection: 1000,
@@ -105,6 +108,9 @@ describe("readConfig", () => {
     ["RESPONSE_STALL_SECONDS", "0"],
     ["MAX_UNSENT_BYTES_PER_ADDRESS", "lots"],
     ["KEYLESS_RATE_LIMIT_PER_SECOND", "-2"],
+    ["CACHE_SHARE_PER_CALLER", "0"],
+    ["CACHE_SHARE_PER_CALLER", "1.5"],
+    ["CACHE_SHARE_PER_CALLER", "half"],
   ])("refuses %s=%s naming the variable", (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be`));
   });

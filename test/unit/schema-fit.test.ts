@@ -4,7 +4,7 @@
 // fake answering DESCRIBE with the columns a test chooses.
 import { ScalarType, type DescField } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { watchSchemaFit } from "../../src/app/schema-fit.js";
+import { watchSchemaFit } from "../../src/service/schema-fit.js";
 import { createEndpointRegistry, savedQueryServices, type Endpoint } from "../../src/endpoints/index.js";
 import { createLogger } from "../../src/observability/index.js";
 

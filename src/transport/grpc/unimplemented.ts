@@ -3,8 +3,8 @@
 // response (HTTP 200, grpc-status 12), Connect gets its `unimplemented` error.
 // Anything else (plain HTTP) goes on to the fallback handler.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { rpcProtocolOf, sendRpcError } from "../rpc-error-response.js";
-import type { RequestHandler } from "../single-port-server.js";
+import type { RequestHandler } from "../node-http/index.js";
+import { rpcProtocolOf, sendRpcError } from "../rpc/index.js";
 
 export interface UnimplementedOptions {
   /** Full names of the services served on the port, to say "unknown method" rather than "unknown service". */

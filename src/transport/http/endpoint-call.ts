@@ -9,6 +9,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { Credential } from "../../auth/index.js";
 import type { CallContext, Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
+import { codeName, type HttpRequest, type HttpResponse } from "../node-http/index.js";
 import {
   encodingFromAcceptEncoding,
   encodings,
@@ -20,8 +21,7 @@ import {
 } from "./content-negotiation.js";
 import { bodyFormats } from "./body-formats.js";
 import { sendError } from "./error-body.js";
-import { codeName } from "./http-status.js";
-import { writeResponse, type HttpRequest, type HttpResponse } from "./respond.js";
+import { writeResponse } from "./respond.js";
 import { createResponseBodies, type ResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
 
@@ -94,7 +94,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   return {
     answer(request, response, call, requestId, credential) {
       const started = performance.now();
-      const hit = service.peek(call);
+      const hit = service.peek(call, credential.id);
       const lookupMs = performance.now() - started;
       if (hit !== undefined) {
         sendResult(bodies, request, response, requestId, call, hit, lookupMs);

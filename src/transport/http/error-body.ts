@@ -2,9 +2,8 @@
 // {"error": {"code", "message", "details": [{"field", "description"}]}}.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { fieldViolationsOf } from "../../errors/index.js";
-import { hasBody } from "../rpc-error-response.js";
-import { codeName, httpStatusFromCode } from "./http-status.js";
-import { sendJson, type HttpRequest, type HttpResponse } from "./respond.js";
+import { codeName, hasBody, httpStatusFromCode, type HttpRequest, type HttpResponse } from "../node-http/index.js";
+import { sendJson } from "./respond.js";
 
 export interface ErrorResponse {
   status: number;

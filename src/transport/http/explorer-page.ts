@@ -7,8 +7,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { encodingFromAcceptEncoding } from "./content-negotiation.js";
-import { sendEmpty, writeResponse, type HttpRequest, type HttpResponse } from "./respond.js";
-import type { RequestHandler } from "../single-port-server.js";
+import { pathOf, type HttpRequest, type HttpResponse, type RequestHandler } from "../node-http/index.js";
+import { sendEmpty, writeResponse } from "./respond.js";
 
 export interface ExplorerPageOptions {
   /** The built page: index.html, explorer.js and explorer.css (dist/web/). */
@@ -58,9 +58,7 @@ export function withExplorer(next: RequestHandler, options: ExplorerPageOptions)
   return (request, response) => {
     const method = request.method;
     if (method !== "GET" && method !== "HEAD") return next(request, response);
-    const url = request.url ?? "/";
-    const queryAt = url.indexOf("?");
-    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const path = pathOf(request.url);
     if (!isExplorerPath(path)) return next(request, response);
     if (assets === undefined) {
       const body = Buffer.from("the explorer is not built: run npm run build\n");

@@ -6,17 +6,22 @@ import { isScoped, type Authenticator, type Credential, type HeaderReader } from
 import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../errors/index.js";
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import { createMetricsScrape, type Logger, type Metrics, type MetricsScrape } from "../../observability/index.js";
-import { requestIdFrom } from "../request-context.js";
-import { handlerThrew } from "../single-port-server.js";
+import {
+  codeName,
+  handlerThrew,
+  headersOf,
+  requestIdFrom,
+  type HttpRequest,
+  type HttpResponse,
+} from "../node-http/index.js";
 import { endpointListing } from "./endpoint-listing.js";
 import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
 import { createEndpointCalls, type GetCall } from "./endpoint-call.js";
 import { sendError } from "./error-body.js";
-import { codeName } from "./http-status.js";
 import { openApiDocument } from "./openapi.js";
 import { createPreparedCalls } from "./prepared-calls.js";
 import { requestFromQueryString } from "./query-string.js";
-import { headersOf, sendBytes, sendEmpty, sendJson, type HttpRequest, type HttpResponse } from "./respond.js";
+import { sendBytes, sendEmpty, sendJson } from "./respond.js";
 
 export interface HttpRoutesOptions {
   registry: EndpointRegistry;

@@ -6,7 +6,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createTokenBuckets, type HeaderReader, throttledAddress } from "../../auth/index.js";
 import type { Clock } from "../../observability/index.js";
-import { clientAddress, type TrustedProxies } from "../client-address.js";
+import { clientAddress, type TrustedProxies } from "../node-http/client-address.js";
 
 export interface KeylessLimitOptions {
   /** Keyless requests a second per client address and kind (probe, other); 0 turns the limit off. Default 20. */

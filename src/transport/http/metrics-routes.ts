@@ -2,7 +2,7 @@
 // kept off the API port, where a flood of them cannot reach the callers.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger, MetricsScrape } from "../../observability/index.js";
-import type { RequestHandler } from "../single-port-server.js";
+import type { RequestHandler } from "../node-http/index.js";
 import { sendError } from "./error-body.js";
 import { sendBytes } from "./respond.js";
 

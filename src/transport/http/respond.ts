@@ -1,9 +1,6 @@
 // Writing GET responses: JSON bodies with their length, HEAD without a body.
 // (The CORS headers are set for every route in transport/cors.ts.)
-import type { RequestHandler } from "../single-port-server.js";
-
-export type HttpRequest = Parameters<RequestHandler>[0];
-export type HttpResponse = Parameters<RequestHandler>[1];
+import type { HttpRequest, HttpResponse } from "../node-http/index.js";
 
 export function sendBytes(
   request: HttpRequest,
@@ -55,18 +52,4 @@ export function sendJson(
   headers: Record<string, string> = {},
 ): void {
   sendBytes(request, response, status, Buffer.from(JSON.stringify(body)), headers);
-}
-
-/**
- * A header reader over the request's own header object: the handful of
- * headers the GET path reads, without building a fetch Headers per request.
- */
-export function headersOf(request: HttpRequest): { get(name: string): string | null } {
-  return {
-    get(name) {
-      const value = request.headers[name];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(", ") : value;
-    },
-  };
 }

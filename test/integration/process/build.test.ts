@@ -94,7 +94,7 @@ describe("the build before every command", () => {
   });
 
   it.each([
-    ["a source changes", () => edit("src/app/lifecycle.ts")],
+    ["a source changes", () => edit("src/service/lifecycle.ts")],
     [
       "a source changes and keeps an older time (cp -p, a restored archive)",
       () => edit("src/config/read-config.ts", new Date(Date.now() - 86_400_000)),

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../../src/app/index.js";
+import { startService, type RunningService } from "../../../src/service/index.js";
 import { readConfig } from "../../../src/config/index.js";
 import { createLogger } from "../../../src/observability/index.js";
 import { readSavedQuerySql } from "../../../src/warehouse/index.js";

@@ -2,16 +2,15 @@
 // stop accepting, let calls in flight finish within a bound, close the
 // warehouse, exit 0.
 import { loadOrCreateApiKey } from "../auth/index.js";
-import { createPublicKey } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import { apiKeyProblem, ConfigError, type Config, type CredentialsConfig } from "../config/index.js";
+import { apiKeyProblem, ConfigError, type Config } from "../config/index.js";
 import type { Logger } from "../observability/index.js";
 import { createMetricsRoutes, createSinglePortServer, trustedProxies } from "../transport/index.js";
-import { keepSchema, openResilientWarehouse, ensureDemoData } from "../warehouse/index.js";
-import { createApp, type AppOptions } from "./create-app.js";
+import { keepSchema, openResilientWarehouse, ensureDemoData, warehouseCapabilities } from "../warehouse/index.js";
+import { createApp } from "../app/index.js";
 import { watchSchemaFit, type SchemaFit } from "./schema-fit.js";
+import { tokenKeys } from "./token-keys.js";
 
 export interface RunningService {
   url: string;
@@ -45,7 +44,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const warehouse = await openResilientWarehouse(config.warehouse, logger, {
     retryMs: Math.min(2_000, config.warehouseRetryMs),
   });
-  const seedDemo = warehouse.kind === "embedded" && config.demoData;
+  const capabilities = warehouseCapabilities(warehouse.kind);
+  const seedDemo = capabilities.ownsItsData && config.demoData;
   const schema = keepSchema(warehouse.client, {
     logger,
     maxRetryMs: config.warehouseRetryMs,
@@ -65,7 +65,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     tokens !== undefined ? "signed tokens (JWT)" : undefined,
   ].filter((note) => note !== undefined);
   let keyNote = `credentials: ${notes.join(", ")}`;
-  if (notes.length === 0 && config.warehouse.kind === "embedded") {
+  // With no credentials configured, a key is generated and kept beside data of the service's own.
+  if (notes.length === 0 && capabilities.ownsItsData && "path" in config.warehouse) {
     const stored = loadOrCreateApiKey(config.warehouse.path);
     const problem = apiKeyProblem(stored.key);
     if (problem !== undefined)
@@ -96,6 +97,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       maxBodyBytes: config.limits.maxBodyBytes,
       maxParameterLength: config.limits.maxParameterLength,
       maxQueryMs: config.limits.maxQueryMs,
+      cacheLimits: { sharePerCaller: config.limits.cacheSharePerCaller },
       admission: {
         maxConcurrent: config.limits.warehouseConcurrency,
         maxQueued: config.limits.warehouseQueue,
@@ -197,40 +199,4 @@ export async function startService(options: StartOptions): Promise<RunningServic
 function urlOf(address: AddressInfo): string {
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return `http://${host}:${address.port}`;
-}
-
-/** How tokens are verified, from JWT_SECRET, JWT_PUBLIC_KEY (PEM, or a file of it) or JWT_JWKS_FILE. */
-function tokenKeys(credentials: CredentialsConfig): AppOptions["tokens"] {
-  const read = (name: string, path: string) => {
-    try {
-      return readFileSync(path, "utf8");
-    } catch (error) {
-      throw new ConfigError([
-        `${name} ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      ]);
-    }
-  };
-  if (credentials.jwtSecret !== undefined) return { secret: credentials.jwtSecret };
-  if (credentials.jwtPublicKey !== undefined) {
-    const pem = credentials.jwtPublicKey.startsWith("-----BEGIN")
-      ? credentials.jwtPublicKey
-      : read("JWT_PUBLIC_KEY", credentials.jwtPublicKey);
-    try {
-      createPublicKey(pem);
-    } catch {
-      throw new ConfigError(["JWT_PUBLIC_KEY is not a PEM public key (nor the path of a file holding one)"]);
-    }
-    return { publicKeyPem: pem };
-  }
-  if (credentials.jwtJwksFile !== undefined) {
-    try {
-      return {
-        jwks: JSON.parse(read("JWT_JWKS_FILE", credentials.jwtJwksFile)) as NonNullable<AppOptions["tokens"]>["jwks"],
-      };
-    } catch (error) {
-      if (error instanceof ConfigError) throw error;
-      throw new ConfigError([`JWT_JWKS_FILE ${credentials.jwtJwksFile} is not JSON`]);
-    }
-  }
-  return undefined;
 }

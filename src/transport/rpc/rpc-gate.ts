@@ -4,16 +4,20 @@
 // byte of its body. The credential of an admitted call travels to the
 // handlers as a context value. Other paths (keyless procedures such as
 // health, unknown ones) go to the router as they are.
-import { createContextKey, createContextValues, type ConnectError, type ContextValues } from "@connectrpc/connect";
-import type { Authenticator, Credential } from "../auth/index.js";
-import { headersOf, type HttpRequest } from "./http/respond.js";
-import { requestIdFrom } from "./request-context.js";
+import { createContextValues, type ConnectError, type ContextValues } from "@connectrpc/connect";
+import type { Authenticator, Credential } from "../../auth/index.js";
+import { type Logger, silentLogger } from "../../observability/index.js";
+import {
+  handlerThrew,
+  headersOf,
+  pathOf,
+  requestIdFrom,
+  type HttpRequest,
+  type HttpResponse,
+  type RequestHandler,
+} from "../node-http/index.js";
+import { credentialKey } from "./request-context.js";
 import { bodyTooLarge, rpcProtocolOf, sendRpcError, type RpcProtocol } from "./rpc-error-response.js";
-import { type Logger, silentLogger } from "../observability/index.js";
-import { handlerThrew, type RequestHandler } from "./single-port-server.js";
-
-/** The credential of the call, set by the gate. */
-export const credentialKey = createContextKey<Credential | undefined>(undefined, { description: "credential" });
 
 export interface RpcGateOptions {
   authenticate: Authenticator;
@@ -34,25 +38,20 @@ export interface RpcGateOptions {
 }
 
 export interface RpcGate {
-  handler: RequestHandler;
   /** For connectNodeAdapter's `contextValues`: the credential the gate found for `request`. */
   contextValues(request: HttpRequest): ContextValues;
+  /** `next` (the Connect adapter made with `contextValues`) behind the gate. */
+  guard(next: RequestHandler): RequestHandler;
 }
 
-/** Puts the gate in front of `next` (the Connect adapter). */
-export function createRpcGate(next: RequestHandler, options: RpcGateOptions): RpcGate {
+export function createRpcGate(options: RpcGateOptions): RpcGate {
   const { authenticate, maxBodyBytes } = options;
   const { keyedPaths } = options;
   const onRefused = options.onRefused ?? (() => {});
   const logger = options.logger ?? silentLogger;
   const credentials = new WeakMap<object, Credential>();
 
-  const refuse = (
-    request: HttpRequest,
-    response: Parameters<RequestHandler>[1],
-    error: ConnectError,
-    status?: number,
-  ) => {
+  const refuse = (request: HttpRequest, response: HttpResponse, error: ConnectError, status?: number) => {
     error.metadata.set("x-request-id", requestIdFrom(headersOf(request)));
     const protocol = rpcProtocolOf(request.method, request.headers["content-type"], request.url ?? "/") ?? "connect";
     onRefused(protocol, error);
@@ -61,11 +60,10 @@ export function createRpcGate(next: RequestHandler, options: RpcGateOptions): Rp
 
   const maxTimeoutMs = options.maxTimeoutMs;
   return {
-    handler(request, response) {
+    contextValues: (request) => createContextValues().set(credentialKey, credentials.get(request)),
+    guard: (next) => (request, response) => {
       if (maxTimeoutMs !== undefined) capDeadline(request.headers, maxTimeoutMs);
-      const url = request.url ?? "/";
-      const queryAt = url.indexOf("?");
-      if (!keyedPaths.has(queryAt < 0 ? url : url.slice(0, queryAt))) return next(request, response);
+      if (!keyedPaths.has(pathOf(request.url))) return next(request, response);
       const declared = Number(request.headers["content-length"] ?? 0);
       if (declared > maxBodyBytes) return refuse(request, response, bodyTooLarge(maxBodyBytes), 413);
       let credential: Credential | Promise<Credential>;
@@ -89,7 +87,6 @@ export function createRpcGate(next: RequestHandler, options: RpcGateOptions): Rp
         )
         .catch((error: unknown) => handlerThrew(request, response, error, logger));
     },
-    contextValues: (request) => createContextValues().set(credentialKey, credentials.get(request)),
   };
 }
 

@@ -4,9 +4,9 @@
 // keys or tokens.
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import type { Logger } from "../observability/index.js";
-import { requestIdKey, requestIdFrom } from "./request-context.js";
-import { credentialKey } from "./rpc-gate.js";
+import type { Logger } from "../../observability/index.js";
+import { requestIdFrom } from "../node-http/index.js";
+import { credentialKey, requestIdKey } from "./request-context.js";
 
 export type CallObserver = (event: {
   method: DescMethod;

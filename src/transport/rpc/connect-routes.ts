@@ -2,9 +2,8 @@
 // unary method that calls the shared endpoint service.
 import type { DescMessage, DescMethodUnary } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
-import type { EndpointRegistry, EndpointService } from "../endpoints/index.js";
-import { requestIdKey } from "./request-context.js";
-import { credentialKey } from "./rpc-gate.js";
+import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
+import { credentialKey, requestIdKey } from "./request-context.js";
 
 export interface ConnectRoutesOptions {
   registry: EndpointRegistry;

@@ -4,8 +4,7 @@
 // calls of procedures that are not served.
 import { constants as http2Constants } from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { codeName, httpStatusFromCode } from "./http/http-status.js";
-import type { HttpRequest, HttpResponse } from "./http/respond.js";
+import { codeName, hasBody, httpStatusFromCode, type HttpRequest, type HttpResponse } from "../node-http/index.js";
 
 export type RpcProtocol = "grpc" | "grpc-web" | "connect" | "connect-stream";
 
@@ -104,12 +103,6 @@ export function sendRpcError(
       return;
     }
   }
-}
-
-/** Whether `request` declares a body (a length above 0, or chunks). */
-export function hasBody(request: HttpRequest): boolean {
-  const length = request.headers["content-length"];
-  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }
 
 /** RESOURCE_EXHAUSTED for a request body over `maxBytes`. */

@@ -1,0 +1,88 @@
+// The path of a saved query below the transport: the executor, the result
+// cache and the endpoint service, set to what the warehouse can do
+// (warehouse/capabilities.ts) and reporting to the metrics.
+import { createResultCache, type ResultCache } from "../cache/index.js";
+import {
+  createEndpointService,
+  type ComputedResponse,
+  type EndpointRegistry,
+  type EndpointService,
+} from "../endpoints/index.js";
+import { createQueryExecutor, createQueryTuning } from "../executor/index.js";
+import type { Clock, Logger, Metrics } from "../observability/index.js";
+import { codeName } from "../transport/index.js";
+import { type Warehouse, warehouseCapabilities } from "../warehouse/index.js";
+import { defaultAppLimits, defaultConcurrency } from "./app-defaults.js";
+
+export interface QueryPathOptions {
+  warehouse: Pick<Warehouse, "client" | "kind" | "cluster" | "queryCacheSeconds">;
+  registry: EndpointRegistry;
+  metrics: Metrics;
+  clock: Clock;
+  logger: Logger;
+  /** Deadline of a call whose client set none. */
+  defaultTimeoutMs: number;
+  /** The longest deadline of any call; also that of a cache refresh and of a shared miss. */
+  maxQueryMs: number;
+  /** Whether the schema is in place: while false, every query is UNAVAILABLE. */
+  schemaReady: () => boolean;
+  /** Admission bounds; unset ones take the executor's defaults, the concurrency the warehouse's. */
+  admission?: { maxConcurrent?: number; maxQueued?: number; maxPerKey?: number };
+  /** How often cache warming looks for due entries; 0 leaves it to the caller. Default 1000 ms. */
+  cacheSweepIntervalMs?: number;
+  /** Bounds of the result cache. Default 10,000 entries and 256 MiB. */
+  cacheLimits?: { maxEntries?: number; maxBytes?: number };
+}
+
+export interface QueryPath {
+  cache: ResultCache<ComputedResponse>;
+  service: EndpointService;
+}
+
+export function createQueryPath(options: QueryPathOptions): QueryPath {
+  const { warehouse, registry, metrics, clock, logger } = options;
+  const capabilities = warehouseCapabilities(warehouse.kind);
+  const executor = createQueryExecutor({
+    client: warehouse.client,
+    clock,
+    logger,
+    defaultTimeoutMs: options.defaultTimeoutMs,
+    maxTimeoutMs: options.maxQueryMs,
+    admission: {
+      maxConcurrent: defaultConcurrency(capabilities),
+      maxPerKey: defaultAppLimits.warehouseCallsPerKey,
+      ...options.admission,
+    },
+    killAbortedQueries: capabilities.stopsAbandonedQueries,
+    schemaReady: options.schemaReady,
+    tuning: createQueryTuning({
+      distributed: warehouse.cluster !== undefined,
+      queryCacheSeconds: warehouse.queryCacheSeconds,
+      cachedQueries: new Set(
+        registry.endpoints.filter((e) => e.definition.cacheTtlSeconds > 0).map((e) => e.definition.name),
+      ),
+    }),
+    observe: ({ query, durationMs, error }) => {
+      metrics.warehouseQueryDuration.observe({ endpoint: query }, durationMs / 1000);
+      if (error !== undefined) metrics.warehouseQueryErrors.inc({ endpoint: query, code: codeName(error.code) });
+    },
+  });
+  const cache = createResultCache<ComputedResponse>({
+    logger,
+    sweepIntervalMs: options.cacheSweepIntervalMs,
+    ...options.cacheLimits,
+    onEvent: (event, endpoint) => metrics.countCacheEvent(endpoint, event),
+    onSize: (entries, bytes) => {
+      metrics.cacheEntries.set(entries);
+      metrics.cacheBytes.set(bytes);
+    },
+  });
+  const service = createEndpointService({
+    executor,
+    cache,
+    clock,
+    sharedTimeoutMs: options.maxQueryMs,
+    sharedDeadline: capabilities.stopsAbandonedQueries ? "service" : "callers",
+  });
+  return { cache, service };
+}

@@ -1,0 +1,23 @@
+// Reading a request's headers as they are: a reader and whether a body comes.
+import type { HttpRequest } from "./request-handler.js";
+
+/**
+ * A header reader over the request's own header object: the handful of
+ * headers the GET routes and the RPC gate read, without building a fetch
+ * Headers per request.
+ */
+export function headersOf(request: HttpRequest): { get(name: string): string | null } {
+  return {
+    get(name) {
+      const value = request.headers[name];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+}
+
+/** Whether `request` declares a body (a length above 0, or chunks). */
+export function hasBody(request: HttpRequest): boolean {
+  const length = request.headers["content-length"];
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}

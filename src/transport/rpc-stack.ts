@@ -1,0 +1,104 @@
+// The Connect, gRPC and gRPC-Web side of the port, assembled in order: the
+// gate (a key checked from the headers before any body is read), then the
+// Connect adapter serving the saved queries, gRPC health and server
+// reflection through the logging interceptor, with UNIMPLEMENTED for RPC
+// calls of anything not served and the plain HTTP routes for the rest.
+import type { DescService } from "@bufbuild/protobuf";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import type { Authenticator } from "../auth/index.js";
+import type { EndpointRegistry, EndpointService } from "../endpoints/index.js";
+import { Health } from "../gen/grpc/health/v1/health_pb.js";
+import type { Logger, Metrics } from "../observability/index.js";
+import {
+  createHealthService,
+  createServerReflection,
+  createUnimplementedFallback,
+  serverReflectionServices,
+} from "./grpc/index.js";
+import { codeName, type RequestHandler } from "./node-http/index.js";
+import { connectRoutes, createRpcGate, loggingInterceptor } from "./rpc/index.js";
+
+export interface RpcStackOptions {
+  registry: EndpointRegistry;
+  /** The Protobuf services of the saved queries, which health answers for. */
+  services: readonly DescService[];
+  service: EndpointService;
+  authenticate: Authenticator;
+  /** Whether the service can answer queries, for the gRPC health service. */
+  ready: () => Promise<boolean>;
+  /** Takes every request that is not an RPC call (the plain HTTP routes). */
+  fallback: RequestHandler;
+  metrics: Metrics;
+  logger: Logger;
+  /** Deadline of a call whose client set none. */
+  defaultTimeoutMs: number;
+  /** The longest deadline of any call, whatever its client asks. */
+  maxTimeoutMs: number;
+  /** Largest request message, after decompression. */
+  maxBodyBytes: number;
+  /** How often a health Watch asks `ready` while someone watches. Default 1000 ms. */
+  healthPollMs?: number;
+  /** Health Watch calls open at once, all callers together. Default 256. */
+  maxHealthWatches?: number;
+}
+
+export interface RpcStack {
+  handler: RequestHandler;
+  /** Ends the long-lived calls (gRPC health Watch). */
+  endStreams(): void;
+}
+
+export function createRpcStack(options: RpcStackOptions): RpcStack {
+  const { registry, metrics, maxBodyBytes } = options;
+  // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
+  const gate = createRpcGate({
+    authenticate: options.authenticate,
+    maxBodyBytes,
+    keyedPaths: new Set(registry.endpoints.map((endpoint) => `/${endpoint.grpcMethod}`)),
+    onRefused: (protocol, error) =>
+      metrics.requests.series({ endpoint: "", protocol, code: codeName(error.code) }).inc(),
+    logger: options.logger,
+    maxTimeoutMs: options.maxTimeoutMs,
+  });
+  // Beside the saved queries: gRPC health and server reflection, which need no key.
+  const health = createHealthService({
+    ready: options.ready,
+    services: options.services.map((s) => s.typeName),
+    pollMs: options.healthPollMs,
+    maxWatches: options.maxHealthWatches,
+  });
+  const grpcServices = [...options.services, Health, ...serverReflectionServices];
+  const savedQuery = connectRoutes({ registry, service: options.service, defaultTimeoutMs: options.defaultTimeoutMs });
+  const reflection = createServerReflection({ services: grpcServices });
+  // Call metrics are per saved query; health and reflection calls are only logged.
+  const endpointNames = new Map(registry.endpoints.map((e) => [e.method, e.definition.name]));
+  const router = connectNodeAdapter({
+    routes: (router) => {
+      savedQuery(router);
+      health.routes(router);
+      reflection(router);
+    },
+    // Bounds every message, compressed or not: decompression stops at it.
+    readMaxBytes: maxBodyBytes,
+    // A JSON key that is not a parameter (`sql`, say) is refused, as on GET, not ignored.
+    jsonOptions: { ignoreUnknownFields: false },
+    contextValues: gate.contextValues,
+    interceptors: [
+      loggingInterceptor(options.logger, {
+        endpointOf: (method) => endpointNames.get(method),
+        observe: ({ endpoint, protocol, code, durationMs, caller }) => {
+          if (endpoint === undefined) return;
+          const name = code === "ok" ? "ok" : codeName(code);
+          metrics.recordCall(endpoint, protocol, name, durationMs / 1000);
+          if (caller !== undefined) metrics.countCaller(caller, name);
+        },
+      }),
+    ],
+    // An RPC call of anything not served gets UNIMPLEMENTED in its protocol; the rest is plain HTTP.
+    fallback: createUnimplementedFallback({
+      services: grpcServices.map((s) => s.typeName),
+      fallback: options.fallback,
+    }),
+  });
+  return { handler: gate.guard(router), endStreams: () => health.close() };
+}
