@@ -17,12 +17,15 @@ import {
   type Logger,
   type Metrics,
   type Tracing,
+  type MetricsScrape,
   createMetrics,
+  createMetricsScrape,
   silentLogger,
   systemClock,
 } from "../observability/index.js";
 import {
   createHttpRoutes,
+  createKeylessLimit,
   createRpcStack,
   isHttpRoute,
   recordCallOutcome,
@@ -70,7 +73,7 @@ export interface AppOptions {
   rateLimit?: { perSecond: number; burst: number };
   /** Failed authentications a second and in a row per client address; perSecond 0 disables. Default 1 and 20. */
   authFailures?: { perSecond: number; burst: number };
-  /** Proxies whose X-Forwarded-For names the client address (TRUSTED_PROXIES; transport/client-address.ts). Default: none. */
+  /** Proxies whose X-Forwarded-For names the client address (TRUSTED_PROXIES; transport/node-http/client-address.ts). Default: none. */
   trustedProxies?: TrustedProxies;
   /**
    * Bounds on warehouse queries running, waiting, and running and waiting
@@ -103,6 +106,12 @@ export interface AppOptions {
   explorer?: { directory: string };
   /** Traces of saved-query calls, cache refreshes and warehouse queries (docs/observability.md). Default: none. */
   tracing?: Tracing;
+  /** Requests needing no key (/healthz, /metrics, unknown paths...) a second and burst per client address and kind; perSecond 0 disables. Default 20 and 40. */
+  keylessRateLimit?: { perSecond: number; burst: number };
+  /** How long the /metrics text is reused. Default 1000 ms. */
+  metricsReuseMs?: number;
+  /** Whether the API port serves /metrics (false: `App.scrape` is served elsewhere, METRICS_ADDRESS). Default true. */
+  serveMetrics?: boolean;
 }
 
 export interface App {
@@ -110,6 +119,8 @@ export interface App {
   registry: EndpointRegistry;
   metrics: Metrics;
   cache: ResultCache<ComputedResponse>;
+  /** The /metrics text, rendered at most once per `metricsReuseMs`. */
+  scrape: MetricsScrape;
   /** Reads the key file again (SIGHUP); false, with the keys in force kept, when it does not read. */
   reloadCredentials(): boolean;
   /** Ends long-lived calls (gRPC health Watch) so that a shutdown need not wait for them. */
@@ -171,6 +182,7 @@ export function createApp(options: AppOptions): App {
         ))),
     options.readinessReuseMs,
   );
+  const scrape = createMetricsScrape({ registry: metrics.registry, reuseMs: options.metricsReuseMs });
   const httpRoutes = createHttpRoutes({
     registry,
     service,
@@ -180,6 +192,9 @@ export function createApp(options: AppOptions): App {
     logger,
     defaultTimeoutMs,
     observe,
+    scrape,
+    serveMetrics: options.serveMetrics,
+    keylessLimit: createKeylessLimit({ ...options.keylessRateLimit, trustedProxies: options.trustedProxies, clock }),
   });
   const rpc = createRpcStack({
     registry,
@@ -219,6 +234,7 @@ export function createApp(options: AppOptions): App {
     registry,
     metrics,
     cache,
+    scrape,
     reloadCredentials: () => authentication.reloadKeyFile(),
     endStreams: () => rpc.endStreams(),
     close: () => {

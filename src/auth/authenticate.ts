@@ -46,8 +46,9 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
   const limit = createRateLimiter({ ...options.rateLimit, clock: options.clock });
   const throttle = createAuthFailureThrottle({ ...options.authFailures, clock: options.clock, logger: options.logger });
 
-  const refused = (address: string) => {
-    throttle.fail(address);
+  /** A wrong secret is a failed authentication of `address`; no secret at all (a preflight, a no-cors request) is not. */
+  const refused = (address: string, presented: boolean) => {
+    if (presented) throttle.fail(address);
     return new ConnectError("missing or invalid API key", Code.Unauthenticated);
   };
   const admitted = (credential: Credential) => {
@@ -62,12 +63,13 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
       // Keys first (an operator's key may look like a token), then a token.
       const key = secret === undefined ? undefined : (keyFile?.lookup(keyDigest(secret)) ?? checkKey(secret));
       if (key !== undefined) return admitted(key);
-      if (secret === undefined || verifyToken === undefined || !looksLikeToken(secret)) throw refused(address);
+      if (secret === undefined) throw refused(address, false);
+      if (verifyToken === undefined || !looksLikeToken(secret)) throw refused(address, true);
       let verified: Credential | Promise<Credential>;
       try {
         verified = verifyToken(secret);
       } catch {
-        throw refused(address);
+        throw refused(address, true);
       }
       if (!(verified instanceof Promise)) return admitted(verified);
       // A token seen for the first time: its place among the address's failures is taken now.

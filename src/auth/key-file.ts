@@ -1,11 +1,12 @@
 // Scoped API keys from a JSON file (API_KEYS_FILE), stored only as SHA-256
 // digests: {"keys": [{"id", "sha256", "endpoints"?, "fixed"?,
 // "rate_limit_per_second"?, "rate_limit_burst"?}]}. The file is read again on
-// `reload()` (SIGHUP) and when it changes; a file that does not read keeps the
-// keys in force and says why in one log line, and a key removed from the file
-// stops working with the next call.
+// `reload()` (SIGHUP) and when its content changes (a hash of it, read on each
+// poll: a file rewritten in place with the same size and time is noticed); a
+// file that does not read keeps the keys in force and says why in one log
+// line, and a key removed from the file stops working with the next call.
 import { createHash } from "node:crypto";
-import { readFileSync, statSync, unwatchFile, watchFile } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { type Logger, silentLogger } from "../observability/index.js";
 import type { Credential } from "./credential.js";
 
@@ -17,7 +18,7 @@ export interface KeyFileOptions {
   knownParameters: ReadonlySet<string>;
   /** Default: silent. */
   logger?: Logger;
-  /** How often the file is looked at for a change; 0 turns watching off. Default 2000 ms. */
+  /** How often the file is read and its content compared with the keys in force; 0 turns watching off. Default 2000 ms. */
   pollMs?: number;
 }
 
@@ -43,34 +44,41 @@ export const defaultKeyFilePollMs = 2000;
 /** Opens `options.path`; throws KeyFileError when it does not read at start. */
 export function openKeyFile(options: KeyFileOptions): KeyFile {
   const logger = options.logger ?? silentLogger;
-  let keys = readKeyFile(options);
+  const first = readKeyFileText(options.path);
+  let keys = parsed(first, options);
+  /** The content the keys in force were read from, and the last problem logged by a poll. */
+  let digest = keyDigest(first);
+  let lastProblem: string | undefined;
   const pollMs = options.pollMs ?? defaultKeyFilePollMs;
-  const reload = () => {
+  /** Reads the file; takes its keys when `always` or when its content changed. */
+  const read = (always: boolean) => {
     try {
-      keys = readKeyFile(options);
+      const text = readKeyFileText(options.path);
+      const next = keyDigest(text);
+      if (!always && next === digest) return true;
+      keys = parsed(text, options);
+      digest = next;
+      lastProblem = undefined;
       logger.info("API key file read", { path: options.path, keys: keys.size });
       return true;
     } catch (error) {
-      logger.error("API key file not read; the keys in force stay", {
-        path: options.path,
-        problem: (error as Error).message,
-      });
+      const problem = (error as Error).message;
+      // A poll says a problem once, not every pollMs; a reload (SIGHUP) always answers.
+      if (always || problem !== lastProblem)
+        logger.error("API key file not read; the keys in force stay", { path: options.path, problem });
+      lastProblem = problem;
       return false;
     }
   };
-  if (pollMs > 0) {
-    watchFile(options.path, { interval: pollMs, persistent: false }, (current, previous) => {
-      if (current.mtimeMs !== previous.mtimeMs || current.size !== previous.size || current.ino !== previous.ino)
-        reload();
-    });
-  }
+  const timer = pollMs > 0 ? setInterval(() => read(false), pollMs) : undefined;
+  timer?.unref();
   return {
     lookup: (digest) => keys.get(digest),
-    reload,
+    reload: () => read(true),
     get size() {
       return keys.size;
     },
-    close: () => unwatchFile(options.path),
+    close: () => clearInterval(timer),
   };
 }
 
@@ -82,23 +90,25 @@ export function keyDigest(key: string): string {
 /** The largest key file read: far above any real one (a key is some 200 bytes). */
 const maxKeyFileBytes = 16 * 1024 * 1024;
 
-function readKeyFile(options: KeyFileOptions): Map<string, Credential> {
-  let text: string;
+function readKeyFileText(path: string): string {
   try {
     // A device or a huge file (a link to /dev/zero, say) would be read whole and end the process.
-    const stats = statSync(options.path);
-    if (!stats.isFile()) throw new KeyFileError(`API_KEYS_FILE ${options.path} is not a regular file`);
+    const stats = statSync(path);
+    if (!stats.isFile()) throw new KeyFileError(`API_KEYS_FILE ${path} is not a regular file`);
     if (stats.size > maxKeyFileBytes)
       throw new KeyFileError(
-        `API_KEYS_FILE ${options.path} is ${stats.size} bytes; a key file may have at most ${maxKeyFileBytes}`,
+        `API_KEYS_FILE ${path} is ${stats.size} bytes; a key file may have at most ${maxKeyFileBytes}`,
       );
-    text = readFileSync(options.path, "utf8");
+    return readFileSync(path, "utf8");
   } catch (error) {
     if (error instanceof KeyFileError) throw error;
     throw new KeyFileError(
-      `API_KEYS_FILE ${options.path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `API_KEYS_FILE ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
   }
+}
+
+function parsed(text: string, options: KeyFileOptions): Map<string, Credential> {
   try {
     return parseKeyFile(text, options);
   } catch (error) {

@@ -4,15 +4,20 @@
 // is said before a long file is read); then every line is checked: with any
 // bad line nothing is inserted (each is reported by number) unless
 // --skip-invalid.
-// A file is read twice (check, then insert) so it is never held in memory;
-// standard input, which cannot be read twice, is held.
-import { createReadStream, existsSync } from "node:fs";
-import { createInterface } from "node:readline";
+// A file is opened once and read from that one descriptor: checked, read
+// again to make sure it did not change (size, time, path or content: then
+// nothing is inserted), and read a third time to insert, each batch only if
+// its bytes are those checked. It is never held in memory; standard input,
+// which cannot be read twice, is held. Lines are bounded in bytes and
+// nesting: a longer or deeper one is a bad line like any other.
+import { closeSync, existsSync } from "node:fs";
 import { readConfig } from "../config/index.js";
 import { silentLogger } from "../observability/index.js";
-import { logTables, migrate, openWarehouse, type LogTable, type ShippedRow } from "../warehouse/index.js";
+import { logTables, migrate, openWarehouse, type LogTable } from "../warehouse/index.js";
 import { readCommandLine } from "./command-line.js";
-import { checkLogLine, shippedColumns } from "./log-line.js";
+import { runImportPasses } from "./import-passes.js";
+import { openImportFile } from "./import-source.js";
+import { defaultMaxDepth, shippedColumns } from "./log-line.js";
 import { runCli } from "./run-cli.js";
 
 const usage = `usage: npm run import -- --table TABLE [--skip-invalid] [--batch-size N] FILE
@@ -21,7 +26,9 @@ Loads log rows into the configured warehouse (CLICKHOUSE_URL, or the embedded
 engine in CHDB_PATH). FILE holds one JSON object a line (NDJSON) with the
 columns a shipper inserts into TABLE; - reads standard input. Every line is
 checked before anything is inserted: with any bad line, each is reported by
-its number and nothing is inserted, unless --skip-invalid.
+its number and nothing is inserted, unless --skip-invalid. FILE must be a
+regular file (a pipe is read as -); if it changes before its rows are
+inserted, nothing is.
 
 TABLE is one of: ${logTables.join(", ")}.
 
@@ -29,6 +36,9 @@ options:
   --table TABLE     the log table to load (required)
   --skip-invalid    insert the good lines and report the bad ones
   --batch-size N    rows per insert (default 10000)
+  --max-line-bytes N  longest line; a longer one is a bad line (default 1048576)
+  --max-depth N     deepest nesting of arrays and objects in a line or its
+                    metadata; a deeper one is a bad line (default ${defaultMaxDepth})
   -h, --help        print this and exit`;
 
 const { values, positionals } = readCommandLine({
@@ -37,6 +47,8 @@ const { values, positionals } = readCommandLine({
     table: { type: "string" },
     "skip-invalid": { type: "boolean", default: false },
     "batch-size": { type: "string", default: "10000" },
+    "max-line-bytes": { type: "string", default: "1048576" },
+    "max-depth": { type: "string", default: String(defaultMaxDepth) },
   },
   allowPositionals: true,
   check: ({ values, positionals }) => {
@@ -47,88 +59,48 @@ const { values, positionals } = readCommandLine({
     else if (!logTables.includes(table)) problems.push(`--table must be one of ${logTables.join(", ")}`);
     if (!(Number.isSafeInteger(batchSize) && batchSize > 0))
       problems.push("--batch-size must be a positive whole number");
+    for (const name of ["max-line-bytes", "max-depth"] as const) {
+      const n = Number(values[name]);
+      // A string over 512 MiB is beyond what V8 can make of a line.
+      if (!(Number.isSafeInteger(n) && n > 0 && n <= 512 * 1024 * 1024))
+        problems.push(`--${name} must be a whole number from 1 to 536870912`);
+    }
     if (positionals.length !== 1) problems.push("give exactly one FILE, or - for standard input");
     else if (positionals[0] !== "-" && !existsSync(positionals[0]!)) problems.push(`${positionals[0]} does not exist`);
     return problems;
   },
 });
 
-/** The most bad lines reported one by one; the rest are counted. */
-const maxReported = 20;
-
 await runCli(async () => {
   const table = values.table as LogTable;
-  const batchSize = Number(values["batch-size"]);
   const source = positionals[0]!;
-  const fromStdin = source === "-";
   const say = (line: string) => process.stderr.write(`import: ${line}\n`);
+  // Opened before the warehouse: a FIFO or a device is refused at once, and never waited on.
+  const file = source === "-" ? undefined : openImportFile(source);
 
   // The warehouse first: a data directory another process holds, or a server
   // that does not answer, is said before a long file is read.
   const warehouse = await openWarehouse(readConfig().warehouse);
   try {
     await migrate(warehouse.client, { logger: silentLogger });
-
-    // Pass 1: check every line; standard input's good rows are kept for pass 2.
-    const held: ShippedRow[] = [];
-    let good = 0;
-    let bad = 0;
-    for await (const { number, check } of checkedLines(table, source)) {
-      if (check.ok) {
-        good += 1;
-        if (fromStdin) held.push(check.row);
-        continue;
-      }
-      bad += 1;
-      if (bad <= maxReported) say(`line ${number}: ${check.problems.join("; ")}`);
-    }
-    if (bad > maxReported) say(`... and ${bad - maxReported} more bad lines`);
-    if (bad > 0 && !values["skip-invalid"]) {
-      throw new Error(
-        `${bad} bad line${bad === 1 ? "" : "s"} in ${fromStdin ? "standard input" : source}; nothing was inserted (${good === 0 ? "no line is good" : `--skip-invalid inserts the ${good} good one${good === 1 ? "" : "s"}`})`,
-      );
-    }
-    if (good === 0) {
-      say(`no rows to insert into ${table}`);
-      return;
-    }
-
-    // Pass 2: insert in batches.
-    say(`inserting ${good} rows into ${table} (${warehouse.location}); columns ${shippedColumns(table).join(", ")}`);
-    let inserted = 0;
-    let batch: ShippedRow[] = [];
-    const flush = async () => {
-      if (batch.length === 0) return;
-      await warehouse.client.insert({ table, values: batch, format: "JSONEachRow" });
-      inserted += batch.length;
-      batch = [];
-      say(`${inserted} of ${good} rows inserted`);
-    };
-    const rows = fromStdin ? held : goodRows(table, source);
-    for await (const row of rows) {
-      batch.push(row);
-      if (batch.length === batchSize) await flush();
-    }
-    await flush();
-    process.stdout.write(`imported ${inserted} rows into ${table}${bad > 0 ? ` (${bad} bad lines skipped)` : ""}\n`);
+    const { inserted, bad } = await runImportPasses({
+      table,
+      source: file === undefined ? { stdin: process.stdin } : { file, path: source },
+      batchSize: Number(values["batch-size"]),
+      maxLineBytes: Number(values["max-line-bytes"]),
+      maxDepth: Number(values["max-depth"]),
+      skipInvalid: values["skip-invalid"] === true,
+      say,
+      beforeInsert: (good) =>
+        say(
+          `inserting ${good} rows into ${table} (${warehouse.location}); columns ${shippedColumns(table).join(", ")}`,
+        ),
+      insert: (rows) => warehouse.client.insert({ table, values: rows, format: "JSONEachRow" }).then(() => {}),
+    });
+    if (inserted > 0)
+      process.stdout.write(`imported ${inserted} rows into ${table}${bad > 0 ? ` (${bad} bad lines skipped)` : ""}\n`);
   } finally {
     await warehouse.close();
+    if (file !== undefined) closeSync(file.fd);
   }
 });
-
-/** Each non-blank line of `source` (a file, or - for standard input) with its number and check. */
-async function* checkedLines(table: LogTable, source: string) {
-  const input = source === "-" ? process.stdin : createReadStream(source);
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  let number = 0;
-  for await (const line of lines) {
-    number += 1;
-    if (line.trim() === "") continue;
-    yield { number, check: checkLogLine(table, line) };
-  }
-}
-
-/** The good rows of a file, read again. */
-async function* goodRows(table: LogTable, file: string) {
-  for await (const { check } of checkedLines(table, file)) if (check.ok) yield check.row;
-}

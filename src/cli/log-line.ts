@@ -42,8 +42,16 @@ export function shippedColumns(table: LogTable): string[] {
     : ["id", "timestamp", "event_message", "metadata"];
 }
 
-/** Checks `line` (one line of NDJSON) as a row of `table`. */
-export function checkLogLine(table: LogTable, line: string): LogLineCheck {
+/** Default of `maxDepth`: far deeper than any shipper's metadata (five or six levels). */
+export const defaultMaxDepth = 32;
+
+/**
+ * Checks `line` (one line of NDJSON) as a row of `table`. The line, and
+ * `metadata` given as text, may nest arrays and objects `maxDepth` deep at
+ * most: parsing and writing deeper values again would exhaust the stack.
+ */
+export function checkLogLine(table: LogTable, line: string, maxDepth = defaultMaxDepth): LogLineCheck {
+  if (nestedDeeperThan(line, maxDepth)) return { ok: false, problems: [`nested deeper than ${maxDepth} levels`] };
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -74,7 +82,7 @@ export function checkLogLine(table: LogTable, line: string): LogLineCheck {
   if (columns.includes("project") && project !== undefined && !(typeof project === "string" && project !== "")) {
     problems.push("project must be a non-empty string");
   }
-  const metadataText = metadata === undefined ? undefined : checkMetadata(table, metadata, problems);
+  const metadataText = metadata === undefined ? undefined : checkMetadata(table, metadata, problems, maxDepth);
 
   if (problems.length > 0) return { ok: false, problems };
   return {
@@ -90,9 +98,13 @@ export function checkLogLine(table: LogTable, line: string): LogLineCheck {
 }
 
 /** `metadata` as stored (JSON text of an array of one object); adds its problems to `problems`. */
-function checkMetadata(table: LogTable, metadata: unknown, problems: string[]): string | undefined {
+function checkMetadata(table: LogTable, metadata: unknown, problems: string[], maxDepth: number): string | undefined {
   let items: unknown = metadata;
   if (typeof metadata === "string") {
+    if (nestedDeeperThan(metadata, maxDepth)) {
+      problems.push(`metadata is nested deeper than ${maxDepth} levels`);
+      return undefined;
+    }
     try {
       items = JSON.parse(metadata);
     } catch {
@@ -124,4 +136,22 @@ function first(list: unknown): Record<string, unknown> | undefined {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether the JSON text `line` nests arrays and objects deeper than `maxDepth`; strings are skipped. */
+export function nestedDeeperThan(line: string, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i += 1; // a backslash: the next character is escaped
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > maxDepth) return true;
+    } else if (c === 93 || c === 125) depth -= 1;
+  }
+  return false;
 }

@@ -8,6 +8,11 @@ export interface Config {
   /** `HOST`. */
   host: string;
   /**
+   * `METRICS_PORT` and `METRICS_HOST` (default `HOST`), when the port is set:
+   * /metrics on a port of its own, and 404 on `port`.
+   */
+  metrics?: { port: number; host: string };
+  /**
    * `TRUSTED_PROXIES`: addresses and CIDR ranges of proxies
    * whose `X-Forwarded-For` names the client address for the per-address
    * bounds, and whose connections only MAX_CONNECTIONS bounds.
@@ -79,6 +84,14 @@ export interface Limits {
   cacheSharePerCaller: number;
   /** `AUTH_FAILURES_PER_SECOND` and `AUTH_FAILURE_BURST`: failed authentications allowed per client address. */
   authFailures: { perSecond: number; burst: number };
+  /** `RESPONSE_STALL_SECONDS`: a response none of whose queued bytes went out for this long is reset. */
+  responseStallMs: number;
+  /** `MAX_UNSENT_BYTES_PER_CONNECTION`: response bytes queued, unsent, on one connection. */
+  maxUnsentBytesPerConnection: number;
+  /** `MAX_UNSENT_BYTES_PER_ADDRESS`: response bytes queued, unsent, on all connections of one client address. */
+  maxUnsentBytesPerAddress: number;
+  /** `KEYLESS_RATE_LIMIT_PER_SECOND` and `KEYLESS_RATE_LIMIT_BURST`: requests needing no key per client address and kind. */
+  keylessRateLimit: { perSecond: number; burst: number };
 }
 
 /** A configuration problem, one line naming the variable. */

@@ -89,10 +89,21 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  let metrics: Config["metrics"];
+  if (value.METRICS_PORT !== undefined) {
+    if (value.METRICS_PORT === value.PORT && value.PORT !== 0) {
+      problems.push(`METRICS_PORT must differ from PORT, both are ${value.PORT}`);
+    }
+    metrics = { port: value.METRICS_PORT, host: value.METRICS_HOST ?? value.HOST };
+  } else if (isSet("METRICS_HOST") && !isSet("METRICS_PORT")) {
+    problems.push("METRICS_HOST needs METRICS_PORT");
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: value.PORT,
     host: value.HOST,
+    ...(metrics === undefined ? {} : { metrics }),
     trustedProxies: value.TRUSTED_PROXIES,
     apiKeys: value.API_KEYS,
     credentials,
@@ -114,6 +125,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       warehouseCallsPerKey: value.WAREHOUSE_CALLS_PER_KEY,
       cacheSharePerCaller: value.CACHE_SHARE_PER_CALLER,
       authFailures: { perSecond: value.AUTH_FAILURES_PER_SECOND, burst: value.AUTH_FAILURE_BURST },
+      responseStallMs: value.RESPONSE_STALL_SECONDS,
+      maxUnsentBytesPerConnection: value.MAX_UNSENT_BYTES_PER_CONNECTION,
+      maxUnsentBytesPerAddress: value.MAX_UNSENT_BYTES_PER_ADDRESS,
+      keylessRateLimit: { perSecond: value.KEYLESS_RATE_LIMIT_PER_SECOND, burst: value.KEYLESS_RATE_LIMIT_BURST },
     },
     corsOrigins: value.CORS_ORIGINS,
     explorer: value.EXPLORER,

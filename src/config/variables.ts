@@ -10,8 +10,10 @@ import { defaultMaxParameterLength } from "../endpoints/registry.js";
 import { defaultAdmission } from "../executor/admission.js";
 import { defaultQueryTimeoutMs } from "../executor/query-executor.js";
 import { defaultLogLevel, logLevels } from "../observability/logger.js";
-import { trustedProxyProblem } from "../transport/client-address.js";
+import { trustedProxyProblem } from "../transport/node-http/client-address.js";
+import { defaultKeylessLimit } from "../transport/http/keyless-limit.js";
 import { defaultConnectionLimits } from "../transport/single-port-server.js";
+import { defaultUnsentBytes } from "../transport/unsent-bytes.js";
 import { warehouseCapabilities } from "../warehouse/capabilities.js";
 import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
@@ -73,6 +75,23 @@ export const variables = {
     parser: text,
     default: "127.0.0.1",
     description: "listen address",
+  }),
+  METRICS_PORT: variable({
+    name: "METRICS_PORT",
+    section: "Listening",
+    parser: integer(0, 65535),
+    default: undefined,
+    shownDefault: "(unset)",
+    description:
+      "a port of its own for `GET /metrics` (0 takes any free one), which the API port then answers 404: scrapes are kept off the port callers use. An integer from 0 to 65535, not `PORT`",
+  }),
+  METRICS_HOST: variable({
+    name: "METRICS_HOST",
+    section: "Listening",
+    parser: text,
+    default: undefined,
+    shownDefault: "`HOST`",
+    description: "listen address of `METRICS_PORT`; needs it",
   }),
   TRUSTED_PROXIES: variable({
     name: "TRUSTED_PROXIES",
@@ -211,7 +230,8 @@ export const variables = {
     section: "Keys",
     parser: seconds(1),
     default: defaultKeyFilePollMs,
-    description: "how often the key file is looked at for a change (whole seconds, at least 1)",
+    description:
+      "how often the key file is read and its SHA-256 compared with the keys in force (whole seconds, at least 1): a file rewritten in place with the same size and time is noticed",
   }),
   JWT_SECRET: variable({
     name: "JWT_SECRET",
@@ -345,6 +365,46 @@ export const variables = {
     section: "Bounds",
     parser: whole(1),
     default: defaultAuthFailures.burst,
-    description: "failed authentications in a row allowed per client address",
+    description:
+      "failed authentications in a row allowed per client address; only a key or token presented and wrong counts, never a call without one (a CORS preflight, say)",
+  }),
+  KEYLESS_RATE_LIMIT_PER_SECOND: variable({
+    name: "KEYLESS_RATE_LIMIT_PER_SECOND",
+    section: "Bounds",
+    parser: rate,
+    default: defaultKeylessLimit.perSecond,
+    description:
+      "requests needing no key (`/healthz`, `/readyz`, `/metrics`, `/openapi.json`, a path that is no route, a preflight) a second per client address, health probes counted apart from the rest; `0` turns the limit off; may have a fraction",
+  }),
+  KEYLESS_RATE_LIMIT_BURST: variable({
+    name: "KEYLESS_RATE_LIMIT_BURST",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultKeylessLimit.burst,
+    description: "such requests of one kind an address may make at once",
+  }),
+  RESPONSE_STALL_SECONDS: variable({
+    name: "RESPONSE_STALL_SECONDS",
+    section: "Bounds",
+    parser: seconds(1),
+    default: defaultUnsentBytes.stallTimeoutMs,
+    description:
+      "a response with bytes queued, none of which went out for this long, is reset (HTTP/2 `RST_STREAM(CANCEL)`) or its connection closed (HTTP/1.1)",
+  }),
+  MAX_UNSENT_BYTES_PER_CONNECTION: variable({
+    name: "MAX_UNSENT_BYTES_PER_CONNECTION",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultUnsentBytes.maxPerConnection,
+    description:
+      "response bytes queued and not yet sent on one connection; a write past it resets its stream (HTTP/1.1: closes the connection)",
+  }),
+  MAX_UNSENT_BYTES_PER_ADDRESS: variable({
+    name: "MAX_UNSENT_BYTES_PER_ADDRESS",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultUnsentBytes.maxPerAddress,
+    description:
+      "response bytes queued and not yet sent on all connections of one client address; a write past it closes its connection (HTTP/2: `GOAWAY(ENHANCE_YOUR_CALM)`); a proxy in `TRUSTED_PROXIES` is bound per connection only",
   }),
 };

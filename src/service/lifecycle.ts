@@ -3,9 +3,10 @@
 // warehouse, exit 0.
 import { loadOrCreateApiKey } from "../auth/index.js";
 import { join } from "node:path";
+import type { AddressInfo } from "node:net";
 import { apiKeyProblem, ConfigError, type Config } from "../config/index.js";
 import type { Logger, Tracing } from "../observability/index.js";
-import { createSinglePortServer, trustedProxies } from "../transport/index.js";
+import { createMetricsRoutes, createSinglePortServer, trustedProxies } from "../transport/index.js";
 import { keepSchema, openResilientWarehouse, ensureDemoData, warehouseCapabilities } from "../warehouse/index.js";
 import { createApp } from "../app/index.js";
 import { watchSchemaFit, type SchemaFit } from "./schema-fit.js";
@@ -91,6 +92,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
       tokens,
       logger,
       rateLimit: config.rateLimit,
+      keylessRateLimit: config.limits.keylessRateLimit,
+      serveMetrics: config.metrics === undefined,
       authFailures: config.limits.authFailures,
       trustedProxies: proxies,
       maxBodyBytes: config.limits.maxBodyBytes,
@@ -153,19 +156,40 @@ export async function startService(options: StartOptions): Promise<RunningServic
     maxConnectionsPerAddress: config.limits.maxConnectionsPerAddress,
     trustedProxies: proxies,
     logger,
+    unsentBytes: {
+      stallTimeoutMs: config.limits.responseStallMs,
+      maxPerConnection: config.limits.maxUnsentBytesPerConnection,
+      maxPerAddress: config.limits.maxUnsentBytesPerAddress,
+    },
   });
   const address = await server.listen(config.port, config.host);
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
-  logger.info("listening", { url, endpoints: app.registry.endpoints.map((e) => e.definition.name) });
+  const url = urlOf(address);
+  // /metrics on a port of its own (METRICS_PORT), with the same connection bounds as the API port.
+  const metricsServer =
+    config.metrics === undefined
+      ? undefined
+      : createSinglePortServer(
+          createMetricsRoutes({ scrape: app.scrape, contentType: app.metrics.registry.contentType, logger }),
+          {
+            firstRequestTimeoutMs: config.limits.firstRequestTimeoutMs,
+            idleTimeoutMs: config.limits.idleTimeoutMs,
+            logger,
+          },
+        );
+  const metricsUrl =
+    metricsServer === undefined || config.metrics === undefined
+      ? undefined
+      : urlOf(await metricsServer.listen(config.metrics.port, config.metrics.host));
+  logger.info("listening", { url, metricsUrl, endpoints: app.registry.endpoints.map((e) => e.definition.name) });
   // One write, so a reader of the banner sees the address and the credentials together.
-  print(`saved-query endpoints listening on ${url}\n${keyNote}`);
+  const metricsNote = metricsUrl === undefined ? "" : `\nmetrics on ${metricsUrl}/metrics`;
+  print(`saved-query endpoints listening on ${url}\n${keyNote}${metricsNote}`);
 
   const stop = () =>
     (stopping ??= (async () => {
       logger.info("shutting down: no new connections, finishing calls in flight");
       app.endStreams();
-      await server.close(options.shutdownGraceMs ?? 10_000);
+      await Promise.all([server.close(options.shutdownGraceMs ?? 10_000), metricsServer?.close(1_000)]);
       app.close();
       schema.stop();
       schemaFit.stop();
@@ -175,4 +199,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
       logger.info("stopped");
     })());
   return { url, stop, reloadCredentials: () => void app.reloadCredentials() };
+}
+
+function urlOf(address: AddressInfo): string {
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }

@@ -4,10 +4,10 @@
 // Node HTTP helpers of node-http/.
 export { createSinglePortServer } from "./single-port-server.js";
 export type { SinglePortServer, SinglePortServerOptions } from "./single-port-server.js";
-export { clientAddress, trustedProxies } from "./client-address.js";
-export type { TrustedProxies } from "./client-address.js";
+export { clientAddress, trustedProxies } from "./node-http/client-address.js";
+export type { TrustedProxies } from "./node-http/client-address.js";
 export { createRpcStack } from "./rpc-stack.js";
-export { createHttpRoutes, isHttpRoute, withExplorer } from "./http/index.js";
+export { createHttpRoutes, createKeylessLimit, createMetricsRoutes, isHttpRoute, withExplorer } from "./http/index.js";
 export { createReadinessPoller, unimplementedMessage } from "./grpc/index.js";
 export { loggingInterceptor, percentEncoded, rpcProtocolOf } from "./rpc/index.js";
 export { codeName } from "./node-http/index.js";

@@ -10,7 +10,14 @@ import {
 } from "node:http2";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { type Logger, silentLogger } from "../observability/index.js";
-import type { TrustedProxies } from "./client-address.js";
+import type { TrustedProxies } from "./node-http/client-address.js";
+import {
+  createUnsentBytes,
+  defaultUnsentBytes,
+  type UnsentBytesOptions,
+  watchHttp1Socket,
+  watchHttp2Stream,
+} from "./unsent-bytes.js";
 import { handlerThrew, type RequestHandler } from "./node-http/index.js";
 
 const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
@@ -42,6 +49,15 @@ export interface SinglePortServerOptions {
   maxHeaderSize?: number;
   /** Longest time to receive a whole request. Default 120 000 ms. */
   requestTimeoutMs?: number;
+  /**
+   * Response bytes a client leaves unread (transport/unsent-bytes.ts): a
+   * response none of whose queued bytes went out for `stallTimeoutMs` is
+   * reset (HTTP/2) or its connection closed (HTTP/1.1), and so is one whose
+   * write passes the bytes queued on its connection or its client address.
+   * Defaults 30 000 ms, 4 MiB and 16 MiB; trusted proxies are bound per
+   * connection only.
+   */
+  unsentBytes?: Pick<UnsentBytesOptions, "stallTimeoutMs" | "maxPerConnection" | "maxPerAddress">;
 }
 
 export interface SinglePortServer {
@@ -86,6 +102,8 @@ export function createSinglePortServer(
   // "listening"; this server never listens itself (the TCP server hands it
   // connections), so start that timer here. server.close() stops it.
   http1.emit("listening");
+  // Streams refused before their handler ran (their address's unsent bytes full): the handler is skipped.
+  const refusedStreams = new WeakSet<ServerHttp2Stream>();
   const http2 = createHttp2Server(
     {
       // The same header bound as HTTP/1.1, announced and enforced.
@@ -93,11 +111,39 @@ export function createSinglePortServer(
       maxSessionMemory: 32,
       maxHeaderListPairs: 128,
     },
-    guarded(handler, logger) as never,
+    guarded((request, response) => {
+      if (!refusedStreams.has((request as unknown as { stream: ServerHttp2Stream }).stream)) handler(request, response);
+    }, logger) as never,
   );
+  // Responses stopped because their client does not read them: one summary line a second at most.
+  let stopped: Record<string, number> | undefined;
+  const unsent = createUnsentBytes({
+    ...options.unsentBytes,
+    unboundedAddress: (address) => options.trustedProxies?.has(address) === true,
+    onStopped: (reason) => {
+      if (stopped === undefined) {
+        stopped = {};
+        setTimeout(() => {
+          logger.warn("responses stopped: their clients do not read them", { stopped });
+          stopped = undefined;
+        }, 1000).unref();
+      }
+      stopped[reason] = (stopped[reason] ?? 0) + 1;
+    },
+  });
+  // Before the request handler (the compatibility layer's own listener) runs: its first write is counted.
+  const sessionAddresses = new WeakMap<Http2Session, string>();
+  http2.prependListener("stream", (stream: ServerHttp2Stream) => {
+    if (!watchHttp2Stream(unsent, stream, sessionAddresses.get(stream.session!) ?? "")) refusedStreams.add(stream);
+  });
+  const stallTimeoutMs = options.unsentBytes?.stallTimeoutMs ?? defaultUnsentBytes.stallTimeoutMs;
+  const sweep = setInterval(() => unsent.sweep(), Math.min(1_000, stallTimeoutMs / 2));
+  sweep.unref();
   const sessions = new Set<Http2Session>();
   http2.on("session", (session) => {
     sessions.add(session);
+    // Read once: the session's socket looks its peer up afresh on each read.
+    sessionAddresses.set(session, session.socket?.remoteAddress ?? "");
     session.once("close", () => sessions.delete(session));
     watchSession(session, { firstRequestTimeout, idleTimeout });
   });
@@ -159,6 +205,7 @@ export function createSinglePortServer(
         // over the socket's handle: resuming here would steal its input.
         http2.emit("connection", socket);
       } else {
+        watchHttp1Socket(unsent, socket, address);
         http1.emit("connection", socket);
         socket.resume();
       }
@@ -192,6 +239,7 @@ export function createSinglePortServer(
         for (const socket of sockets) socket.destroy();
         await drained;
       }
+      clearInterval(sweep);
     },
   };
 }

@@ -27,8 +27,10 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const clock = fixedClock(now);
   // Warming runs when a test calls app.cache.runWarming(), after moving the clock.
-  // The rate limit and the failed-authentication throttle are off unless a
-  // test sets them: the pinned clock never refills a bucket.
+  // The rate limits (per key, and per address for keyless requests) and the
+  // failed-authentication throttle are off unless a test sets them: the pinned
+  // clock never refills a bucket. /metrics is rendered afresh for each scrape,
+  // so that a test sees the calls it just made.
   const app = createApp({
     warehouse,
     clock,
@@ -36,6 +38,8 @@ export async function startTestServer(
     cacheSweepIntervalMs: 0,
     rateLimit: { perSecond: 0, burst: 0 },
     authFailures: { perSecond: 0, burst: 0 },
+    keylessRateLimit: { perSecond: 0, burst: 0 },
+    metricsReuseMs: 0,
     ...options,
   });
   const server = createSinglePortServer(app.handler, serverOptions);

@@ -66,6 +66,26 @@ describe("authenticator", () => {
     expect(outcome(() => authenticate(headers(goodKey), "a"))).toBe("ok");
   });
 
+  it.each([
+    ["no header at all", {}],
+    ["an empty X-API-KEY", { "x-api-key": "" }],
+    ["an Authorization that is not Bearer", { authorization: "Basic dXNlcjpwYXNz" }],
+  ])("never counts a call with %s as a failed authentication", (_, sent: Record<string, string>) => {
+    const { authenticate } = createAuthenticator({
+      apiKeys: [goodKey],
+      rateLimit: { perSecond: 0, burst: 0 },
+      authFailures: { perSecond: 0.5, burst: 3 },
+      clock: fixedClock(0),
+    });
+    const bare = { get: (name: string) => sent[name] ?? null };
+    // Thirty times the burst: each is refused as unauthenticated, none is counted.
+    for (let i = 0; i < 90; i++) expect(outcome(() => authenticate(bare, "a"))).toBe("Unauthenticated");
+    expect(outcome(() => authenticate(headers(goodKey), "a"))).toBe("ok");
+    // A wrong key still counts: three of them use the burst up.
+    for (let i = 0; i < 3; i++) outcome(() => authenticate(headers("guess-0123456789ab"), "a"));
+    expect(outcome(() => authenticate(headers(goodKey), "a"))).toBe("ResourceExhausted");
+  });
+
   it("sums failures up in one log line a second at most, without any key", () => {
     const lines: string[] = [];
     const { authenticate, close } = createAuthenticator({

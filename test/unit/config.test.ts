@@ -34,6 +34,10 @@ describe("readConfig", () => {
         warehouseCallsPerKey: 16,
         cacheSharePerCaller: 0.5,
         authFailures: { perSecond: 1, burst: 20 },
+        responseStallMs: 30_000,
+        maxUnsentBytesPerConnection: 4 * 1024 * 1024,
+        maxUnsentBytesPerAddress: 16 * 1024 * 1024,
+        keylessRateLimit: { perSecond: 20, burst: 40 },
       },
       corsOrigins: "*",
       explorer: true,
@@ -55,6 +59,11 @@ describe("readConfig", () => {
       CACHE_SHARE_PER_CALLER: "0.25",
       AUTH_FAILURES_PER_SECOND: "0.5",
       AUTH_FAILURE_BURST: "5",
+      RESPONSE_STALL_SECONDS: "7",
+      MAX_UNSENT_BYTES_PER_CONNECTION: "1000",
+      MAX_UNSENT_BYTES_PER_ADDRESS: "3000",
+      KEYLESS_RATE_LIMIT_PER_SECOND: "0.5",
+      KEYLESS_RATE_LIMIT_BURST: "3",
     });
     expect(config.limits).toEqual({
       maxBodyBytes: 1000,
@@ -69,7 +78,25 @@ describe("readConfig", () => {
       warehouseCallsPerKey: 2,
       cacheSharePerCaller: 0.25,
       authFailures: { perSecond: 0.5, burst: 5 },
+      responseStallMs: 7000,
+      maxUnsentBytesPerConnection: 1000,
+      maxUnsentBytesPerAddress: 3000,
+      keylessRateLimit: { perSecond: 0.5, burst: 3 },
     });
+  });
+
+  it("moves /metrics to METRICS_PORT on METRICS_HOST, HOST by default, and refuses the API port", () => {
+    expect(readConfig({}).metrics).toBeUndefined();
+    expect(readConfig({ HOST: "0.0.0.0", METRICS_PORT: "9464" }).metrics).toEqual({ port: 9464, host: "0.0.0.0" });
+    expect(readConfig({ METRICS_PORT: "9464", METRICS_HOST: "10.1.2.3" }).metrics).toEqual({
+      port: 9464,
+      host: "10.1.2.3",
+    });
+    expect(() => readConfig({ METRICS_PORT: "8080" })).toThrow("METRICS_PORT must differ from PORT, both are 8080");
+    expect(() => readConfig({ METRICS_PORT: "70000" })).toThrow(
+      'METRICS_PORT must be an integer from 0 to 65535, got "70000"',
+    );
+    expect(() => readConfig({ METRICS_HOST: "10.1.2.3" })).toThrow("METRICS_HOST needs METRICS_PORT");
   });
 
   it.each([
@@ -78,6 +105,9 @@ describe("readConfig", () => {
     ["MAX_QUERY_SECONDS", "1.5"],
     ["WAREHOUSE_CONCURRENCY", "many"],
     ["AUTH_FAILURES_PER_SECOND", "-1"],
+    ["RESPONSE_STALL_SECONDS", "0"],
+    ["MAX_UNSENT_BYTES_PER_ADDRESS", "lots"],
+    ["KEYLESS_RATE_LIMIT_PER_SECOND", "-2"],
     ["CACHE_SHARE_PER_CALLER", "0"],
     ["CACHE_SHARE_PER_CALLER", "1.5"],
     ["CACHE_SHARE_PER_CALLER", "half"],

@@ -5,7 +5,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { isScoped, type Authenticator, type Credential, type HeaderReader } from "../../auth/index.js";
 import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../errors/index.js";
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
-import type { Logger, Metrics } from "../../observability/index.js";
+import { createMetricsScrape, type Logger, type Metrics, type MetricsScrape } from "../../observability/index.js";
 import {
   codeName,
   handlerThrew,
@@ -15,6 +15,7 @@ import {
   type HttpResponse,
 } from "../node-http/index.js";
 import { endpointListing } from "./endpoint-listing.js";
+import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
 import { createEndpointCalls, type GetCall, type HttpCallObserver } from "./endpoint-call.js";
 import { sendError } from "./error-body.js";
 import { openApiDocument } from "./openapi.js";
@@ -36,6 +37,12 @@ export interface HttpRoutesOptions {
   maxUrlLength?: number;
   /** Called at the end of each saved-query call, within it. Default: nothing. */
   observe?: HttpCallObserver;
+  /** Bounds the requests that need no key, per client address (keyless-limit.ts). Default: unbounded. */
+  keylessLimit?: KeylessLimit;
+  /** The /metrics text. Default: `metrics` rendered at most once a second. */
+  scrape?: MetricsScrape;
+  /** Whether /metrics is served here; false when it has a port of its own (METRICS_ADDRESS). Default true. */
+  serveMetrics?: boolean;
 }
 
 const allow = "GET, HEAD, OPTIONS";
@@ -57,10 +64,26 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
   const listing = Buffer.from(JSON.stringify(endpointListing(registry)));
   const preparedCalls = createPreparedCalls();
   const calls = createEndpointCalls(options);
+  const scrape = options.scrape ?? createMetricsScrape({ registry: metrics.registry });
+  const serveMetrics = options.serveMetrics ?? true;
+  const keylessLimit = options.keylessLimit;
+
+  /** True (and the refusal answered) when the client is past its bound of keyless requests of `kind`. */
+  function overKeylessLimit(request: HttpRequest, response: HttpResponse, requestId: string, kind: KeylessKind) {
+    if (keylessLimit === undefined) return false;
+    try {
+      keylessLimit(kind, headersOf(request), request.socket?.remoteAddress ?? "");
+      return false;
+    } catch (error) {
+      refuse(request, response, requestId, error);
+      return true;
+    }
+  }
 
   /** OPTIONS and methods other than GET and HEAD: true when that already answered. */
   function answeredMethod(request: HttpRequest, response: HttpResponse, requestId: string): boolean {
     const method = request.method ?? "GET";
+    if (method !== "GET" && method !== "HEAD" && overKeylessLimit(request, response, requestId, "other")) return true;
     if (method === "OPTIONS") {
       // A browser's preflight was answered before this, by transport/cors.ts.
       sendEmpty(response, 204, { allow });
@@ -119,6 +142,8 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     }
     const queryAt = url.indexOf("?");
     const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const keyless = keylessKindOf(path);
+    if (keyless !== undefined && overKeylessLimit(request, response, requestId, keyless)) return;
     if (path === "/healthz") return sendJson(request, response, 200, { status: "ok" });
     // Routes that answer later: their failure is logged and answered here, never left unhandled.
     const settle = (work: Promise<void>) =>
@@ -127,7 +152,7 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
         if (!response.headersSent) sendError(request, response, requestId, error);
       });
     if (path === "/readyz") return settle(readiness(request, response, ready));
-    if (path === "/metrics") return settle(prometheus(request, response, metrics));
+    if (path === "/metrics" && serveMetrics) return settle(prometheus(request, response, scrape, metrics));
     if (path === "/openapi.json") return sendBytes(request, response, 200, openapi);
     if (path !== "/api/endpoints" && !path.startsWith("/api/endpoints/")) {
       return sendError(request, response, requestId, new ConnectError("no such route", Code.NotFound));
@@ -236,7 +261,13 @@ async function readiness(request: HttpRequest, response: HttpResponse, ready: ()
   sendJson(request, response, isReady ? 200 : 503, { status: isReady ? "ready" : "warehouse unavailable" });
 }
 
-async function prometheus(request: HttpRequest, response: HttpResponse, metrics: Metrics) {
-  const text = Buffer.from(await metrics.registry.metrics());
-  sendBytes(request, response, 200, text, { "content-type": metrics.registry.contentType });
+async function prometheus(request: HttpRequest, response: HttpResponse, scrape: MetricsScrape, metrics: Metrics) {
+  sendBytes(request, response, 200, await scrape(), { "content-type": metrics.registry.contentType });
+}
+
+/** Which keyless kind a path not yet answered is: probes, anything but the keyed API, or none (a key is asked). */
+function keylessKindOf(path: string): KeylessKind | undefined {
+  if (path === "/healthz" || path === "/readyz") return "probe";
+  if (path === "/api/endpoints" || path.startsWith("/api/endpoints/")) return undefined;
+  return "other";
 }

@@ -1,0 +1,48 @@
+// Requests that need no key (/healthz, /readyz, /metrics, /openapi.json, a
+// path that is no route), counted per client address: one address cannot
+// take the event loop from the keyed callers by asking them in a flood. Probes
+// (/healthz, /readyz) have buckets of their own, so an address's scrapes or
+// a scanner's misses never refuse its health checks.
+import { Code, ConnectError } from "@connectrpc/connect";
+import { createTokenBuckets, type HeaderReader, throttledAddress } from "../../auth/index.js";
+import type { Clock } from "../../observability/index.js";
+import { clientAddress, type TrustedProxies } from "../node-http/client-address.js";
+
+export interface KeylessLimitOptions {
+  /** Keyless requests a second per client address and kind (probe, other); 0 turns the limit off. Default 20. */
+  perSecond?: number;
+  /** Keyless requests of one kind an address may make at once. Default 40. */
+  burst?: number;
+  /** Proxies whose X-Forwarded-For names the client. Default: none. */
+  trustedProxies?: TrustedProxies;
+  /** Default: the system clock. */
+  clock?: Clock;
+}
+
+/** The kind of a keyless request: health and readiness probes, or anything else. */
+export type KeylessKind = "probe" | "other";
+
+/** Throws RESOURCE_EXHAUSTED with Retry-After when the client of `peer` and `headers` is past its bound for `kind`. */
+export type KeylessLimit = (kind: KeylessKind, headers: HeaderReader, peer: string) => void;
+
+/** The defaults, for the table of variables. */
+export const defaultKeylessLimit = { perSecond: 20, burst: 40 } as const;
+
+export function createKeylessLimit(options: KeylessLimitOptions = {}): KeylessLimit {
+  const perSecond = options.perSecond ?? defaultKeylessLimit.perSecond;
+  if (perSecond === 0) return () => {};
+  const buckets = createTokenBuckets({
+    perSecond,
+    burst: options.burst ?? defaultKeylessLimit.burst,
+    clock: options.clock,
+  });
+  const trusted = options.trustedProxies;
+  return (kind, headers, peer) => {
+    const client = trusted === undefined ? peer : clientAddress(peer, headers.get("x-forwarded-for"), trusted);
+    const retryAfter = buckets.take(`${kind} ${throttledAddress(client)}`);
+    if (retryAfter === 0) return;
+    const error = new ConnectError("too many requests from this address, try again later", Code.ResourceExhausted);
+    error.metadata.set("retry-after", String(retryAfter));
+    throw error;
+  };
+}

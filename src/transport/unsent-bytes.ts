@@ -1,0 +1,214 @@
+// Response bytes written but not yet sent, per connection and per client
+// address: a client that stops reading (an HTTP/2 window held at 0, a TCP
+// receive buffer left full) would otherwise keep every response it asked for
+// in memory. A sender (an HTTP/2 stream, an HTTP/1.1 connection) whose queued
+// bytes do not go down for `stallTimeoutMs` is stopped, and a write that takes
+// its connection's or its address's queued bytes past a bound stops its sender.
+import { constants as http2Constants, type ServerHttp2Stream } from "node:http2";
+import type { Socket } from "node:net";
+import type { Clock } from "../observability/index.js";
+
+export interface UnsentBytesOptions {
+  /** A sender with bytes queued, none of which went out for this long, is stopped. Default 30 000 ms. */
+  stallTimeoutMs?: number;
+  /** Bytes queued on one connection, all its senders together. Default 4 MiB. */
+  maxPerConnection?: number;
+  /** Bytes queued on all connections of one client address. Default 16 MiB. */
+  maxPerAddress?: number;
+  /** Addresses only `maxPerConnection` bounds (trusted proxies, which carry many clients). Default: none. */
+  unboundedAddress?: (address: string) => boolean;
+  /** Default: `performance.now`. */
+  clock?: Clock;
+  /** Told each time a sender is stopped, and why. Default: nothing. */
+  onStopped?: (reason: StopReason) => void;
+}
+
+/** Why a sender was stopped. */
+export type StopReason = "stalled" | "connection bound" | "address bound";
+
+/** Something that queues response bytes: an HTTP/2 stream or an HTTP/1.1 connection. */
+export interface Sender {
+  /** Bytes written to it and not yet sent. */
+  queued(): number;
+  /** Ends it now (RST_STREAM, or the connection closed). */
+  stop(reason: StopReason): void;
+  /** Ends its whole connection: a sender stopped a stall timeout ago is still there. */
+  destroy(): void;
+}
+
+export interface WatchedSender {
+  /** Whether it was stopped as soon as it was watched (a bound already full): its request need not be handled. */
+  readonly refused: boolean;
+  /** Call after each write: counts the new bytes; false when they passed a bound and the sender was stopped. */
+  written(): boolean;
+  /** Call when the sender is gone: its bytes are no longer counted. */
+  end(): void;
+}
+
+export interface UnsentBytes {
+  /** Starts counting `sender`'s bytes against `connection` (any object standing for it) and `address`. */
+  watch(sender: Sender, connection: object, address: string): WatchedSender;
+  /** Looks at every sender for progress; stops the stalled ones. Run every second by the server. */
+  sweep(): void;
+  /** Bytes counted now, for one connection or one address. */
+  queuedOn(key: object | string): number;
+}
+
+interface Entry {
+  sender: Sender;
+  connection: object;
+  address: string;
+  /** Bytes last counted for it. */
+  counted: number;
+  /** When its queued bytes last went down, or were last found 0. */
+  progressAt: number;
+  /** When it was stopped, if it was. */
+  stoppedAt?: number;
+}
+
+/** The defaults of the bounds, for the table of variables. */
+export const defaultUnsentBytes = {
+  stallTimeoutMs: 30_000,
+  maxPerConnection: 4 * 1024 * 1024,
+  maxPerAddress: 16 * 1024 * 1024,
+} as const;
+
+export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes {
+  const stallTimeoutMs = options.stallTimeoutMs ?? defaultUnsentBytes.stallTimeoutMs;
+  const maxPerConnection = options.maxPerConnection ?? defaultUnsentBytes.maxPerConnection;
+  const maxPerAddress = options.maxPerAddress ?? defaultUnsentBytes.maxPerAddress;
+  const unbounded = options.unboundedAddress ?? (() => false);
+  const clock = options.clock ?? (() => performance.now());
+  const entries = new Set<Entry>();
+  const totals = new Map<object | string, number>();
+
+  const add = (key: object | string, bytes: number) => {
+    const total = (totals.get(key) ?? 0) + bytes;
+    if (total > 0) totals.set(key, total);
+    else totals.delete(key);
+    return total;
+  };
+  /** Counts what `entry` holds now; true when its queued bytes went down. */
+  const recount = (entry: Entry) => {
+    const queued = entry.sender.queued();
+    const delta = queued - entry.counted;
+    if (delta !== 0) {
+      add(entry.connection, delta);
+      add(entry.address, delta);
+      entry.counted = queued;
+    }
+    return delta < 0 || queued === 0;
+  };
+  const forget = (entry: Entry) => {
+    if (!entries.delete(entry)) return;
+    add(entry.connection, -entry.counted);
+    add(entry.address, -entry.counted);
+  };
+  const stop = (entry: Entry, reason: StopReason) => {
+    entry.stoppedAt = clock();
+    entry.sender.stop(reason);
+    options.onStopped?.(reason);
+  };
+
+  /** The bound `connection` or `address` is past (or at, when `atBound`), if any. */
+  const overBound = (connection: object, address: string, atBound: boolean): StopReason | undefined => {
+    const past = (total: number, max: number) => (atBound ? total >= max : total > max);
+    if (past(totals.get(connection) ?? 0, maxPerConnection)) return "connection bound";
+    if (!unbounded(address) && past(totals.get(address) ?? 0, maxPerAddress)) return "address bound";
+    return undefined;
+  };
+
+  return {
+    watch(sender, connection, address) {
+      const entry: Entry = { sender, connection, address, counted: 0, progressAt: clock() };
+      entries.add(entry);
+      // A new response where the bytes already queued fill a bound is stopped before it is built.
+      const full = overBound(connection, address, true);
+      if (full !== undefined) stop(entry, full);
+      return {
+        refused: full !== undefined,
+        written() {
+          if (entry.stoppedAt !== undefined) return false;
+          const before = entry.counted;
+          // Bytes that went out, or the first bytes queued: the stall clock starts again.
+          if (recount(entry) || before === 0) entry.progressAt = clock();
+          const over = overBound(connection, address, false);
+          if (over === undefined) return true;
+          stop(entry, over);
+          return false;
+        },
+        end: () => forget(entry),
+      };
+    },
+    sweep() {
+      const now = clock();
+      for (const entry of entries) {
+        if (entry.stoppedAt !== undefined) {
+          // Stopped but not gone (a reset the client never reads): the connection goes.
+          if (now - entry.stoppedAt >= stallTimeoutMs) {
+            forget(entry);
+            entry.sender.destroy();
+          }
+          continue;
+        }
+        if (recount(entry)) entry.progressAt = now;
+        else if (now - entry.progressAt >= stallTimeoutMs) stop(entry, "stalled");
+      }
+    },
+    queuedOn: (key) => totals.get(key) ?? 0,
+  };
+}
+
+/**
+ * Counts the response bytes of an HTTP/2 stream from `address`: a stall or
+ * the connection's bound resets it (RST_STREAM with CANCEL), the address's
+ * bound closes its connection (GOAWAY with ENHANCE_YOUR_CALM). Called before
+ * the request's handler runs, so that its first write is counted; false when
+ * the stream was refused at once, so that the handler need not run.
+ */
+export function watchHttp2Stream(unsent: UnsentBytes, stream: ServerHttp2Stream, address: string): boolean {
+  const session = stream.session;
+  if (session === undefined) return true;
+  const watched = unsent.watch(
+    {
+      queued: () => stream.writableLength,
+      // CANCEL, not ENHANCE_YOUR_CALM: Node makes an Error (and its stack) for every stream reset with any
+      // other code. An address past its bound has its connection closed instead, all its streams in one
+      // step: resetting streams one by one costs a write to the socket each.
+      stop: (reason) =>
+        reason === "address bound"
+          ? session.destroy(undefined, http2Constants.NGHTTP2_ENHANCE_YOUR_CALM)
+          : stream.close(http2Constants.NGHTTP2_CANCEL),
+      destroy: () => session.destroy(),
+    },
+    session,
+    address,
+  );
+  countWrites(stream, watched);
+  stream.once("close", () => watched.end());
+  return !watched.refused;
+}
+
+/** Counts the response bytes of an HTTP/1.1 connection: a stall or a bound closes it. */
+export function watchHttp1Socket(unsent: UnsentBytes, socket: Socket, address: string): void {
+  const watched = unsent.watch(
+    { queued: () => socket.writableLength, stop: () => socket.destroy(), destroy: () => socket.destroy() },
+    socket,
+    address,
+  );
+  countWrites(socket, watched);
+  socket.once("close", () => watched.end());
+}
+
+/** Wraps `stream`'s write and end so that each counts what it queued. */
+function countWrites(stream: NodeJS.WritableStream, watched: WatchedSender) {
+  const writable = stream as unknown as Record<"write" | "end", (...args: unknown[]) => unknown>;
+  for (const method of ["write", "end"] as const) {
+    const original = writable[method];
+    writable[method] = function (this: unknown, ...args: unknown[]) {
+      const result = original.apply(this, args);
+      watched.written();
+      return result;
+    };
+  }
+}
