@@ -4,5 +4,4 @@ export { readConfig } from "./read-config.js";
 export { ConfigError } from "./config.js";
 export type { Config, CredentialsConfig } from "./config.js";
 export { apiKeyProblem, variables } from "./variables.js";
-export type { Section } from "./variable.js";
 export { configurationHelp, configurationTables } from "./variable-docs.js";

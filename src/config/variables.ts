@@ -1,6 +1,9 @@
 // The table of environment variables (docs/configuration.md): each one's
 // name, parser, default and meaning, written once. readConfig reads them,
 // `--help` lists them and `npm run docs` writes the documentation's tables.
+// Each default is imported from the file that owns it, not its folder's
+// index.ts, so that reading the table loads those files alone, not the
+// stages behind them (the warehouse's index would load chDB).
 import { defaultAppLimits, defaultConcurrency } from "../app/app-defaults.js";
 import { defaultAuthFailures } from "../auth/auth-failure-throttle.js";
 import { defaultSharePerCaller } from "../cache/result-cache.js";
@@ -42,7 +45,7 @@ export function apiKeyProblem(key: string): string | undefined {
 }
 
 /** Why `entry` cannot be one of CORS_ORIGINS, or undefined: an origin is a scheme, a host and maybe a port. */
-export function corsOriginProblem(entry: string): string | undefined {
+function corsOriginProblem(entry: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(entry);

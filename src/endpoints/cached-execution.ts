@@ -14,7 +14,7 @@ import { createCallersDeadline } from "./callers-deadline.js";
 import type { ComputedResponse } from "./computed-response.js";
 
 /** The tenant cache refreshes run as: they take their turns at the warehouse beside the callers. */
-export const warmingTenant = "(cache warming)";
+const warmingTenant = "(cache warming)";
 
 export interface CachedExecutionOptions {
   cache: ResultCache<ComputedResponse>;

@@ -9,7 +9,7 @@ const earliest = Date.UTC(1900, 0, 1);
 const pastLatest = Date.UTC(2300, 0, 1);
 
 /** What is wrong with a bound, to follow its parameter's name (docs/endpoints.md, ISO 8601 bounds). */
-export const isoTimestampProblems = {
+const isoTimestampProblems = {
   malformed: "must be an ISO 8601 date or date-time, e.g. 2026-11-20T21:59:00Z",
   outOfRange: "must be between 1900-01-01 and 2299-12-31",
 } as const;

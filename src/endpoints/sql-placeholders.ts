@@ -9,7 +9,7 @@ export interface Placeholder {
 }
 
 /** The placeholders the service fills itself, whatever the request. */
-export const servicePlaceholders: ReadonlySet<string> = new Set(["now"]);
+const servicePlaceholders: ReadonlySet<string> = new Set(["now"]);
 
 const placeholder = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}]+?)\s*\}/g;
 

@@ -82,7 +82,7 @@ export function unavailableError(): ConnectError {
 }
 
 /** What an UNAVAILABLE answer tells the caller to wait before trying again. */
-export const unavailableRetryAfterSeconds = 2;
+const unavailableRetryAfterSeconds = 2;
 
 function firstDefined<T>(items: readonly unknown[], read: (item: unknown) => T | undefined): T | undefined {
   for (const item of items) {

@@ -5,4 +5,3 @@ export type { QueryParamValue, SavedQuery, WarehouseRow } from "./saved-query.js
 export type { QueryStatistics } from "./query-statistics.js";
 export { createQueryTuning } from "./query-tuning.js";
 export { deadlineSignal } from "./deadline-signal.js";
-export { defaultAdmission } from "./admission.js";

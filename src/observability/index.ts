@@ -1,5 +1,5 @@
 // Cross-cutting: logging, metrics, traces and the clock.
-export { createLogger, silentLogger, logLevels, defaultLogLevel } from "./logger.js";
+export { createLogger, silentLogger } from "./logger.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { systemClock, fixedClock } from "./clock.js";
 export type { Clock } from "./clock.js";

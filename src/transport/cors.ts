@@ -17,10 +17,10 @@ export interface CorsOptions {
 }
 
 /** Methods a page may use: Connect unary (POST, and GET for Connect-GET), gRPC-Web (POST), the GET API. */
-export const corsAllowedMethods = [...new Set([...connectCors.allowedMethods, "GET", "HEAD"])];
+const corsAllowedMethods = [...new Set([...connectCors.allowedMethods, "GET", "HEAD"])];
 
 /** Headers a page may send: the Connect, gRPC-Web and Connect-GET ones, credentials, request id and trace context. */
-export const corsAllowedHeaders = [
+const corsAllowedHeaders = [
   ...connectCors.allowedHeaders,
   "X-API-KEY",
   "Authorization",
@@ -31,7 +31,7 @@ export const corsAllowedHeaders = [
 ];
 
 /** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing and statistics. */
-export const corsExposedHeaders = [
+const corsExposedHeaders = [
   ...connectCors.exposedHeaders,
   "X-Cache",
   "Age",
@@ -47,7 +47,7 @@ export const corsExposedHeaders = [
 const exposed = corsExposedHeaders.join(", ");
 
 /** Whether `request` is a CORS preflight: OPTIONS naming the method the page means to use. */
-export function isPreflight(request: HttpRequest): boolean {
+function isPreflight(request: HttpRequest): boolean {
   return request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
 }
 

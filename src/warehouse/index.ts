@@ -5,7 +5,6 @@ export { createReopeningClient, isEmbeddedEngineGone, WarehouseClosedError } fro
 export type { WarehouseClient, ReopeningClient } from "./reopening-client.js";
 export type { Warehouse, WarehouseConfig } from "./warehouse-client.js";
 export { warehouseCapabilities } from "./capabilities.js";
-export type { WarehouseCapabilities } from "./capabilities.js";
 export { DataDirectoryHeldError } from "./data-directory-lock.js";
 export { migrate } from "./migrations.js";
 export { migrationStatements } from "./cluster-ddl.js";
@@ -20,6 +19,6 @@ export type { ShippedRow } from "./demo-data.js";
 export { seedDemoData, ensureDemoData, demoRowCounts, progressLogger } from "./seed.js";
 export { keepSchema } from "./schema-keeper.js";
 export { createFailureStreak } from "./failure-streak.js";
-export { retryWithBackoff, defaultMaxRetryMs } from "./retry-with-backoff.js";
+export { retryWithBackoff } from "./retry-with-backoff.js";
 export type { Retrying, RetryOptions } from "./retry-with-backoff.js";
 export type { SchemaKeeper } from "./schema-keeper.js";

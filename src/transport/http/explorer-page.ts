@@ -18,7 +18,7 @@ export interface ExplorerPageOptions {
 }
 
 /** The policy of the page: its own script and style only, calls to its own origin, never framed. */
-export const explorerContentSecurityPolicy = [
+const explorerContentSecurityPolicy = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -44,7 +44,7 @@ interface Asset {
 }
 
 /** Whether `path` (without the query) is one of the explorer's. */
-export function isExplorerPath(path: string): boolean {
+function isExplorerPath(path: string): boolean {
   return files[path] !== undefined;
 }
 
