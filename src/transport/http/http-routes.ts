@@ -212,25 +212,12 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     const known = preparedCalls.find(url);
     if (known === undefined) return route(request, response, url, headers, requestId);
     if (answeredMethod(request, response, requestId)) return;
-    let credential: Credential | Promise<Credential>;
-    try {
-      credential = authenticate(headers, request.socket?.remoteAddress ?? "");
-    } catch (error) {
-      return refuse(request, response, requestId, error);
-    }
     // The known call was prepared without a scope; a scoped caller's is prepared anew.
-    if (credential instanceof Promise) {
-      credential
-        .then(
-          (verified) => routeApi(request, response, url, requestId, verified),
-          (error: unknown) => refuse(request, response, requestId, error),
-        )
-        .catch((error: unknown) => handlerThrew(request, response, error, options.logger));
-    } else if (isScoped(credential)) {
-      routeApi(request, response, url, requestId, credential);
-    } else {
-      calls.answer(request, response, known, requestId, credential);
-    }
+    authenticated(request, response, headers, requestId, (credential) =>
+      isScoped(credential)
+        ? routeApi(request, response, url, requestId, credential)
+        : calls.answer(request, response, known, requestId, credential),
+    );
   };
 }
 
