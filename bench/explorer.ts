@@ -3,7 +3,7 @@
 // fresh profile, nothing cached) timed to the first contentful paint and to
 // the script having run. A figure for the benchmark table, never a test.
 import { existsSync } from "node:fs";
-import puppeteer from "puppeteer-core";
+import { launchChromium } from "./chromium.js";
 import { temporaryDirectory } from "./temp-directory.js";
 import { wireBytes } from "./wire-bytes.js";
 
@@ -53,20 +53,7 @@ export async function measureExplorer(options: ExplorerBenchOptions): Promise<Ex
 
 async function coldLoad(executablePath: string, url: string): Promise<{ firstPaintMs: number; readyMs: number }> {
   const profile = temporaryDirectory("sqe-bench-chromium-");
-  const browser = await puppeteer.launch({
-    executablePath,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      `--user-data-dir=${profile}`,
-    ],
-  });
+  const browser = await launchChromium(executablePath, profile);
   try {
     const page = await browser.newPage();
     await page.goto(`${url}/`, { waitUntil: "load" });

@@ -7,7 +7,8 @@
 // browser tests say so in one line and skip.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import type { Browser, Page } from "puppeteer-core";
+import { launchChromium } from "../../bench/chromium.js";
 import { buildExplorer } from "../../scripts/build/web-bundle.mjs";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "./temp-directory.js";
 
@@ -32,20 +33,7 @@ export interface TestBrowser {
 
 export async function launchBrowser(): Promise<TestBrowser> {
   const profile = makeTemporaryDirectory("sqe-chromium-");
-  const browser = await puppeteer.launch({
-    executablePath: chromiumPath!,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      `--user-data-dir=${profile}`,
-    ],
-  });
+  const browser = await launchChromium(chromiumPath!, profile);
   return {
     browser,
     async newPage() {
