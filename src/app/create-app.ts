@@ -1,7 +1,7 @@
 // The composition root: the endpoint registry, the query path below it
 // (query-path.ts), who may call (authentication.ts) and readiness, served as
-// one request handler: the GET routes on their fast path, the RPC stack for
-// the rest. Every dependency is passed in, so tests build the same app with
+// one request handler (and one handler of bare HTTP/2 streams): the GET
+// routes on their fast path, the RPC stack for the rest. Every dependency is passed in, so tests build the same app with
 // their own clock and warehouse.
 import type { TokenVerifierOptions } from "../auth/index.js";
 import type { ResultCache } from "../cache/index.js";
@@ -31,9 +31,11 @@ import {
   recordCallOutcome,
   traceCalls,
   withCors,
+  withCorsStreams,
   withExplorer,
   type CorsOrigins,
   type RequestHandler,
+  type StreamHandler,
   type TrustedProxies,
 } from "../transport/index.js";
 import type { Warehouse } from "../warehouse/index.js";
@@ -82,6 +84,12 @@ export interface AppOptions {
   admission?: { maxConcurrent?: number; maxQueued?: number; maxPerKey?: number };
   /** Largest Connect, gRPC or gRPC-Web request message, after decompression. Default 65,536 bytes. */
   maxBodyBytes?: number;
+  /**
+   * Whether cache hits of Connect, gRPC and gRPC-Web calls are answered from
+   * the bytes their result keeps (the fast path) rather than through the
+   * Connect router; the answers are the same. Default true.
+   */
+  rpcFastPath?: boolean;
   /** Longest value of any parameter, in characters. Default 1,024. */
   maxParameterLength?: number;
   /**
@@ -116,6 +124,8 @@ export interface AppOptions {
 
 export interface App {
   handler: RequestHandler;
+  /** The same for HTTP/2 streams before Node's compatibility layer (the single-port server's `streams`); undefined with traces. */
+  streams: StreamHandler | undefined;
   registry: EndpointRegistry;
   metrics: Metrics;
   cache: ResultCache<ComputedResponse>;
@@ -202,7 +212,7 @@ export function createApp(options: AppOptions): App {
     service,
     authenticate,
     ready,
-    fallback: httpRoutes,
+    fallback: httpRoutes.handler,
     metrics,
     logger,
     defaultTimeoutMs,
@@ -211,15 +221,17 @@ export function createApp(options: AppOptions): App {
     healthPollMs: options.healthPollMs,
     maxHealthWatches: options.maxHealthWatches,
     observe,
+    fastPath: options.rpcFastPath,
   });
   // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.
   const routed: RequestHandler = (request, response) =>
-    isHttpRoute(request.url ?? "/") ? httpRoutes(request, response) : rpc.handler(request, response);
+    isHttpRoute(request.url ?? "/") ? httpRoutes.handler(request, response) : rpc.handler(request, response);
   // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
   const traced =
     tracing === undefined ? routed : traceCalls(routed, { tracing, endpointOf: savedQueryOfPath(registry) });
   // Browsers: preflights answered and CORS headers set before any route or key check (and untraced); the explorer page beside.
   const explorer = options.explorer;
+  const cors = { origins: options.corsOrigins };
   const handler = withCors(
     explorer === undefined
       ? traced
@@ -227,10 +239,26 @@ export function createApp(options: AppOptions): App {
           directory: explorer.directory,
           onMissing: (directory) => logger.warn("explorer not built; GET / answers 503", { directory }),
         }),
-    { origins: options.corsOrigins },
+    cors,
   );
+  // HTTP/2 streams: the GET API and the saved queries' procedures may be answered on the bare stream; the rest is
+  // `handler`'s. With traces, every stream goes to `handler`, where each call has its span.
+  const streams: StreamHandler | undefined =
+    tracing !== undefined
+      ? undefined
+      : withCorsStreams(
+          (stream, headers, toRequest, answerHeaders) => {
+            const path = headers[":path"] ?? "/";
+            if (isHttpRoute(path)) return httpRoutes.stream(stream, headers, toRequest, answerHeaders);
+            if (rpc.keyed(path)) return rpc.stream(stream, headers, toRequest, answerHeaders);
+            handler(...toRequest());
+          },
+          handler,
+          cors,
+        );
   return {
     handler,
+    streams,
     registry,
     metrics,
     cache,

@@ -2,8 +2,12 @@
 // plus its content coding when compressed ("csv", "json+gzip", "ndjson+br").
 // A new kind of body (a message's binary encoding, say) is a new name.
 
-/** How a body writes the response. */
-export type BodyFormatName = "json" | "csv" | "ndjson";
+/**
+ * How a body writes the response: GET's formats, and the response message's
+ * RPC encodings, binary or proto3 JSON, bare (Connect) or in a gRPC envelope
+ * (gRPC, gRPC-Web).
+ */
+export type BodyFormatName = "json" | "csv" | "ndjson" | "message" | "message-json" | "envelope" | "envelope-json";
 /** How a body is compressed. */
 export type ContentCodingName = "gzip" | "zstd" | "br";
 /** A kept body's name: its format, and its coding unless it is not compressed. */

@@ -161,6 +161,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       maxPerConnection: config.limits.maxUnsentBytesPerConnection,
       maxPerAddress: config.limits.maxUnsentBytesPerAddress,
     },
+    streams: app.streams,
   });
   const address = await server.listen(config.port, config.host);
   const url = urlOf(address);

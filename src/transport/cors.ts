@@ -4,7 +4,14 @@
 // allowed origin and the headers a browser client must be able to read.
 // Credentials (cookies) are never allowed: callers send a key or a token.
 import { cors as connectCors } from "@connectrpc/connect";
-import { hasBody, type HttpRequest, type HttpResponse, type RequestHandler } from "./node-http/index.js";
+import {
+  hasBody,
+  type HttpRequest,
+  type HttpResponse,
+  type RequestHandler,
+  type StreamHandler,
+  type ToRequest,
+} from "./node-http/index.js";
 
 /** `"*"` for any origin, else the exact origins (`https://app.example.com`) allowed. */
 export type CorsOrigins = "*" | readonly string[];
@@ -103,4 +110,54 @@ function answerPreflight(
   const headers = allow === undefined ? extra : { ...extra, "access-control-allow-origin": allow, ...preflightHeaders };
   writable.writeHead(204, headers);
   writable.end();
+}
+
+/**
+ * CORS for HTTP/2 streams taken before Node's compatibility layer: a
+ * preflight goes to `handler` (withCors answers it); any other stream goes
+ * to `next` with the CORS headers every answer on it carries, and with those
+ * set on the compatibility response if it makes one.
+ */
+export function withCorsStreams(
+  next: StreamHandler,
+  handler: RequestHandler,
+  options: CorsOptions = {},
+): StreamHandler {
+  const origins = options.origins ?? "*";
+  const anyOrigin = origins === "*";
+  const allowed = new Set(anyOrigin ? [] : origins);
+  const anyOriginHeaders = Object.freeze({
+    "access-control-allow-origin": "*",
+    "access-control-expose-headers": exposed,
+    "timing-allow-origin": "*",
+  });
+  return (stream, headers, toRequest) => {
+    if (headers[":method"] === "OPTIONS" && headers["access-control-request-method"] !== undefined) {
+      return handler(...toRequest());
+    }
+    let answerHeaders: Readonly<Record<string, string>> = anyOriginHeaders;
+    if (!anyOrigin) {
+      const origin = headers.origin;
+      // The same headers in the same order as withCors sets them.
+      answerHeaders =
+        origin !== undefined && allowed.has(origin)
+          ? {
+              vary: "Origin",
+              "access-control-allow-origin": origin,
+              "access-control-expose-headers": exposed,
+              "timing-allow-origin": origin,
+            }
+          : { vary: "Origin" };
+    }
+    let made: ReturnType<ToRequest> | undefined;
+    const withHeaders: ToRequest = () => {
+      if (made === undefined) {
+        made = toRequest();
+        const writable = made[1] as unknown as { setHeader(name: string, value: string): void };
+        for (const [name, value] of Object.entries(answerHeaders)) writable.setHeader(name, value);
+      }
+      return made;
+    };
+    next(stream, headers, withHeaders, answerHeaders);
+  };
 }

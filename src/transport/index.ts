@@ -11,7 +11,7 @@ export { createHttpRoutes, createKeylessLimit, createMetricsRoutes, isHttpRoute,
 export { createReadinessPoller, unimplementedMessage } from "./grpc/index.js";
 export { loggingInterceptor, percentEncoded, rpcProtocolOf } from "./rpc/index.js";
 export { codeName } from "./node-http/index.js";
-export type { RequestHandler } from "./node-http/index.js";
-export { withCors } from "./cors.js";
+export type { RequestHandler, StreamHandler } from "./node-http/index.js";
+export { withCors, withCorsStreams } from "./cors.js";
 export { recordCallOutcome, traceCalls } from "./trace-calls.js";
 export type { CorsOrigins } from "./cors.js";

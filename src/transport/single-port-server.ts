@@ -18,7 +18,8 @@ import {
   watchHttp1Socket,
   watchHttp2Stream,
 } from "./unsent-bytes.js";
-import { handlerThrew, type RequestHandler } from "./node-http/index.js";
+import { serveStreams } from "./h2-streams.js";
+import { handlerThrew, type RequestHandler, type StreamHandler } from "./node-http/index.js";
 
 const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -58,6 +59,13 @@ export interface SinglePortServerOptions {
    * connection only.
    */
   unsentBytes?: Pick<UnsentBytesOptions, "stallTimeoutMs" | "maxPerConnection" | "maxPerAddress">;
+  /**
+   * Takes HTTP/2 streams before Node's compatibility layer makes a request
+   * and response of them (h2-streams.ts): it answers what it can on the
+   * stream and hands the rest to the handler. Default: every stream as a
+   * request to the handler.
+   */
+  streams?: StreamHandler;
 }
 
 export interface SinglePortServer {
@@ -104,6 +112,9 @@ export function createSinglePortServer(
   http1.emit("listening");
   // Streams refused before their handler ran (their address's unsent bytes full): the handler is skipped.
   const refusedStreams = new WeakSet<ServerHttp2Stream>();
+  const servedHandler: RequestHandler = (request, response) => {
+    if (!refusedStreams.has((request as unknown as { stream: ServerHttp2Stream }).stream)) handler(request, response);
+  };
   const http2 = createHttp2Server(
     {
       // The same header bound as HTTP/1.1, announced and enforced.
@@ -111,10 +122,12 @@ export function createSinglePortServer(
       maxSessionMemory: 32,
       maxHeaderListPairs: 128,
     },
-    guarded((request, response) => {
-      if (!refusedStreams.has((request as unknown as { stream: ServerHttp2Stream }).stream)) handler(request, response);
-    }, logger) as never,
+    options.streams === undefined ? (guarded(servedHandler, logger) as never) : undefined,
   );
+  // With a stream handler, the compatibility layer's request and response are made only for what it does not answer.
+  if (options.streams !== undefined) {
+    serveStreams(http2, servedHandler, options.streams, logger, (stream) => refusedStreams.has(stream));
+  }
   // Responses stopped because their client does not read them: one summary line a second at most.
   let stopped: Record<string, number> | undefined;
   const unsent = createUnsentBytes({
@@ -148,7 +161,9 @@ export function createSinglePortServer(
     watchSession(session, { firstRequestTimeout, idleTimeout });
   });
   // An HTTP/2 stream must have sent its whole request by the request timeout, as on HTTP/1.1.
-  http2.on("stream", (stream: ServerHttp2Stream) => {
+  // One whose headers ended it (a GET, most often) has: it needs no timer.
+  http2.on("stream", (stream: ServerHttp2Stream, _headers: unknown, flags: number) => {
+    if ((flags & http2Constants.NGHTTP2_FLAG_END_STREAM) !== 0) return;
     const timer = setTimeout(() => {
       if (!stream.destroyed && stream.state.remoteClose !== 1) stream.close(http2Constants.NGHTTP2_CANCEL);
     }, requestTimeout);

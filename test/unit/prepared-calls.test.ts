@@ -1,8 +1,8 @@
-// The GET routes' memory of prepared calls by request target: bounded, the
+// The memory of prepared calls by request (a GET target, an RPC procedure and message): bounded, the
 // first remembered forgotten first.
 import { describe, expect, it } from "vitest";
 import type { PreparedCall } from "../../src/endpoints/index.js";
-import { createPreparedCalls } from "../../src/transport/http/prepared-calls.js";
+import { createPreparedCalls } from "../../src/transport/node-http/prepared-calls.js";
 
 const call = (n: number) => ({ queryParams: { n } }) as unknown as PreparedCall;
 
@@ -22,5 +22,18 @@ describe("createPreparedCalls", () => {
     // Remembering a held target again forgets nothing.
     calls.remember("/t2", call(2));
     expect(["/t2", "/t3", "/t4"].map((t) => calls.find(t) !== undefined)).toEqual([true, true, true]);
+  });
+});
+
+describe("createPreparedCalls bounded by characters", () => {
+  it("forgets the first remembered while the keys hold more than maxChars, and never keeps a longer key", () => {
+    const calls = createPreparedCalls(100, 10);
+    calls.remember("aaaa", call(1));
+    calls.remember("bbbb", call(2));
+    calls.remember("cccc", call(3)); // 12 characters: "aaaa" goes
+    expect(["aaaa", "bbbb", "cccc"].map((k) => calls.find(k) !== undefined)).toEqual([false, true, true]);
+    calls.remember("x".repeat(11), call(4));
+    expect(calls.find("x".repeat(11))).toBeUndefined();
+    expect(["bbbb", "cccc"].map((k) => calls.find(k) !== undefined)).toEqual([true, true]);
   });
 });

@@ -9,7 +9,6 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { Credential } from "../../auth/index.js";
 import type { CallContext, Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
-import { codeName, type HttpRequest, type HttpResponse } from "../node-http/index.js";
 import {
   encodingFromAcceptEncoding,
   encodings,
@@ -21,6 +20,7 @@ import {
 } from "./content-negotiation.js";
 import { bodyFormats } from "./body-formats.js";
 import { sendError } from "./error-body.js";
+import { codeName, type HttpRequest, type HttpResponse, type RequestHead } from "../node-http/index.js";
 import { writeResponse } from "./respond.js";
 import { createResponseBodies, type ResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
@@ -43,7 +43,22 @@ export interface EndpointCallOptions {
 /** What a GET call came to: its saved query, code (`ok`, or a code name such as `not_found`) and caller. */
 export type HttpCallObserver = (event: { endpoint: string; code: string; caller: string }) => void;
 
+/** Writes a whole answer: status, headers (content-type and length included) and body (dropped for HEAD). */
+export type Reply = (status: number, headers: Record<string, string>, body: Buffer) => void;
+
 export interface EndpointCalls {
+  /**
+   * Answers `call` if its result is cached, at once: true when it did. The
+   * fast path of GET hits on bare HTTP/2 streams; anything else is `answer`'s.
+   */
+  answerHit(
+    head: RequestHead,
+    reply: Reply,
+    varyOrigin: boolean,
+    call: GetCall,
+    requestId: string,
+    credential: Credential,
+  ): boolean;
   /** Answers `call`; failures become the JSON error body. */
   answer(request: HttpRequest, response: HttpResponse, call: GetCall, requestId: string, credential: Credential): void;
   /** Answers a call of `endpoint` whose parameters were refused, counted and logged as calls are. */
@@ -98,18 +113,29 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   }
 
   return {
+    answerHit(head, reply, varyOrigin, call, requestId, credential) {
+      const started = performance.now();
+      const hit = service.peek(call, credential.id);
+      if (hit === undefined) return false;
+      sendResult(bodies, head, reply, varyOrigin, requestId, call, hit, performance.now() - started);
+      finish(call, requestId, credential.id, started, "ok");
+      return true;
+    },
     answer(request, response, call, requestId, credential) {
       const started = performance.now();
       const hit = service.peek(call, credential.id);
       const lookupMs = performance.now() - started;
+      const reply: Reply = (status, headers, body) => writeResponse(request, response, status, headers, body);
+      // With a list of CORS origins, transport/cors.ts has set Vary: Origin already.
+      const varyOrigin = response.hasHeader("vary");
       if (hit !== undefined) {
-        sendResult(bodies, request, response, requestId, call, hit, lookupMs);
+        sendResult(bodies, request, reply, varyOrigin, requestId, call, hit, lookupMs);
         return finish(call, requestId, credential.id, started, "ok");
       }
       service.execute(call, new GetCallContext(response, requestId, defaultTimeoutMs, credential.id)).then(
         (result) => {
           try {
-            sendResult(bodies, request, response, requestId, call, result, lookupMs);
+            sendResult(bodies, request, reply, varyOrigin, requestId, call, result, lookupMs);
           } catch (error) {
             // Rows that do not fit the row message: a bug, answered as INTERNAL.
             return fail(request, response, call, requestId, credential.id, started, error);
@@ -156,8 +182,9 @@ const contentTypes = bodyFormats.map((f) => f.contentType);
  */
 function sendResult(
   bodies: ResponseBodies,
-  request: HttpRequest,
-  response: HttpResponse,
+  request: RequestHead,
+  reply: Reply,
+  varyOrigin: boolean,
   requestId: string,
   call: GetCall,
   result: EndpointResult,
@@ -179,8 +206,7 @@ function sendResult(
   const headers: Record<string, string> = {
     "content-type": contentTypes[format]!,
     "content-length": String(body.length),
-    // With a list of CORS origins, transport/cors.ts has set Vary: Origin already.
-    vary: response.hasHeader("vary") ? "Origin, Accept, Accept-Encoding" : "Accept, Accept-Encoding",
+    vary: varyOrigin ? "Origin, Accept, Accept-Encoding" : "Accept, Accept-Encoding",
     "x-request-id": requestId,
     "server-timing": serverTiming(result, lookupMs, serializeMs),
   };
@@ -194,7 +220,7 @@ function sendResult(
     headers["x-rows-read"] = String(statistics.rowsRead);
     headers["x-bytes-read"] = String(statistics.bytesRead);
   }
-  writeResponse(request, response, 200, headers, body);
+  reply(200, headers, body);
 }
 
 /**

@@ -7,19 +7,26 @@ import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../e
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import { createMetricsScrape, type Logger, type Metrics, type MetricsScrape } from "../../observability/index.js";
 import {
+  authenticateThen,
   codeName,
+  createPreparedCalls,
   handlerThrew,
+  headerReader,
   headersOf,
   requestIdFrom,
+  respondOnStream,
+  streamAddress,
+  streamHead,
   type HttpRequest,
   type HttpResponse,
+  type RequestHandler,
+  type StreamHandler,
 } from "../node-http/index.js";
 import { endpointListing } from "./endpoint-listing.js";
 import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
-import { createEndpointCalls, type GetCall, type HttpCallObserver } from "./endpoint-call.js";
+import { createEndpointCalls, type GetCall, type HttpCallObserver, type Reply } from "./endpoint-call.js";
 import { sendError } from "./error-body.js";
 import { openApiDocument } from "./openapi.js";
-import { createPreparedCalls } from "./prepared-calls.js";
 import { requestFromQueryString } from "./query-string.js";
 import { sendBytes, sendEmpty, sendJson } from "./respond.js";
 
@@ -57,7 +64,13 @@ export function isHttpRoute(url: string): boolean {
   );
 }
 
-export function createHttpRoutes(options: HttpRoutesOptions) {
+export interface HttpRoutes {
+  handler: RequestHandler;
+  /** The same routes for a bare HTTP/2 stream, which answers GET hits without Node's compatibility layer. */
+  stream: StreamHandler;
+}
+
+export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const { registry, service, authenticate, ready, metrics } = options;
   const maxUrlLength = options.maxUrlLength ?? 8192;
   const openapi = Buffer.from(JSON.stringify(openApiDocument(registry)));
@@ -103,11 +116,7 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     sendError(request, response, requestId, error);
   }
 
-  /**
-   * Runs `then` with the caller's credential, at once for a key or a token
-   * verified before, after the signature check for a new token; or answers
-   * the refusal.
-   */
+  /** Runs `then` with the caller's credential (node-http/authenticated.ts), or answers the refusal. */
   function authenticated(
     request: HttpRequest,
     response: HttpResponse,
@@ -115,17 +124,24 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     requestId: string,
     then: (credential: Credential) => void,
   ): void {
-    let credential: Credential | Promise<Credential>;
-    try {
-      credential = authenticate(headers, request.socket?.remoteAddress ?? "");
-    } catch (error) {
-      return refuse(request, response, requestId, error);
-    }
-    if (credential instanceof Promise) {
-      credential
-        .then(then, (error: unknown) => refuse(request, response, requestId, error))
-        .catch((error: unknown) => handlerThrew(request, response, error, options.logger));
-    } else then(credential);
+    authenticateThen(authenticate, headers, request.socket?.remoteAddress ?? "", {
+      admitted: then,
+      refuse: (error) => refuse(request, response, requestId, error),
+      failed: (error) => handlerThrew(request, response, error, options.logger),
+    });
+  }
+
+  /** A known call's answer, its caller authenticated: the prepared call was made without a scope, a scoped caller's is made anew. */
+  function answerKnown(
+    request: HttpRequest,
+    response: HttpResponse,
+    known: GetCall,
+    url: string,
+    requestId: string,
+    credential: Credential,
+  ): void {
+    if (isScoped(credential)) routeApi(request, response, url, requestId, credential);
+    else calls.answer(request, response, known, requestId, credential);
   }
 
   /** Any target not asked before: health, metrics, documents, the listing, and first calls of endpoints. */
@@ -204,7 +220,7 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     calls.answer(request, response, call, requestId, credential);
   }
 
-  return (request: HttpRequest, response: HttpResponse): void => {
+  const handler: RequestHandler = (request, response) => {
     const url = request.url ?? "/";
     const headers = headersOf(request);
     const requestId = requestIdFrom(headers);
@@ -212,13 +228,40 @@ export function createHttpRoutes(options: HttpRoutesOptions) {
     const known = preparedCalls.find(url);
     if (known === undefined) return route(request, response, url, headers, requestId);
     if (answeredMethod(request, response, requestId)) return;
-    // The known call was prepared without a scope; a scoped caller's is prepared anew.
     authenticated(request, response, headers, requestId, (credential) =>
-      isScoped(credential)
-        ? routeApi(request, response, url, requestId, credential)
-        : calls.answer(request, response, known, requestId, credential),
+      answerKnown(request, response, known, url, requestId, credential),
     );
   };
+
+  /**
+   * A bare HTTP/2 stream: a hit of a known call, its caller unscoped, is
+   * answered on the stream; everything else, after the same one
+   * authentication, as a request.
+   */
+  const stream: StreamHandler = (stream, streamHeaders, toRequest, answerHeaders) => {
+    const head = streamHead(streamHeaders);
+    const url = head.url ?? "/";
+    const known = head.method === "GET" || head.method === "HEAD" ? preparedCalls.find(url) : undefined;
+    if (known === undefined) return handler(...toRequest());
+    const headers = headerReader(streamHeaders);
+    const requestId = requestIdFrom(headers);
+    authenticateThen(authenticate, headers, streamAddress(stream), {
+      admitted(credential) {
+        const reply: Reply = (status, fields, body) =>
+          respondOnStream(stream, head.method, status, { ...answerHeaders, ...fields }, body);
+        if (
+          !isScoped(credential) &&
+          calls.answerHit(head, reply, "vary" in answerHeaders, known, requestId, credential)
+        )
+          return;
+        answerKnown(...toRequest(), known, url, requestId, credential);
+      },
+      refuse: (error) => refuse(...toRequest(), requestId, error),
+      failed: (error) => handlerThrew(...toRequest(), error, options.logger),
+    });
+  };
+
+  return { handler, stream };
 }
 
 /**

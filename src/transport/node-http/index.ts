@@ -1,8 +1,16 @@
 // Node HTTP helpers below both the GET routes (transport/http) and the RPC
 // stack (transport/rpc): the typed request and response, header reading, the
-// request id, code -> HTTP status, and the 500 of a handler that threw.
+// request id, code -> HTTP status, and the 500 of a handler that threw; the
+// bare HTTP/2 streams the fast paths answer, the one "authenticate, then go
+// on" step, and the calls prepared by request.
 export { handlerThrew, pathOf } from "./request-handler.js";
 export type { HttpRequest, HttpResponse, RequestHandler } from "./request-handler.js";
 export { hasBody, headersOf } from "./request-headers.js";
 export { requestIdFrom } from "./request-id.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";
+export { authenticateThen } from "./authenticated.js";
+export type { AuthenticatedSteps } from "./authenticated.js";
+export { headerReader, respondOnStream, streamAddress, streamHead } from "./bare-stream.js";
+export type { RequestHead, StreamHandler, ToRequest } from "./bare-stream.js";
+export { createPreparedCalls } from "./prepared-calls.js";
+export type { PreparedCalls } from "./prepared-calls.js";

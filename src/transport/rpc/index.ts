@@ -1,7 +1,12 @@
-// The RPC stack's parts: the gate in front of the Connect router, the saved
-// queries as Connect routes, the per-call logging interceptor, and errors
-// answered in a call's own protocol without the router.
+// The RPC stack's parts: the gate in front of the rest, the fast path of
+// cache hits, the Connect router with the saved queries as its routes, the
+// per-call log, and errors answered in a call's own protocol without the router.
 export { createRpcGate } from "./rpc-gate.js";
+export { credentialKey } from "./request-context.js";
 export { connectRoutes } from "./connect-routes.js";
-export { loggingInterceptor } from "./logging-interceptor.js";
+export { createCallLog, loggingInterceptor } from "./logging-interceptor.js";
+export type { CallObserver } from "./logging-interceptor.js";
+export { createConnectRouterHandler } from "./connect-router.js";
+export { createMessageEncodings } from "./message-encodings.js";
+export { createUnaryFastPath } from "./unary-fast-path.js";
 export { percentEncoded, rpcProtocolOf, sendRpcError } from "./rpc-error-response.js";

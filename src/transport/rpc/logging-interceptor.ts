@@ -24,49 +24,80 @@ export interface LoggingInterceptorOptions {
   observe?: CallObserver;
 }
 
+/** A call as its log line and metrics name it. */
+export interface LoggedCall {
+  method: DescMethod;
+  /** `service/method`, e.g. `functions.v1.FunctionsService/GetInvocationStats`. */
+  procedure: string;
+  endpoint?: string;
+  protocol: string;
+  requestId: string;
+  caller?: string;
+  /** performance.now() when the call began. */
+  started: number;
+}
+
+/** Ends a call: hands it to `observe` (for metrics) and writes its log line. */
+export type CallLog = (call: LoggedCall, code: Code | "ok", error?: ConnectError) => void;
+
+/**
+ * The one call log of every RPC answer, the router's (through the
+ * interceptor) and the fast path's: successes at debug, the caller's
+ * mistakes at info, the service's faults at error, the rest at warn.
+ */
+export function createCallLog(logger: Logger, options: Pick<LoggingInterceptorOptions, "observe"> = {}): CallLog {
+  const observe = options.observe ?? (() => {});
+  return (call, code, error) => {
+    const { method, endpoint, protocol, caller, requestId } = call;
+    const durationMs = performance.now() - call.started;
+    observe({ method, endpoint, protocol, code, durationMs, caller });
+    const fields = {
+      requestId,
+      caller,
+      endpoint,
+      procedure: call.procedure,
+      protocol,
+      code: code === "ok" ? "ok" : Code[code],
+      durationMs: Math.round(durationMs * 10) / 10,
+    };
+    if (error === undefined) {
+      logger.debug("call", fields); // LOG_LEVEL=debug logs every successful call
+    } else if (callersDoing.has(code)) {
+      // The caller's mistake (a health check of an unknown service, say) or its leaving: no warning.
+      logger.info("call", fields);
+    } else if (serverFault.has(code)) {
+      // A bug or a broken dependency: at error, with the cause (and its stack) for whoever fixes it.
+      logger.error("call failed", { ...fields, error: error.rawMessage, cause: error.cause ?? error });
+    } else {
+      logger.warn("call failed", { ...fields, error: error.rawMessage, cause: error.cause });
+    }
+  };
+}
+
 /**
  * Logs each call and hands it to `observe` (for metrics); sets `x-request-id`
  * on the response. A streaming call (health Watch, reflection) is logged when
  * its response stream starts.
  */
 export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOptions = {}): Interceptor {
-  const observe = options.observe ?? (() => {});
   const endpointOf = options.endpointOf ?? (() => undefined);
+  const log = createCallLog(logger, options);
   return (next) => async (request) => {
     const requestId = requestIdFrom(request.header);
     request.contextValues.set(requestIdKey, requestId);
-    const protocol = protocolOf(request.header.get("content-type"));
-    const started = performance.now();
-    const caller = request.contextValues.get(credentialKey)?.id;
-    const endpoint = endpointOf(request.method);
-    const finish = (code: Code | "ok", error?: ConnectError) => {
-      const durationMs = performance.now() - started;
-      observe({ method: request.method, endpoint, protocol, code, durationMs, caller });
-      const fields = {
-        requestId,
-        caller,
-        endpoint,
-        procedure: `${request.service.typeName}/${request.method.name}`,
-        protocol,
-        code: code === "ok" ? "ok" : Code[code],
-        durationMs: Math.round(durationMs * 10) / 10,
-      };
-      if (error === undefined) {
-        logger.debug("call", fields); // LOG_LEVEL=debug logs every successful call
-      } else if (callersDoing.has(code)) {
-        // The caller's mistake (a health check of an unknown service, say) or its leaving: no warning.
-        logger.info("call", fields);
-      } else if (serverFault.has(code)) {
-        // A bug or a broken dependency: at error, with the cause (and its stack) for whoever fixes it.
-        logger.error("call failed", { ...fields, error: error.rawMessage, cause: error.cause ?? error });
-      } else {
-        logger.warn("call failed", { ...fields, error: error.rawMessage, cause: error.cause });
-      }
+    const call: LoggedCall = {
+      method: request.method,
+      procedure: `${request.service.typeName}/${request.method.name}`,
+      endpoint: endpointOf(request.method),
+      protocol: protocolOf(request.header.get("content-type")),
+      requestId,
+      caller: request.contextValues.get(credentialKey)?.id,
+      started: performance.now(),
     };
     try {
       const response = await next(request);
       response.header.set("x-request-id", requestId);
-      finish("ok");
+      log(call, "ok");
       return response;
     } catch (error) {
       const connectError = ConnectError.from(error);
@@ -74,7 +105,7 @@ export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOp
       // A caller that reset its stream while its request was read fails the read with no code of its
       // own (UNKNOWN, "premature close"): it went away, which is no fault of the service.
       const gone = connectError.code === Code.Unknown && request.signal.aborted;
-      finish(gone ? Code.Canceled : connectError.code, connectError);
+      log(call, gone ? Code.Canceled : connectError.code, connectError);
       throw connectError;
     }
   };
@@ -92,7 +123,8 @@ const callersDoing: ReadonlySet<Code | "ok"> = new Set([
 /** Codes that mean the service, not the caller or the load, went wrong. */
 const serverFault: ReadonlySet<Code | "ok"> = new Set([Code.Internal, Code.Unknown, Code.DataLoss]);
 
-function protocolOf(contentType: string | null): string {
+/** The protocol of a call by its content type, as logs and metrics name it. */
+export function protocolOf(contentType: string | null): string {
   if (contentType === null) return "connect";
   if (contentType.startsWith("application/grpc-web")) return "grpc-web";
   if (contentType.startsWith("application/grpc")) return "grpc";

@@ -1,22 +1,30 @@
 // The gate in front of the Connect router: a call of a procedure that needs a
 // key (Connect, gRPC or gRPC-Web) is authenticated from its headers, and
 // refused when it declares a body over the bound, before the router reads a
-// byte of its body. The credential of an admitted call travels to the
-// handlers as a context value. Other paths (keyless procedures such as
-// health, unknown ones) go to the router as they are.
-import { createContextValues, type ConnectError, type ContextValues } from "@connectrpc/connect";
+// byte of its body, on a Node request or a bare HTTP/2 stream. An admitted
+// call goes on with its credential (to the fast path of hits, then the
+// router, where it is a context value). Other paths (keyless procedures such
+// as health, unknown ones) go on as they are.
+import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
+import type { ConnectError } from "@connectrpc/connect";
 import type { Authenticator, Credential } from "../../auth/index.js";
 import { type Logger, silentLogger } from "../../observability/index.js";
 import {
+  authenticateThen,
   handlerThrew,
+  headerReader,
   headersOf,
   pathOf,
   requestIdFrom,
+  streamAddress,
+  streamHead,
   type HttpRequest,
   type HttpResponse,
   type RequestHandler,
+  type RequestHead,
+  type StreamHandler,
+  type ToRequest,
 } from "../node-http/index.js";
-import { credentialKey } from "./request-context.js";
 import { bodyTooLarge, rpcProtocolOf, sendRpcError, type RpcProtocol } from "./rpc-error-response.js";
 
 export interface RpcGateOptions {
@@ -37,11 +45,25 @@ export interface RpcGateOptions {
   maxTimeoutMs?: number;
 }
 
+/** What the gate lets through. */
+export interface GatedHandlers {
+  /** A request: with the credential of a call that needs a key, without for the rest. */
+  request(request: HttpRequest, response: HttpResponse, credential?: Credential): void;
+  /** A call that needs a key on a bare HTTP/2 stream, with its credential. */
+  stream(
+    stream: ServerHttp2Stream,
+    headers: IncomingHttpHeaders,
+    toRequest: ToRequest,
+    answerHeaders: Readonly<Record<string, string>>,
+    credential: Credential,
+  ): void;
+}
+
 export interface RpcGate {
-  /** For connectNodeAdapter's `contextValues`: the credential the gate found for `request`. */
-  contextValues(request: HttpRequest): ContextValues;
-  /** `next` (the Connect adapter made with `contextValues`) behind the gate. */
-  guard(next: RequestHandler): RequestHandler;
+  /** Whether a request target is a call that needs a key (a saved query's procedure). */
+  keyed(target: string): boolean;
+  /** `next` (the fast path of hits, then the Connect router) behind the gate, for requests and for bare HTTP/2 streams. */
+  guard(next: GatedHandlers): { handler: RequestHandler; stream: StreamHandler };
 }
 
 export function createRpcGate(options: RpcGateOptions): RpcGate {
@@ -49,7 +71,8 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
   const { keyedPaths } = options;
   const onRefused = options.onRefused ?? (() => {});
   const logger = options.logger ?? silentLogger;
-  const credentials = new WeakMap<object, Credential>();
+  const maxTimeoutMs = options.maxTimeoutMs;
+  const keyed = (target: string) => keyedPaths.has(pathOf(target));
 
   const refuse = (request: HttpRequest, response: HttpResponse, error: ConnectError, status?: number) => {
     error.metadata.set("x-request-id", requestIdFrom(headersOf(request)));
@@ -58,42 +81,50 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
     sendRpcError(request, response, protocol, error, status);
   };
 
-  const maxTimeoutMs = options.maxTimeoutMs;
+  /**
+   * The gate's checks of a request's head (its deadline cut first): "open"
+   * for a call that needs no key, "keyed" for one that does, or the refusal
+   * of a body declared larger than the bound.
+   */
+  function check(head: RequestHead): "keyed" | "open" | ConnectError {
+    if (maxTimeoutMs !== undefined) capDeadline(head.headers, maxTimeoutMs);
+    if (!keyed(head.url ?? "/")) return "open";
+    const declared = Number(head.headers["content-length"] ?? 0);
+    return declared > maxBodyBytes ? bodyTooLarge(maxBodyBytes) : "keyed";
+  }
+
   return {
-    contextValues: (request) => createContextValues().set(credentialKey, credentials.get(request)),
-    guard: (next) => (request, response) => {
-      if (maxTimeoutMs !== undefined) capDeadline(request.headers, maxTimeoutMs);
-      if (!keyedPaths.has(pathOf(request.url))) return next(request, response);
-      const declared = Number(request.headers["content-length"] ?? 0);
-      if (declared > maxBodyBytes) return refuse(request, response, bodyTooLarge(maxBodyBytes), 413);
-      let credential: Credential | Promise<Credential>;
-      try {
-        credential = authenticate(headersOf(request), request.socket?.remoteAddress ?? "");
-      } catch (error) {
-        return refuse(request, response, error as ConnectError);
-      }
-      if (!(credential instanceof Promise)) {
-        credentials.set(request, credential);
-        return next(request, response);
-      }
-      // A token seen for the first time: its signature is checked before the body is read.
-      credential
-        .then(
-          (verified) => {
-            credentials.set(request, verified);
-            next(request, response);
-          },
-          (error: unknown) => refuse(request, response, error as ConnectError),
-        )
-        .catch((error: unknown) => handlerThrew(request, response, error, logger));
-    },
+    keyed,
+    guard: (next) => ({
+      handler(request, response) {
+        const checked = check(request);
+        if (checked === "open") return next.request(request, response);
+        if (checked !== "keyed") return refuse(request, response, checked, 413);
+        // A token seen for the first time: its signature is checked before the body is read.
+        authenticateThen(authenticate, headersOf(request), request.socket?.remoteAddress ?? "", {
+          admitted: (credential) => next.request(request, response, credential),
+          refuse: (error) => refuse(request, response, error as ConnectError),
+          failed: (error) => handlerThrew(request, response, error, logger),
+        });
+      },
+      stream(stream, headers, toRequest, answerHeaders) {
+        const checked = check(streamHead(headers));
+        if (checked === "open") return next.request(...toRequest());
+        if (checked !== "keyed") return refuse(...toRequest(), checked, 413);
+        authenticateThen(authenticate, headerReader(headers), streamAddress(stream), {
+          admitted: (credential) => next.stream(stream, headers, toRequest, answerHeaders, credential),
+          refuse: (error) => refuse(...toRequest(), error as ConnectError),
+          failed: (error) => handlerThrew(...toRequest(), error, logger),
+        });
+      },
+    }),
   };
 }
 
 const grpcTimeoutUnitMs: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 0.001, n: 0.000_001 };
 
 /** Cuts a call's `grpc-timeout` or `connect-timeout-ms` header to `maxTimeoutMs`; a malformed one is left to the router to refuse. */
-export function capDeadline(headers: Record<string, string | string[] | undefined>, maxTimeoutMs: number): void {
+export function capDeadline(headers: RequestHead["headers"], maxTimeoutMs: number): void {
   const grpc = headers["grpc-timeout"];
   if (typeof grpc === "string") {
     const match = /^(\d{1,8})([HMSmun])$/.exec(grpc);

@@ -1,0 +1,80 @@
+// HTTP/2 streams before Node's compatibility layer: each stream goes to a
+// stream handler with its headers, which answers a cache hit on the stream
+// itself (stream.respond and end) and asks for the compatibility request and
+// response (Http2ServerRequest, Http2ServerResponse) only for the rest. Those
+// are made as Node makes them for a request listener, with its handling of
+// CONNECT and Expect, so the rest is served exactly as before.
+import {
+  constants as http2Constants,
+  Http2ServerRequest,
+  Http2ServerResponse,
+  type Http2Server,
+  type IncomingHttpHeaders,
+  type ServerHttp2Stream,
+} from "node:http2";
+import type { Logger } from "../observability/index.js";
+import {
+  handlerThrew,
+  type HttpRequest,
+  type HttpResponse,
+  type RequestHandler,
+  type StreamHandler,
+  type ToRequest,
+} from "./node-http/index.js";
+
+const noHeaders: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * Serves `server`'s streams with `streams`, and with `handler` what Node's
+ * compatibility layer would not hand a request listener as is; a stream
+ * `refused` names (already answered) is left alone.
+ */
+export function serveStreams(
+  server: Http2Server,
+  handler: RequestHandler,
+  streams: StreamHandler,
+  logger: Logger,
+  refused: (stream: ServerHttp2Stream) => boolean = () => false,
+): void {
+  server.on(
+    "stream",
+    (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+      if (refused(stream)) return;
+      let made: [HttpRequest, HttpResponse] | undefined;
+      const toRequest: ToRequest = () =>
+        (made ??= [
+          new Http2ServerRequest(stream, headers, {}, rawHeaders) as unknown as HttpRequest,
+          new Http2ServerResponse(stream) as unknown as HttpResponse,
+        ]);
+      try {
+        if (headers[":method"] === "CONNECT" || headers.expect !== undefined)
+          return compatibility(handler, toRequest, headers);
+        // A caller that resets its stream fails it with an error nobody else listens for: it left, nothing more.
+        stream.on("error", ignore);
+        streams(stream, headers, toRequest, noHeaders);
+      } catch (error) {
+        // As for a request handler: a 500 and an error line, never the process.
+        const [request, response] = toRequest();
+        handlerThrew(request, response, error, logger);
+      }
+    },
+  );
+}
+
+/** What Node does for a request listener with CONNECT (405) and Expect (100 Continue, else 417). */
+function compatibility(handler: RequestHandler, toRequest: ToRequest, headers: IncomingHttpHeaders): void {
+  const [request, response] = toRequest();
+  const writable = response as unknown as { statusCode: number; end(): void; writeContinue(): void };
+  if (headers[":method"] === "CONNECT") {
+    writable.statusCode = http2Constants.HTTP_STATUS_METHOD_NOT_ALLOWED;
+    writable.end();
+  } else if (headers.expect === "100-continue") {
+    writable.writeContinue();
+    handler(request, response);
+  } else {
+    writable.statusCode = http2Constants.HTTP_STATUS_EXPECTATION_FAILED;
+    writable.end();
+  }
+}
+
+function ignore(): void {}

@@ -1,0 +1,72 @@
+// A bare HTTP/2 stream as the fast paths read and answer it, beside Node's
+// requests and responses: the handler of such streams, the request's head
+// (method, target, headers, as a Node request has them), its client address,
+// and a whole answer written with stream.respond and end.
+import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
+import type { HttpRequest, HttpResponse } from "./request-handler.js";
+
+/** The compatibility request and response of a stream (Http2ServerRequest, Http2ServerResponse), made on first use. */
+export type ToRequest = () => [HttpRequest, HttpResponse];
+
+/**
+ * Takes a bare HTTP/2 stream: answers it on the stream, with `answerHeaders`
+ * (CORS) before its own, or calls `toRequest` and goes on with the request
+ * and response (the request handler, or the rest of its own work).
+ */
+export type StreamHandler = (
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  toRequest: ToRequest,
+  answerHeaders: Readonly<Record<string, string>>,
+) => void;
+
+/** What the fast paths read of a request: a Node request (HTTP/1.1 or HTTP/2) has it, and so has a bare stream's. */
+export interface RequestHead {
+  method?: string;
+  /** Path and query. */
+  url?: string;
+  headers: IncomingHttpHeaders;
+  httpVersionMajor: number;
+}
+
+/** The head of a stream's request. */
+export function streamHead(headers: IncomingHttpHeaders): RequestHead {
+  return { method: headers[":method"], url: headers[":path"], headers, httpVersionMajor: 2 };
+}
+
+/** The client address of a stream's connection. */
+export function streamAddress(stream: ServerHttp2Stream): string {
+  return stream.session?.socket?.remoteAddress ?? "";
+}
+
+/** A header reader over a header object (a Node request's or a stream's), without a fetch Headers. */
+export function headerReader(headers: IncomingHttpHeaders): { get(name: string): string | null } {
+  return {
+    get(name) {
+      const value = headers[name];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+}
+
+/**
+ * Writes a whole answer on `stream`: the status and headers (Node adds the
+ * date), and the body unless the request was HEAD. A stream its caller
+ * reset meanwhile is answered nothing.
+ */
+export function respondOnStream(
+  stream: ServerHttp2Stream,
+  method: string | undefined,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer,
+): void {
+  if (stream.destroyed || stream.closed) return;
+  if (method === "HEAD") {
+    stream.respond({ ":status": status, ...headers }, { endStream: true });
+  } else {
+    stream.respond({ ":status": status, ...headers });
+    stream.end(body);
+  }
+}

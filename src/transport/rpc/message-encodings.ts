@@ -1,0 +1,116 @@
+// The response message of a cached result in the forms RPC callers read:
+// Protobuf binary or JSON, each as is, gzip or Brotli, bare (Connect) or in
+// a gRPC envelope (gRPC, gRPC-Web). Each form is made once, by the same
+// serialisation and compression connect-node uses, so its bytes are the
+// router's, and kept with the result: a cached result counts it in the
+// cache's byte bound, and every later hit writes it as it is.
+import * as zlib from "node:zlib";
+import type { DescMethod, Message } from "@bufbuild/protobuf";
+import type { JsonReadOptions, JsonWriteOptions } from "@bufbuild/protobuf";
+import { createMethodSerializationLookup, type Compression } from "@connectrpc/connect/protocol";
+import type { BodyName, ComputedResponse } from "../../endpoints/index.js";
+
+/** Connect-node's compressions with the same output, done synchronously: the work is done once per form. */
+const compressors: Record<string, (bytes: Uint8Array) => Buffer> = {
+  gzip: (bytes) => zlib.gzipSync(bytes, {}),
+  br: (bytes) => zlib.brotliCompressSync(bytes, {}),
+};
+
+/** Whether the fast path can write bodies compressed with `compression` (gzip and br; none needs nothing). */
+export function canCompress(compression: Compression | null): boolean {
+  return compression === null || compressors[compression.name] !== undefined;
+}
+
+/** A form of the message: its bytes, and whether they are compressed (a message shorter than the minimum is not). */
+export interface EncodedMessage {
+  bytes: Buffer;
+  compressed: boolean;
+}
+
+export interface MessageEncodingsOptions {
+  /** The router's JSON options, so that JSON bodies are written as it writes them. */
+  jsonOptions?: Partial<JsonReadOptions & JsonWriteOptions>;
+  /** Messages shorter than this are sent uncompressed whatever the caller accepts. Default 1024, connect-node's. */
+  compressMinBytes?: number;
+}
+
+export interface MessageEncodings {
+  /**
+   * `result`'s message for a call of `method`, binary or JSON, compressed as
+   * negotiated, bare (`enveloped` false) or as one gRPC envelope (flags and
+   * length first). Throws INTERNAL, as the router would, when the result's
+   * rows do not fit the message.
+   */
+  encoded(
+    result: ComputedResponse,
+    method: DescMethod,
+    binary: boolean,
+    compression: Compression | null,
+    enveloped: boolean,
+  ): EncodedMessage;
+  /** The request message of `method` from its bytes, parsed as the router parses it; throws what it throws. */
+  parse(method: DescMethod, binary: boolean, bytes: Uint8Array): Message;
+}
+
+export function createMessageEncodings(options: MessageEncodingsOptions = {}): MessageEncodings {
+  const compressMinBytes = options.compressMinBytes ?? 1024;
+  const limits = { readMaxBytes: 0xffffffff, writeMaxBytes: 0xffffffff, compressMinBytes };
+  const serializations = new Map<DescMethod, ReturnType<typeof createMethodSerializationLookup>>();
+  const serializationOf = (method: DescMethod) => {
+    let lookup = serializations.get(method);
+    if (lookup === undefined) {
+      lookup = createMethodSerializationLookup(method, undefined, options.jsonOptions, limits);
+      serializations.set(method, lookup);
+    }
+    return lookup;
+  };
+
+  /** The message bare, as the router serialises it; kept, as every compressed form is made from it. */
+  function plain(result: ComputedResponse, method: DescMethod, binary: boolean): Buffer {
+    const name = binary ? "message" : "message-json";
+    let bytes = result.body(name);
+    if (bytes === undefined) {
+      const made = serializationOf(method).getO(binary).serialize(result.message());
+      bytes = Buffer.from(made.buffer, made.byteOffset, made.byteLength);
+      result.keepBody(name, bytes);
+    }
+    return bytes;
+  }
+
+  /** The message bare, compressed when `compression` is named and the message is long enough. */
+  function bare(
+    result: ComputedResponse,
+    method: DescMethod,
+    binary: boolean,
+    compression: Compression | null,
+  ): EncodedMessage {
+    const bytes = plain(result, method, binary);
+    if (compression === null || bytes.length < compressMinBytes) return { bytes, compressed: false };
+    const name: BodyName = `${binary ? "message" : "message-json"}+${compression.name as "gzip" | "br"}`;
+    let compressed = result.body(name);
+    if (compressed === undefined) {
+      compressed = compressors[compression.name]!(bytes);
+      result.keepBody(name, compressed);
+    }
+    return { bytes: compressed, compressed: true };
+  }
+
+  return {
+    encoded(result, method, binary, compression, enveloped) {
+      const body = bare(result, method, binary, compression);
+      if (!enveloped) return body;
+      const format = binary ? "envelope" : "envelope-json";
+      const name: BodyName = body.compressed ? `${format}+${compression!.name as "gzip" | "br"}` : format;
+      let envelope = result.body(name);
+      if (envelope === undefined) {
+        envelope = Buffer.allocUnsafe(5 + body.bytes.length);
+        envelope.writeUInt8(body.compressed ? 1 : 0, 0);
+        envelope.writeUInt32BE(body.bytes.length, 1);
+        body.bytes.copy(envelope, 5);
+        result.keepBody(name, envelope);
+      }
+      return { bytes: envelope, compressed: body.compressed };
+    },
+    parse: (method, binary, bytes) => serializationOf(method).getI(binary).parse(bytes),
+  };
+}

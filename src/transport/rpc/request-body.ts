@@ -1,0 +1,56 @@
+// Reading a request body up to a bound, and handing what was read on: the
+// fast path reads a call's body to look in the cache, and the router, which
+// answers everything but a hit, then reads the same bytes from a replay
+// followed by whatever of the body is still to come.
+import type { Readable } from "node:stream";
+
+/** What `readBody` read: every chunk, and whether that is the whole body. */
+export interface ReadBody {
+  chunks: Buffer[];
+  length: number;
+  /** False when the body went past the bound, failed or was cut off: the rest, if any, is still in the request. */
+  whole: boolean;
+}
+
+/**
+ * Reads `request` until its end, or until more than `maxBytes` came (it is
+ * then paused, the rest unread), or it fails; calls `done` once with what it read.
+ */
+export function readBody(request: Readable, maxBytes: number, done: (body: ReadBody) => void): void {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  const finish = (whole: boolean) => {
+    request.off("data", onData);
+    request.off("end", onEnd);
+    request.off("error", onStop);
+    request.off("close", onStop);
+    if (!whole) request.pause();
+    done({ chunks, length, whole });
+  };
+  const onData = (chunk: Buffer) => {
+    chunks.push(chunk);
+    length += chunk.length;
+    if (length > maxBytes) finish(false);
+  };
+  const onEnd = () => finish(true);
+  const onStop = () => finish(false);
+  request.on("data", onData);
+  request.once("end", onEnd);
+  request.once("error", onStop);
+  request.once("close", onStop);
+}
+
+/** The bytes of a body read whole, in one buffer. */
+export function bodyBytes(body: ReadBody): Buffer {
+  return body.chunks.length === 1 ? body.chunks[0]! : Buffer.concat(body.chunks, body.length);
+}
+
+/**
+ * The body as the router reads it: the chunks read already, then, unless
+ * they were the whole body, the rest of `request` (whose failure, if it
+ * failed, the router meets as it would have).
+ */
+export async function* replayedBody(body: ReadBody, request: Readable): AsyncIterable<Uint8Array> {
+  yield* body.chunks;
+  if (!body.whole) yield* request;
+}

@@ -1,0 +1,109 @@
+// Writes a successful unary answer in the caller's protocol with the
+// headers, body and trailers connect-node writes for it: the same names in
+// the same order (connect-node writes a fetch Headers, which iterates sorted),
+// the same content types, compression headers and gRPC status. On HTTP/2 the
+// stream is answered directly, without the compatibility layer's extra work.
+import type { ServerHttp2Stream } from "node:http2";
+import type { Compression } from "@connectrpc/connect/protocol";
+import type { EncodedMessage } from "./message-encodings.js";
+import type { UnaryRequestForm } from "./unary-request.js";
+
+/** The headers a saved query's answer carries besides the protocol's own. */
+export interface AnswerHeaders {
+  age?: string;
+  "x-cache"?: string;
+  "x-request-id": string;
+}
+
+/**
+ * What the fast path writes to: an HTTP/2 stream nothing else answers, or
+ * a Node response (HTTP/1.1, or HTTP/2's compatibility layer, which keeps
+ * the trailers of its stream to itself).
+ */
+export type AnswerTarget =
+  | { stream: ServerHttp2Stream; answerHeaders: Readonly<Record<string, string>> }
+  | { response: WritableResponse };
+
+/** The part of Node's HTTP/1.1 and HTTP/2 compatibility responses the answer uses. */
+export interface WritableResponse {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  write(chunk: Buffer): unknown;
+  addTrailers(trailers: Record<string, string>): unknown;
+  end(chunk?: Buffer): unknown;
+}
+
+/** gRPC-Web's trailer frame of a success: flags 0x80, length, then `grpc-status: 0`. */
+const grpcWebOkTrailer = (() => {
+  const text = Buffer.from("grpc-status: 0\r\n");
+  const frame = Buffer.alloc(5 + text.length);
+  frame.writeUInt8(0x80, 0);
+  frame.writeUInt32BE(text.length, 1);
+  text.copy(frame, 5);
+  return frame;
+})();
+
+const grpcOkTrailers = { "grpc-status": "0" };
+
+/**
+ * Answers 200 with `message` (enveloped for gRPC and gRPC-Web, bare for
+ * Connect) as connect-node answers the same call.
+ */
+export function writeUnaryAnswer(
+  target: AnswerTarget,
+  form: UnaryRequestForm,
+  message: EncodedMessage,
+  extra: AnswerHeaders,
+): void {
+  const headers = answerHeaders(form, message, extra);
+  if ("stream" in target) {
+    const stream = target.stream;
+    // Headers every answer on the stream carries (CORS) come first, as a response's set headers do.
+    const fields = { ":status": 200, ...target.answerHeaders, ...headers };
+    // A caller that reset its stream meanwhile is answered nothing: writing to it would throw.
+    if (stream.destroyed || stream.closed) return;
+    if (form.protocol === "grpc") {
+      stream.respond(fields, { waitForTrailers: true });
+      stream.once("wantTrailers", () => stream.sendTrailers(grpcOkTrailers));
+      stream.end(message.bytes);
+    } else if (form.protocol === "grpc-web") {
+      stream.respond(fields);
+      stream.write(message.bytes);
+      stream.end(grpcWebOkTrailer);
+    } else {
+      stream.respond(fields);
+      stream.end(message.bytes);
+    }
+    return;
+  }
+  const response = target.response;
+  response.writeHead(200, headers);
+  if (form.protocol === "grpc-web") {
+    // Two writes without a length, as connect-node writes the message and the trailer frame.
+    response.write(message.bytes);
+    response.end(grpcWebOkTrailer);
+  } else if (form.protocol === "grpc") {
+    response.write(message.bytes);
+    response.addTrailers(grpcOkTrailers);
+    response.end();
+  } else {
+    response.end(message.bytes);
+  }
+}
+
+/** The response headers of the answer, in the order connect-node writes them (sorted by name). */
+function answerHeaders(form: UnaryRequestForm, message: EncodedMessage, extra: AnswerHeaders): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (extra.age !== undefined) headers.age = extra.age;
+  if (form.protocol === "connect") {
+    if (message.compressed) headers["content-encoding"] = (form.compression as Compression).name;
+    headers["content-length"] = String(message.bytes.length);
+    headers["content-type"] = form.binary ? "application/proto" : "application/json";
+  } else {
+    headers["content-type"] = `application/${form.protocol}+${form.binary ? "proto" : "json"}`;
+    // gRPC names the negotiated compression whether or not this message was long enough to be compressed.
+    if (form.compression !== null) headers["grpc-encoding"] = form.compression.name;
+  }
+  if (extra["x-cache"] !== undefined) headers["x-cache"] = extra["x-cache"];
+  headers["x-request-id"] = extra["x-request-id"];
+  return headers;
+}

@@ -1,0 +1,160 @@
+// What a unary Connect, gRPC or gRPC-Web call asks, read from its headers
+// and body the way connect-node reads them, for the fast path of cache hits:
+// the protocol, the message's encoding, the response compression it
+// negotiates, and the message bytes. Anything the fast path does not read
+// exactly as the router would (a compressed request, gRPC-Web text, a
+// malformed deadline, several envelopes) is "not a plain call", and the
+// router answers it as it always has.
+import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
+import type { DescMethod } from "@bufbuild/protobuf";
+import { base64Decode } from "@bufbuild/protobuf/wire";
+import { type Compression, compressionNegotiate } from "@connectrpc/connect/protocol";
+import { parseContentType as parseConnectType } from "@connectrpc/connect/protocol-connect";
+import { parseContentType as parseGrpcType } from "@connectrpc/connect/protocol-grpc";
+import { parseContentType as parseGrpcWebType } from "@connectrpc/connect/protocol-grpc-web";
+
+/** The protocols the fast path answers, named as the logs and metrics name them. */
+export type UnaryProtocol = "grpc" | "grpc-web" | "connect";
+
+/** A plain unary call, as far as its headers tell. */
+export interface UnaryRequestForm {
+  protocol: UnaryProtocol;
+  /** Protobuf binary, else JSON. */
+  binary: boolean;
+  /** Connect's GET form: the message is in the query string, there is no body. */
+  get: boolean;
+  /** The response compression connect-node would choose; null for none. */
+  compression: Compression | null;
+}
+
+/** The request side of a Node HTTP request, as the fast path reads it. */
+export interface RequestHead {
+  method?: string;
+  url?: string;
+  httpVersionMajor: number;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+const grpcTimeout = /^\d{1,8}[HMSmun]$/;
+const connectTimeout = /^\d{1,10}$/;
+
+/**
+ * The form of `request`, a call of `method`, if it is a plain unary call the
+ * fast path reads exactly as connect-node does; undefined for anything else.
+ * `available` are the compressions the router accepts, in its order.
+ */
+export function unaryRequestForm(
+  request: RequestHead,
+  method: DescMethod,
+  available: readonly Compression[],
+): UnaryRequestForm | undefined {
+  const headers = request.headers;
+  const contentType = headers["content-type"];
+  if (request.method === "GET") return connectGetForm(request, method, available);
+  if (request.method !== "POST" || typeof contentType !== "string") return undefined;
+  const grpc = parseGrpcType(contentType);
+  if (grpc !== undefined) {
+    // gRPC's trailers need HTTP/2; a gRPC call over HTTP/1.1 is the router's to answer.
+    if (request.httpVersionMajor !== 2 || !plainGrpcHeaders(headers)) return undefined;
+    const compression = negotiate(available, headers["grpc-accept-encoding"], "grpc-accept-encoding");
+    return compression === undefined ? undefined : { protocol: "grpc", binary: grpc.binary, get: false, compression };
+  }
+  const grpcWeb = parseGrpcWebType(contentType);
+  if (grpcWeb !== undefined) {
+    if (grpcWeb.text || !plainGrpcHeaders(headers)) return undefined;
+    const compression = negotiate(available, headers["grpc-accept-encoding"], "grpc-accept-encoding");
+    return compression === undefined
+      ? undefined
+      : { protocol: "grpc-web", binary: grpcWeb.binary, get: false, compression };
+  }
+  const connect = parseConnectType(contentType);
+  if (connect === undefined || connect.stream) return undefined;
+  if (!identity(headers["content-encoding"]) || !timeoutIs(headers["connect-timeout-ms"], connectTimeout)) {
+    return undefined;
+  }
+  const compression = negotiate(available, headers["accept-encoding"], "accept-encoding");
+  return compression === undefined
+    ? undefined
+    : { protocol: "connect", binary: connect.binary, get: false, compression };
+}
+
+/** A Connect GET (`?message=…&encoding=…`) of a method without side effects, with no content type or compression. */
+function connectGetForm(
+  request: RequestHead,
+  method: DescMethod,
+  available: readonly Compression[],
+): UnaryRequestForm | undefined {
+  const headers = request.headers;
+  if (method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS) return undefined;
+  if (headers["content-type"] !== undefined || !timeoutIs(headers["connect-timeout-ms"], connectTimeout)) {
+    return undefined;
+  }
+  const query = queryOf(request.url);
+  const encoding = query.get("encoding");
+  if (encoding !== "proto" && encoding !== "json") return undefined;
+  if (!identity(query.get("compression") ?? undefined)) return undefined;
+  const compression = negotiate(available, headers["accept-encoding"], "accept-encoding");
+  return compression === undefined
+    ? undefined
+    : { protocol: "connect", binary: encoding === "proto", get: true, compression };
+}
+
+/**
+ * The message bytes of a whole request body in `form`: a Connect body as it
+ * is, a gRPC or gRPC-Web body when it is exactly one uncompressed envelope.
+ * Undefined when it is anything else, or longer than `maxBytes`.
+ */
+export function messageOfBody(form: UnaryRequestForm, body: Buffer, maxBytes: number): Buffer | undefined {
+  if (form.protocol === "connect") return body.length > maxBytes ? undefined : body;
+  if (body.length < 5 || body[0] !== 0) return undefined;
+  const length = body.readUInt32BE(1);
+  return length !== body.length - 5 || length > maxBytes ? undefined : body.subarray(5);
+}
+
+/** The message bytes of a Connect GET, as connect-node reads `message` and `base64`; undefined when malformed. */
+export function messageOfQuery(url: string | undefined, maxBytes: number): Buffer | undefined {
+  const query = queryOf(url);
+  const message = query.get("message") ?? "";
+  let bytes: Buffer;
+  if (query.get("base64") === "1") {
+    // The decoder connect-node uses; what it refuses is the router's to answer.
+    try {
+      const decoded = base64Decode(message);
+      bytes = Buffer.from(decoded.buffer, decoded.byteOffset, decoded.byteLength);
+    } catch {
+      return undefined;
+    }
+  } else {
+    bytes = Buffer.from(message, "utf8");
+  }
+  return bytes.length > maxBytes ? undefined : bytes;
+}
+
+function queryOf(url: string | undefined): URLSearchParams {
+  const target = url ?? "";
+  const queryAt = target.indexOf("?");
+  return new URLSearchParams(queryAt < 0 ? "" : target.slice(queryAt + 1));
+}
+
+/** No request compression, and a well-formed deadline if any: else connect-node answers an error. */
+function plainGrpcHeaders(headers: RequestHead["headers"]): boolean {
+  return identity(headers["grpc-encoding"]) && timeoutIs(headers["grpc-timeout"], grpcTimeout);
+}
+
+function identity(value: string | string[] | undefined): boolean {
+  return value === undefined || value === "identity";
+}
+
+function timeoutIs(value: string | string[] | undefined, form: RegExp): boolean {
+  return value === undefined || (typeof value === "string" && form.test(value));
+}
+
+/** The response compression for an `accept` header, as connect-node negotiates it; undefined for a repeated header. */
+function negotiate(
+  available: readonly Compression[],
+  accept: string | string[] | undefined,
+  headerName: string,
+): Compression | null | undefined {
+  if (Array.isArray(accept)) return undefined;
+  return compressionNegotiate([...available], null, accept ?? null, headerName).response;
+}
