@@ -42,7 +42,7 @@ export async function startTestServer(
     metricsReuseMs: 0,
     ...options,
   });
-  const server = createSinglePortServer(app.handler, serverOptions);
+  const server = createSinglePortServer(app.handler, { streams: app.streams, ...serverOptions });
   const { port } = await server.listen(0, "127.0.0.1");
   return {
     url: `http://127.0.0.1:${port}`,
