@@ -87,7 +87,8 @@ export interface AppOptions {
   /**
    * Whether cache hits of Connect, gRPC and gRPC-Web calls are answered from
    * the bytes their result keeps (the fast path) rather than through the
-   * Connect router; the answers are the same. Default true.
+   * Connect router; the answers are the same. Default true; with traces
+   * (`tracing`), off, so that every call is served within its span.
    */
   rpcFastPath?: boolean;
   /** Longest value of any parameter, in characters. Default 1,024. */
@@ -221,7 +222,8 @@ export function createApp(options: AppOptions): App {
     healthPollMs: options.healthPollMs,
     maxHealthWatches: options.maxHealthWatches,
     observe,
-    fastPath: options.rpcFastPath,
+    // A traced call's span must stay current while its body is read, which the fast path's reading does not keep.
+    fastPath: tracing === undefined && options.rpcFastPath !== false,
   });
   // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.
   const routed: RequestHandler = (request, response) =>
