@@ -1,6 +1,6 @@
 // The result cache: TTL, warming, single-flight and bounds, keyed by endpoint
 // and normalised parameters.
-export { createResultCache, defaultSharePerCaller } from "./result-cache.js";
+export { createResultCache } from "./result-cache.js";
 export type { ResultCache } from "./result-cache.js";
 export type { CacheEvent, CacheLookup, CachePolicy, Compute, Computed } from "./cache-types.js";
 export { cacheKey } from "./cache-key.js";

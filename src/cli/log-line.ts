@@ -139,7 +139,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Whether the JSON text `line` nests arrays and objects deeper than `maxDepth`; strings are skipped. */
-export function nestedDeeperThan(line: string, maxDepth: number): boolean {
+function nestedDeeperThan(line: string, maxDepth: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < line.length; i++) {
