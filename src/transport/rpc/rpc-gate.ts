@@ -5,7 +5,6 @@
 // call goes on with its credential (to the fast path of hits, then the
 // router, where it is a context value). Other paths (keyless procedures such
 // as health, unknown ones) go on as they are.
-import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { ConnectError } from "@connectrpc/connect";
 import type { Authenticator, Credential } from "../../auth/index.js";
 import { type Logger, silentLogger } from "../../observability/index.js";
@@ -23,9 +22,9 @@ import {
   type RequestHandler,
   type RequestHead,
   type StreamHandler,
-  type ToRequest,
 } from "../node-http/index.js";
 import { bodyTooLarge, rpcProtocolOf, sendRpcError, type RpcProtocol } from "./rpc-error-response.js";
+import type { KeyedStreamHandler } from "./unary-fast-path.js";
 
 export interface RpcGateOptions {
   authenticate: Authenticator;
@@ -50,13 +49,7 @@ export interface GatedHandlers {
   /** A request: with the credential of a call that needs a key, without for the rest. */
   request(request: HttpRequest, response: HttpResponse, credential?: Credential): void;
   /** A call that needs a key on a bare HTTP/2 stream, with its credential. */
-  stream(
-    stream: ServerHttp2Stream,
-    headers: IncomingHttpHeaders,
-    toRequest: ToRequest,
-    answerHeaders: Readonly<Record<string, string>>,
-    credential: Credential,
-  ): void;
+  stream: KeyedStreamHandler;
 }
 
 export interface RpcGate {

@@ -5,7 +5,6 @@
 // read as the router would, a message that does not parse, parameters that
 // do not validate, a miss) goes to the router with the body it read
 // replayed, and is answered exactly as it always was, errors included.
-import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { Readable } from "node:stream";
 import { type ContextValues, createContextValues } from "@connectrpc/connect";
 import { type Credential, isScoped } from "../../auth/index.js";
@@ -19,7 +18,7 @@ import {
   type RequestHead,
   requestIdFrom,
   streamHead,
-  type ToRequest,
+  type StreamHandler,
 } from "../node-http/index.js";
 import type { CallLog } from "./logging-interceptor.js";
 import { credentialKey } from "./request-context.js";
@@ -58,14 +57,11 @@ export interface UnaryFastPath {
   /** Serves an authenticated call of a saved query: from the cache when it is a plain unary hit, else through the router. */
   serve(request: HttpRequest, response: HttpResponse, credential: Credential): void;
   /** The same for a bare HTTP/2 stream; its request and response are made only for the router. */
-  stream(
-    stream: ServerHttp2Stream,
-    headers: IncomingHttpHeaders,
-    toRequest: ToRequest,
-    answerHeaders: Readonly<Record<string, string>>,
-    credential: Credential,
-  ): void;
+  stream: KeyedStreamHandler;
 }
+
+/** A bare HTTP/2 stream of a call that needs a key, with the credential the gate found. */
+export type KeyedStreamHandler = (...args: [...Parameters<StreamHandler>, credential: Credential]) => void;
 
 export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPath {
   const { service, router, encodings, log, maxBodyBytes } = options;
