@@ -68,6 +68,8 @@ export interface Limits {
   maxConnections: number;
   /** `MAX_CONNECTIONS_PER_ADDRESS`: open connections from one client address. */
   maxConnectionsPerAddress: number;
+  /** `MAX_STREAMS_PER_ADDRESS`: concurrent HTTP/2 streams of one client address's connections together. */
+  maxStreamsPerAddress: number;
   /** `FIRST_REQUEST_TIMEOUT_SECONDS`: a new connection must send its first request's headers within this. */
   firstRequestTimeoutMs: number;
   /** `IDLE_TIMEOUT_SECONDS`: a connection with no request in flight for this long is closed. */

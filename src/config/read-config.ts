@@ -117,6 +117,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxParameterLength: value.MAX_PARAMETER_LENGTH,
       maxConnections: value.MAX_CONNECTIONS,
       maxConnectionsPerAddress: value.MAX_CONNECTIONS_PER_ADDRESS,
+      maxStreamsPerAddress: value.MAX_STREAMS_PER_ADDRESS,
       firstRequestTimeoutMs: value.FIRST_REQUEST_TIMEOUT_SECONDS,
       idleTimeoutMs: value.IDLE_TIMEOUT_SECONDS,
       maxQueryMs: value.MAX_QUERY_SECONDS,

@@ -301,6 +301,14 @@ export const variables = {
     default: defaultConnectionLimits.maxConnectionsPerAddress,
     description: "open connections from one client address; more from it are closed at once",
   }),
+  MAX_STREAMS_PER_ADDRESS: variable({
+    name: "MAX_STREAMS_PER_ADDRESS",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultConnectionLimits.maxStreamsPerAddress,
+    description:
+      "concurrent HTTP/2 streams of all the connections of one client address together; past it, a new connection of the address is allowed one stream at a time",
+  }),
   FIRST_REQUEST_TIMEOUT_SECONDS: variable({
     name: "FIRST_REQUEST_TIMEOUT_SECONDS",
     section: "Bounds",

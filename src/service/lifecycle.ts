@@ -154,6 +154,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     idleTimeoutMs: config.limits.idleTimeoutMs,
     maxConnections: config.limits.maxConnections,
     maxConnectionsPerAddress: config.limits.maxConnectionsPerAddress,
+    maxStreamsPerAddress: config.limits.maxStreamsPerAddress,
     trustedProxies: proxies,
     logger,
     unsentBytes: {

@@ -37,6 +37,11 @@ export interface SinglePortServerOptions {
   maxConnections?: number;
   /** Open connections from one client address; more from it are refused at once. Default 256. */
   maxConnectionsPerAddress?: number;
+  /**
+   * Concurrent HTTP/2 streams granted to all the connections of one client address together: past it, a new
+   * connection of that address may open one stream at a time. Default 1,024.
+   */
+  maxStreamsPerAddress?: number;
   /** Proxies that carry many clients' connections: only `maxConnections` bounds theirs. Default: none. */
   trustedProxies?: TrustedProxies;
   /**
@@ -83,6 +88,7 @@ export const defaultConnectionLimits = {
   idleTimeoutMs: 60_000,
   maxConnections: 4096,
   maxConnectionsPerAddress: 256,
+  maxStreamsPerAddress: 1024,
 } as const;
 
 export function createSinglePortServer(
@@ -153,10 +159,28 @@ export function createSinglePortServer(
   const sweep = setInterval(() => unsent.sweep(), Math.min(1_000, stallTimeoutMs / 2));
   sweep.unref();
   const sessions = new Set<Http2Session>();
+  // Concurrent streams granted to the sessions of each address: past the budget a new session may open one at a
+  // time. nghttp2 refuses the rest (REFUSED_STREAM) before Node builds a stream for them, so the many connections
+  // of one client cannot flood the event loop or memory with streams (docs/reliability.md).
+  const maxStreams = options.maxConcurrentStreams ?? 100;
+  const streamBudget = options.maxStreamsPerAddress ?? defaultConnectionLimits.maxStreamsPerAddress;
+  const grantedStreams = new Map<string, number>();
   http2.on("session", (session) => {
     sessions.add(session);
     // Read once: the session's socket looks its peer up afresh on each read.
-    sessionAddresses.set(session, session.socket?.remoteAddress ?? "");
+    const address = session.socket?.remoteAddress ?? "";
+    sessionAddresses.set(session, address);
+    if (options.trustedProxies?.has(address) !== true) {
+      const granted = grantedStreams.get(address) ?? 0;
+      const streams = Math.max(1, Math.min(maxStreams, streamBudget - granted));
+      if (streams < maxStreams) session.settings({ maxConcurrentStreams: streams });
+      grantedStreams.set(address, granted + streams);
+      session.once("close", () => {
+        const left = grantedStreams.get(address)! - streams;
+        if (left > 0) grantedStreams.set(address, left);
+        else grantedStreams.delete(address);
+      });
+    }
     session.once("close", () => sessions.delete(session));
     watchSession(session, { firstRequestTimeout, idleTimeout });
   });
