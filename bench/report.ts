@@ -50,6 +50,13 @@ export interface RunSettings {
   smoke: boolean;
   h2load: string;
   sections: string[];
+  /** Whether only some sections ran (`--only`): its figures are not a full run's. */
+  partial: boolean;
+}
+
+/** The results file of a run: latest.json only for a full run, which docs/performance.md reports. */
+export function resultsFileOf(settings: Pick<RunSettings, "smoke" | "partial">): string {
+  return settings.smoke ? "smoke.json" : settings.partial ? "partial.json" : "latest.json";
 }
 
 /** Writes the report to bench/results/ under `root`, prints the machine line and the table on stdout. */
@@ -62,7 +69,7 @@ export function writeReport(report: Report, root: string, settings: RunSettings)
     ...settings,
   };
   writeFileSync(
-    join(root, "bench/results", settings.smoke ? "smoke.json" : "latest.json"),
+    join(root, "bench/results", resultsFileOf(settings)),
     `${JSON.stringify({ date: new Date().toISOString(), machine, results: report.results, table: report.rows }, null, 2)}\n`,
   );
   console.log(

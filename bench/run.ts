@@ -42,6 +42,7 @@ minutes). BENCH_SECONDS sets the seconds of each load (default 10, 1 with
 options:
   --smoke            a short run of every section: not figures to read
   --only <sections>  only these sections, comma-separated, of: ${names.join(", ")}
+                     (written to bench/results/partial.json, so latest.json stays a full run)
   -h, --help         print this and exit`,
   options: { smoke: { type: "boolean", default: false }, only: { type: "string" } },
   check: ({ values }) => {
@@ -69,7 +70,8 @@ try {
   const context = await createContext(settings);
   const report = createReport();
   for (const section of chosen) await section.run(context, report);
-  writeReport(report, root, { ...settings, h2load, sections: chosen.map((s) => s.name) });
+  const partial = chosen.length < sections.length;
+  writeReport(report, root, { ...settings, h2load, sections: chosen.map((s) => s.name), partial });
 } finally {
   // The children must be gone before the data directories are removed at exit.
   await stopAll();

@@ -212,7 +212,9 @@ export function createSinglePortServer(
     }
   };
 
-  const tcp = createNetServer((socket) => {
+  // No Nagle delay, as node:http and node:http2 servers set for their own connections: an answer written in parts
+  // (an HTTP/2 frame, then its trailers) would otherwise wait for the client's delayed ACK.
+  const tcp = createNetServer({ noDelay: true }, (socket) => {
     const address = socket.remoteAddress ?? "";
     const open = perAddress.get(address) ?? 0;
     if (open >= maxPerAddress && options.trustedProxies?.has(address) !== true) {

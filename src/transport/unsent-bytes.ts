@@ -110,11 +110,14 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
     options.onStopped?.(reason);
   };
 
-  /** The bound `connection` or `address` is past (or at, when `atBound`), if any. */
-  const overBound = (connection: object, address: string, atBound: boolean): StopReason | undefined => {
+  /**
+   * The bound `connection` or `address` is past (or at, when `atBound`), if any; `address` is
+   * undefined when its bound does not apply.
+   */
+  const overBound = (connection: object, address: string | undefined, atBound: boolean): StopReason | undefined => {
     const past = (total: number, max: number) => (atBound ? total >= max : total > max);
     if (past(totals.get(connection) ?? 0, maxPerConnection)) return "connection bound";
-    if (!unbounded(address) && past(totals.get(address) ?? 0, maxPerAddress)) return "address bound";
+    if (address !== undefined && past(totals.get(address) ?? 0, maxPerAddress)) return "address bound";
     return undefined;
   };
 
@@ -122,8 +125,10 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
     watch(sender, connection, address) {
       const entry: Entry = { sender, connection, address, counted: 0, progressAt: clock() };
       entries.add(entry);
+      // Asked once per sender, not per write: a proxy list lookup costs more than the write's count.
+      const boundedAddress = unbounded(address) ? undefined : address;
       // A new response where the bytes already queued fill a bound is stopped before it is built.
-      const full = overBound(connection, address, true);
+      const full = overBound(connection, boundedAddress, true);
       if (full !== undefined) stop(entry, full);
       return {
         refused: full !== undefined,
@@ -132,7 +137,7 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
           const before = entry.counted;
           // Bytes that went out, or the first bytes queued: the stall clock starts again.
           if (recount(entry) || before === 0) entry.progressAt = clock();
-          const over = overBound(connection, address, false);
+          const over = overBound(connection, boundedAddress, false);
           if (over === undefined) return true;
           stop(entry, over);
           return false;

@@ -92,4 +92,26 @@ describe("unsent bytes", () => {
     }
     expect(unsent.queuedOn("proxy")).toBe(270);
   });
+
+  it("asks whether an address is bounded once per sender, not on every write", () => {
+    const asked: string[] = [];
+    const unsent = createUnsentBytes({
+      maxPerAddress: 150,
+      unboundedAddress: (address) => {
+        asked.push(address);
+        return false;
+      },
+      clock: () => 0,
+    });
+    const s = sender();
+    const watched = unsent.watch(s.sender, {}, "a");
+    for (const queued of [10, 20, 30]) {
+      s.queued = queued;
+      expect(watched.written()).toBe(true);
+    }
+    expect(asked).toEqual(["a"]);
+    // The answer still counts: past the address bound, the sender is stopped.
+    s.queued = 151;
+    expect(watched.written()).toBe(false);
+  });
 });

@@ -34,8 +34,10 @@ export function trustedProxies(entries: readonly string[]): TrustedProxies {
     if (prefix === undefined) list.addAddress(address, family);
     else list.addSubnet(address, Number(prefix), family);
   }
+  // No list, no lookup: BlockList.check builds a SocketAddress per call, and the per-address bounds ask on every call.
+  if (entries.length === 0) return { empty: true, has: () => false };
   return {
-    empty: entries.length === 0,
+    empty: false,
     has: (address) => {
       const family = isIP(address);
       return family !== 0 && list.check(address, family === 4 ? "ipv4" : "ipv6");

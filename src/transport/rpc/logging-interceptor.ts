@@ -51,6 +51,8 @@ export function createCallLog(logger: Logger, options: Pick<LoggingInterceptorOp
     const { method, endpoint, protocol, caller, requestId } = call;
     const durationMs = performance.now() - call.started;
     observe({ method, endpoint, protocol, code, durationMs, caller });
+    // A success is logged at debug only: below that level, its line is not even made.
+    if (error === undefined && !logger.enabled("debug")) return;
     const fields = {
       requestId,
       caller,
