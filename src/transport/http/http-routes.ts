@@ -248,7 +248,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     authenticateThen(authenticate, headers, streamAddress(stream), {
       admitted(credential) {
         const reply: Reply = (status, fields, body) =>
-          respondOnStream(stream, head.method, status, { ...answerHeaders, ...fields }, body);
+          respondOnStream(stream, head.method, status, answerHeaders, fields, body);
         if (
           !isScoped(credential) &&
           calls.answerHit(head, reply, "vary" in answerHeaders, known, requestId, credential)

@@ -26,7 +26,7 @@ export type AnswerTarget =
 
 /** The part of Node's HTTP/1.1 and HTTP/2 compatibility responses the answer uses. */
 export interface WritableResponse {
-  writeHead(status: number, headers: Record<string, string>): unknown;
+  writeHead(status: number, headers: Record<string, string | number>): unknown;
   write(chunk: Buffer): unknown;
   addTrailers(trailers: Record<string, string>): unknown;
   end(chunk?: Buffer): unknown;
@@ -54,13 +54,14 @@ export function writeUnaryAnswer(
   message: EncodedMessage,
   extra: AnswerHeaders,
 ): void {
-  const headers = answerHeaders(form, message, extra);
   if ("stream" in target) {
     const stream = target.stream;
-    // Headers every answer on the stream carries (CORS) come first, as a response's set headers do.
-    const fields = { ":status": 200, ...target.answerHeaders, ...headers };
     // A caller that reset its stream meanwhile is answered nothing: writing to it would throw.
     if (stream.destroyed || stream.closed) return;
+    // Headers every answer on the stream carries (CORS) come first, as a response's set headers do.
+    const fields: Record<string, string | number> = { ":status": 200 };
+    for (const name in target.answerHeaders) fields[name] = target.answerHeaders[name]!;
+    addAnswerHeaders(fields, form, message, extra);
     if (form.protocol === "grpc") {
       stream.respond(fields, { waitForTrailers: true });
       stream.once("wantTrailers", () => stream.sendTrailers(grpcOkTrailers));
@@ -76,7 +77,7 @@ export function writeUnaryAnswer(
     return;
   }
   const response = target.response;
-  response.writeHead(200, headers);
+  response.writeHead(200, addAnswerHeaders({}, form, message, extra));
   if (form.protocol === "grpc-web") {
     // Two writes without a length, as connect-node writes the message and the trailer frame.
     response.write(message.bytes);
@@ -90,9 +91,17 @@ export function writeUnaryAnswer(
   }
 }
 
-/** The response headers of the answer, in the order connect-node writes them (sorted by name). */
-function answerHeaders(form: UnaryRequestForm, message: EncodedMessage, extra: AnswerHeaders): Record<string, string> {
-  const headers: Record<string, string> = {};
+/**
+ * Adds the response headers of the answer to `headers`, in the order
+ * connect-node writes them (sorted by name), and answers it. (Added to one
+ * object, not spread into another: V8 builds a spread slowly on this path.)
+ */
+function addAnswerHeaders(
+  headers: Record<string, string | number>,
+  form: UnaryRequestForm,
+  message: EncodedMessage,
+  extra: AnswerHeaders,
+): Record<string, string | number> {
   if (extra.age !== undefined) headers.age = extra.age;
   if (form.protocol === "connect") {
     if (message.compressed) headers["content-encoding"] = (form.compression as Compression).name;

@@ -20,7 +20,7 @@ import {
   streamHead,
   type StreamHandler,
 } from "../node-http/index.js";
-import type { CallLog } from "./logging-interceptor.js";
+import type { CallLog, LoggedCall } from "./logging-interceptor.js";
 import { credentialKey } from "./request-context.js";
 import type { ConnectRouterHandler } from "./connect-router.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";
@@ -110,8 +110,17 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
       "x-cache": hit.cache?.status,
       "x-request-id": requestId,
     });
-    const named = { method: endpoint.method, procedure: endpoint.grpcMethod, endpoint: endpoint.definition.name };
-    log({ ...named, protocol: form.protocol, requestId, caller: credential.id, started }, "ok");
+    // A literal, not a spread of the named parts plus the rest: V8 took 10 µs a call over that spread (docs/performance.md).
+    const loggedCall: LoggedCall = {
+      method: endpoint.method,
+      procedure: endpoint.grpcMethod,
+      endpoint: endpoint.definition.name,
+      protocol: form.protocol,
+      requestId,
+      caller: credential.id,
+      started,
+    };
+    log(loggedCall, "ok");
     return true;
   }
 
