@@ -130,7 +130,8 @@ export function createEntryStore<V>(options: EntryStoreOptions): EntryStore<V> {
   }
 
   const touch = (key: string, tenant?: string) => {
-    const entry = store.get<Entry<V>>(key);
+    // The recency map holds every entry node-cache does: no second lifetime check on a hit.
+    const entry = recency.get(key);
     if (entry === undefined) return;
     recency.delete(key);
     recency.set(key, entry);
