@@ -1,5 +1,6 @@
 // What the bench prints and keeps: the rows of its table, the figures behind
-// them, and bench/results/latest.json (smoke.json for a smoke run).
+// them, and bench/results/latest.json (smoke.json for a smoke run,
+// partial.json for a run of some sections).
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";

@@ -60,8 +60,11 @@ export interface EntryStore<V> {
   get(key: string): Entry<V> | undefined;
   /** Replaces the entry of `key`, then evicts the least recently used others past the bounds. */
   put(key: string, entry: NewEntry<V>): void;
-  /** Marks `key` the most recently used; `tenant`, when given, is now the tenant that last asked for it. */
-  touch(key: string, tenant?: string): void;
+  /**
+   * Marks `key`, whose live `entry` get just returned, the most recently
+   * used; `tenant`, when given, is now the tenant that last asked for it.
+   */
+  touch(key: string, entry: Entry<V>, tenant?: string): void;
   /** Counts `more` bytes for `key` while it holds `value`, evicting others past the bounds. */
   grow(key: string, value: V, more: number): void;
   delete(key: string): void;
@@ -129,10 +132,8 @@ export function createEntryStore<V>(options: EntryStoreOptions): EntryStore<V> {
     report();
   }
 
-  const touch = (key: string, tenant?: string) => {
-    // The recency map holds every entry node-cache does: no second lifetime check on a hit.
-    const entry = recency.get(key);
-    if (entry === undefined) return;
+  // The entry comes from the caller's get: a second node-cache get would check its lifetime again.
+  const touch = (key: string, entry: Entry<V>, tenant?: string) => {
     recency.delete(key);
     recency.set(key, entry);
     if (tenant === undefined || tenant === entry.tenant) return shares.touch(entry.tenant, key);

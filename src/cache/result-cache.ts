@@ -151,7 +151,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     if (entry === undefined) return undefined;
     entry.lastAskedAt = storeNow();
     entry.askedSinceComputed = true;
-    store.touch(key, tenant);
+    store.touch(key, entry, tenant);
     warming.asked(key, entry);
     onEvent("hit", policy.label ?? "");
     return { value: entry.value, status: "HIT", computedAt: entry.computedAt };

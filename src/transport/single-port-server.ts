@@ -212,8 +212,9 @@ export function createSinglePortServer(
     }
   };
 
-  // No Nagle delay, as node:http and node:http2 servers set for their own connections: an answer written in parts
-  // (an HTTP/2 frame, then its trailers) would otherwise wait for the client's delayed ACK.
+  // No Nagle delay, as a node:http server sets on the connections it accepts itself (node:http2 sets it on those
+  // handed to it): an HTTP/1.1 answer written in parts (gRPC-Web's message, then its trailer frame) would otherwise
+  // wait for the client's delayed ACK.
   const tcp = createNetServer({ noDelay: true }, (socket) => {
     const address = socket.remoteAddress ?? "";
     const open = perAddress.get(address) ?? 0;

@@ -93,7 +93,7 @@ export function writeUnaryAnswer(
 
 /**
  * Adds the response headers of the answer to `headers`, in the order
- * connect-node writes them (sorted by name), and answers it. (Added to one
+ * connect-node writes them (sorted by name), and returns it. (Added to one
  * object, not spread into another: V8 builds a spread slowly on this path.)
  */
 function addAnswerHeaders(

@@ -110,7 +110,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
       "x-cache": hit.cache?.status,
       "x-request-id": requestId,
     });
-    // A literal, not a spread of the named parts plus the rest: V8 took 10 µs a call over that spread (docs/performance.md).
+    // One literal, not a spread of the named parts plus the rest: V8 builds that spread slowly (docs/performance.md).
     const loggedCall: LoggedCall = {
       method: endpoint.method,
       procedure: endpoint.grpcMethod,
