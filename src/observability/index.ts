@@ -8,5 +8,5 @@ export type { Metrics } from "./metrics.js";
 export { createMetricsScrape } from "./metrics-scrape.js";
 export type { MetricsScrape } from "./metrics-scrape.js";
 export { startOtelTracing } from "./otel-tracing.js";
-export { traceAttribute, traceHeadersOf, tracesWanted } from "./tracing.js";
+export { inSpanOf, traceAttribute, traceHeadersOf, tracesWanted } from "./tracing.js";
 export type { TraceAttributes, TraceHeaders, TraceSpan, Tracing } from "./tracing.js";

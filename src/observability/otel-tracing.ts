@@ -5,7 +5,7 @@
 // (the bundles keep them outside, scripts/build/bundle.mjs).
 import type { Context, Span, Tracer } from "@opentelemetry/api";
 import type { Logger } from "./logger.js";
-import { traceHeadersOf, type TraceAttributes, type TraceSpan, type Tracing } from "./tracing.js";
+import { inSpanOf, traceHeadersOf, type TraceAttributes, type TraceSpan, type Tracing } from "./tracing.js";
 
 export interface OtelTracingOptions {
   /** Where export failures are reported, at most one line a minute. */
@@ -90,18 +90,7 @@ export async function startOtelTracing(options: OtelTracingOptions): Promise<Tra
     },
     startChild,
     within,
-    async inSpan(name, attributes, work, links) {
-      const span = startChild(name, attributes, links);
-      if (span === undefined) return work(undefined);
-      try {
-        return await within(span, () => work(span));
-      } catch (error) {
-        span.fail(error instanceof Error ? error.message : String(error));
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
+    inSpan: inSpanOf(startChild, within),
     currentCall: () => api.context.active().getValue(callKey) as TraceSpan | undefined,
     async shutdown(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;

@@ -53,6 +53,25 @@ export interface Tracing {
   shutdown(timeoutMs?: number): Promise<void>;
 }
 
+/**
+ * `Tracing.inSpan` made of a tracing's own `startChild` and `within`: the
+ * same for every implementation (OpenTelemetry's, and the tests' recording one).
+ */
+export function inSpanOf(startChild: Tracing["startChild"], within: Tracing["within"]): Tracing["inSpan"] {
+  return async (name, attributes, work, links) => {
+    const span = startChild(name, attributes, links);
+    if (span === undefined) return work(undefined);
+    try {
+      return await within(span, () => work(span));
+    } catch (error) {
+      span.fail(error instanceof Error ? error.message : String(error));
+      throw error;
+    } finally {
+      span.end();
+    }
+  };
+}
+
 /** Attribute names of the service's spans (docs/observability.md lists them with examples). */
 export const traceAttribute = {
   protocol: "sqe.protocol",

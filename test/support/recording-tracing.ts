@@ -3,7 +3,13 @@
 // (AsyncLocalStorage), so work started in `within` keeps it across awaits.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
-import type { TraceAttributes, TraceHeaders, TraceSpan, Tracing } from "../../src/observability/index.js";
+import {
+  inSpanOf,
+  type TraceAttributes,
+  type TraceHeaders,
+  type TraceSpan,
+  type Tracing,
+} from "../../src/observability/index.js";
 
 export interface RecordedSpan extends TraceSpan {
   name: string;
@@ -71,18 +77,7 @@ export function recordingTracing(): RecordingTracing {
     startRoot: (name, attributes) => make(name, "root", undefined, attributes),
     startChild,
     within,
-    async inSpan(name, attributes, work, links) {
-      const span = startChild(name, attributes, links);
-      if (span === undefined) return work(undefined);
-      try {
-        return await within(span, () => work(span));
-      } catch (error) {
-        span.fail(String(error));
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
+    inSpan: inSpanOf(startChild, within),
     currentCall: () => [...(storage.getStore() ?? [])].reverse().find((span) => span.kind === "call"),
     shutdown: async () => {},
   };
