@@ -9,6 +9,7 @@ import { migrate, type Warehouse } from "../../../src/warehouse/index.js";
 import { edgeRow, insertRows, ts } from "../../support/embedded-warehouse.js";
 import { NOW } from "../../support/scenario.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
+import { serverCredentials } from "../../support/server-credentials.js";
 
 const url = process.env.CLICKHOUSE_URL;
 
@@ -17,10 +18,6 @@ describe.skipIf(url === undefined)(
   () => {
     const target = new URL(url ?? "http://127.0.0.1:8123");
     const database = `sqe_outage_${randomUUID().replaceAll("-", "")}`;
-    const credentials = {
-      username: process.env.CLICKHOUSE_USER ?? "default",
-      password: process.env.CLICKHOUSE_PASSWORD ?? "",
-    };
     let forwarding = true;
     const sockets = new Set<Socket>();
     let proxy: Server;
@@ -40,12 +37,12 @@ describe.skipIf(url === undefined)(
       });
       await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
       const port = (proxy.address() as { port: number }).port;
-      const admin = createClient({ url, ...credentials, log: { level: ClickHouseLogLevel.OFF } });
+      const admin = createClient({ url, ...serverCredentials, log: { level: ClickHouseLogLevel.OFF } });
       await admin.command({ query: "CREATE DATABASE {db:Identifier}", query_params: { db: database } });
       await admin.close();
       const client = createClient({
         url: `http://127.0.0.1:${port}`,
-        ...credentials,
+        ...serverCredentials,
         database,
         log: { level: ClickHouseLogLevel.OFF },
       });

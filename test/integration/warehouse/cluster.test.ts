@@ -18,6 +18,7 @@ import {
 import { edgeRow, functionEdgeRow, ts } from "../../support/embedded-warehouse.js";
 import { createQueryStack } from "../../support/query-stack.js";
 import { expectThreeSavedQueries } from "../../support/three-saved-queries.js";
+import { serverCredentials } from "../../support/server-credentials.js";
 
 const url = process.env.CLICKHOUSE_URL;
 const cluster = process.env.CLICKHOUSE_CLUSTER;
@@ -30,8 +31,7 @@ describe.skipIf(url === undefined || cluster === undefined)(
     const server = {
       kind: "server" as const,
       url: url!,
-      username: process.env.CLICKHOUSE_USER ?? "default",
-      password: process.env.CLICKHOUSE_PASSWORD ?? "",
+      ...serverCredentials,
     };
     let admin: Warehouse;
     let warehouse: Warehouse;

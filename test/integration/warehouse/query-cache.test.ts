@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createQueryExecutor, createQueryTuning, type SavedQuery } from "../../../src/executor/index.js";
 import { fixedClock } from "../../../src/observability/index.js";
 import { openWarehouse, type Warehouse } from "../../../src/warehouse/index.js";
+import { serverCredentials } from "../../support/server-credentials.js";
 
 const url = process.env.CLICKHOUSE_URL;
 const STEP_SECONDS = 60;
@@ -24,13 +25,7 @@ describe.skipIf(url === undefined)("the server's query cache (skipped: CLICKHOUS
   const tuning = createQueryTuning({ queryCacheSeconds: STEP_SECONDS, cachedQueries: new Set([cached.name]) });
 
   beforeAll(async () => {
-    warehouse = await openWarehouse({
-      kind: "server",
-      url: url!,
-      username: process.env.CLICKHOUSE_USER ?? "default",
-      password: process.env.CLICKHOUSE_PASSWORD ?? "",
-      database: "default",
-    });
+    warehouse = await openWarehouse({ kind: "server", url: url!, ...serverCredentials, database: "default" });
   });
   afterAll(async () => warehouse?.close());
 

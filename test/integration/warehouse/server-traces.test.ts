@@ -7,19 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createQueryExecutor } from "../../../src/executor/index.js";
 import { openWarehouse, type Warehouse } from "../../../src/warehouse/index.js";
 import { recordingTracing } from "../../support/recording-tracing.js";
+import { serverCredentials } from "../../support/server-credentials.js";
 
 const url = process.env.CLICKHOUSE_URL;
 
 describe.skipIf(url === undefined)("traces on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)", () => {
   let warehouse: Warehouse;
   beforeAll(async () => {
-    warehouse = await openWarehouse({
-      kind: "server",
-      url: url!,
-      username: process.env.CLICKHOUSE_USER ?? "default",
-      password: process.env.CLICKHOUSE_PASSWORD ?? "",
-      database: "default",
-    });
+    warehouse = await openWarehouse({ kind: "server", url: url!, ...serverCredentials, database: "default" });
   });
   afterAll(async () => warehouse?.close());
 

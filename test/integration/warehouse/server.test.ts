@@ -9,24 +9,21 @@ import { migrate, openWarehouse, type Warehouse } from "../../../src/warehouse/i
 import { insertRows } from "../../support/embedded-warehouse.js";
 import { createQueryStack } from "../../support/query-stack.js";
 import { expectThreeSavedQueries } from "../../support/three-saved-queries.js";
+import { serverCredentials } from "../../support/server-credentials.js";
 
 const url = process.env.CLICKHOUSE_URL;
 const NOW = Date.UTC(2026, 10, 20, 12, 34, 56, 789);
 
 describe.skipIf(url === undefined)("on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)", () => {
   const database = `sqe_test_${randomUUID().replaceAll("-", "")}`;
-  const credentials = {
-    username: process.env.CLICKHOUSE_USER ?? "default",
-    password: process.env.CLICKHOUSE_PASSWORD ?? "",
-  };
   let admin: Warehouse;
   let warehouse: Warehouse;
   let stack: ReturnType<typeof createQueryStack>;
 
   beforeAll(async () => {
-    admin = await openWarehouse({ kind: "server", url: url!, ...credentials, database: "default" });
+    admin = await openWarehouse({ kind: "server", url: url!, ...serverCredentials, database: "default" });
     await admin.client.command({ query: "CREATE DATABASE {db:Identifier}", query_params: { db: database } });
-    warehouse = await openWarehouse({ kind: "server", url: url!, ...credentials, database });
+    warehouse = await openWarehouse({ kind: "server", url: url!, ...serverCredentials, database });
     stack = createQueryStack(warehouse, NOW);
   });
   afterAll(async () => {
@@ -51,11 +48,7 @@ describe.skipIf(url === undefined)(
   "query statistics on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)",
   () => {
     it("reports the rows and bytes a query read", async () => {
-      const credentials = {
-        username: process.env.CLICKHOUSE_USER ?? "default",
-        password: process.env.CLICKHOUSE_PASSWORD ?? "",
-      };
-      const warehouse = await openWarehouse({ kind: "server", url: url!, ...credentials, database: "default" });
+      const warehouse = await openWarehouse({ kind: "server", url: url!, ...serverCredentials, database: "default" });
       try {
         const executor = createQueryExecutor({ client: warehouse.client });
         const result = await executor.execute(
@@ -75,11 +68,7 @@ describe.skipIf(url === undefined)(
   "aborted queries on a ClickHouse server (skipped: CLICKHOUSE_URL is not set)",
   () => {
     it("stops a query past its deadline with KILL QUERY", async () => {
-      const credentials = {
-        username: process.env.CLICKHOUSE_USER ?? "default",
-        password: process.env.CLICKHOUSE_PASSWORD ?? "",
-      };
-      const warehouse = await openWarehouse({ kind: "server", url: url!, ...credentials, database: "default" });
+      const warehouse = await openWarehouse({ kind: "server", url: url!, ...serverCredentials, database: "default" });
       const executor = createQueryExecutor({ client: warehouse.client, killAbortedQueries: true });
       const slow = {
         name: "test.slow",
