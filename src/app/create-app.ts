@@ -27,6 +27,7 @@ import {
   createHttpRoutes,
   createKeylessLimit,
   createRpcStack,
+  endpointKeyOf,
   isHttpRoute,
   recordCallOutcome,
   traceCalls,
@@ -280,12 +281,8 @@ function savedQueryOfPath(registry: EndpointRegistry): (path: string) => string 
   const byRpcPath = new Map(registry.endpoints.map((e) => [`/${e.grpcMethod}`, e.definition.name]));
   return (path) => {
     if (!path.startsWith("/api/endpoints/")) return byRpcPath.get(path);
-    const rest = path.slice("/api/endpoints/".length);
-    try {
-      return registry.find(decodeURIComponent(rest.startsWith("query/") ? rest.slice("query/".length) : rest))
-        ?.definition.name;
-    } catch {
-      return undefined; // a malformed escape: answered 400 by the routes, untraced
-    }
+    // A malformed escape has no key: answered 400 by the routes, untraced.
+    const key = endpointKeyOf(path);
+    return key === undefined ? undefined : registry.find(key)?.definition.name;
   };
 }

@@ -7,7 +7,14 @@ export type { SinglePortServer, SinglePortServerOptions } from "./single-port-se
 export { clientAddress, trustedProxies } from "./node-http/client-address.js";
 export type { TrustedProxies } from "./node-http/client-address.js";
 export { createRpcStack } from "./rpc-stack.js";
-export { createHttpRoutes, createKeylessLimit, createMetricsRoutes, isHttpRoute, withExplorer } from "./http/index.js";
+export {
+  createHttpRoutes,
+  createKeylessLimit,
+  createMetricsRoutes,
+  endpointKeyOf,
+  isHttpRoute,
+  withExplorer,
+} from "./http/index.js";
 export { createReadinessPoller, unimplementedMessage } from "./grpc/index.js";
 export { loggingInterceptor, percentEncoded, rpcProtocolOf } from "./rpc/index.js";
 export { codeName } from "./node-http/index.js";

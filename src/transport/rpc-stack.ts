@@ -5,8 +5,7 @@
 // reflection through the logging interceptor, with UNIMPLEMENTED for RPC
 // calls of anything not served and the plain HTTP routes for the rest.
 import type { DescService } from "@bufbuild/protobuf";
-import { createContextValues } from "@connectrpc/connect";
-import type { Authenticator, Credential } from "../auth/index.js";
+import type { Authenticator } from "../auth/index.js";
 import type { EndpointRegistry, EndpointService } from "../endpoints/index.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import type { Logger, Metrics } from "../observability/index.js";
@@ -25,7 +24,7 @@ import {
   createMessageEncodings,
   createRpcGate,
   createUnaryFastPath,
-  credentialKey,
+  contextFor,
   loggingInterceptor,
 } from "./rpc/index.js";
 
@@ -139,17 +138,15 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           log: createCallLog(options.logger, { observe }),
           maxBodyBytes,
         });
-  const withCredential = (credential: Credential | undefined) =>
-    credential === undefined ? createContextValues() : createContextValues().set(credentialKey, credential);
   const guarded = gate.guard({
     request(request, response, credential) {
       if (credential !== undefined && fastPath !== undefined) return fastPath.serve(request, response, credential);
-      router.serve(request, response, withCredential(credential));
+      router.serve(request, response, contextFor(credential));
     },
     stream(stream, headers, toRequest, answerHeaders, credential) {
       if (fastPath !== undefined) return fastPath.stream(stream, headers, toRequest, answerHeaders, credential);
       const [request, response] = toRequest();
-      router.serve(request, response, withCredential(credential));
+      router.serve(request, response, contextFor(credential));
     },
   });
   return { ...guarded, keyed: gate.keyed, endStreams: () => health.close() };

@@ -6,6 +6,7 @@
 // exported (docs/observability.md); otherwise the handler is left as it is.
 import type { IncomingHttpHeaders } from "node:http";
 import { traceAttribute, type Tracing } from "../observability/index.js";
+import { pathOf } from "./node-http/index.js";
 import { rpcProtocolOf } from "./rpc/index.js";
 
 /** What is read of a request (Node's HTTP/1.1 and HTTP/2 requests both have it). */
@@ -34,8 +35,7 @@ export function traceCalls<Q extends Request, R extends Response>(
   const { tracing } = options;
   return (request, response) => {
     const url = request.url ?? "/";
-    const queryAt = url.indexOf("?");
-    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const path = pathOf(url);
     const endpoint = options.endpointOf(path);
     if (endpoint === undefined) return handler(request, response);
     const headers = request.headers;

@@ -73,6 +73,11 @@ export const defaultUnsentBytes = {
   maxPerAddress: 16 * 1024 * 1024,
 } as const;
 
+/** Whether `total` is past `max` (or at it, when `atBound`). */
+function past(total: number, max: number, atBound: boolean): boolean {
+  return atBound ? total >= max : total > max;
+}
+
 export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes {
   const stallTimeoutMs = options.stallTimeoutMs ?? defaultUnsentBytes.stallTimeoutMs;
   const maxPerConnection = options.maxPerConnection ?? defaultUnsentBytes.maxPerConnection;
@@ -115,9 +120,8 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
    * undefined when its bound does not apply.
    */
   const overBound = (connection: object, address: string | undefined, atBound: boolean): StopReason | undefined => {
-    const past = (total: number, max: number) => (atBound ? total >= max : total > max);
-    if (past(totals.get(connection) ?? 0, maxPerConnection)) return "connection bound";
-    if (address !== undefined && past(totals.get(address) ?? 0, maxPerAddress)) return "address bound";
+    if (past(totals.get(connection) ?? 0, maxPerConnection, atBound)) return "connection bound";
+    if (address !== undefined && past(totals.get(address) ?? 0, maxPerAddress, atBound)) return "address bound";
     return undefined;
   };
 

@@ -12,7 +12,7 @@ import {
   createPreparedCalls,
   handlerThrew,
   headerReader,
-  headersOf,
+  pathOf,
   requestIdFrom,
   respondOnStream,
   streamAddress,
@@ -85,7 +85,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   function overKeylessLimit(request: HttpRequest, response: HttpResponse, requestId: string, kind: KeylessKind) {
     if (keylessLimit === undefined) return false;
     try {
-      keylessLimit(kind, headersOf(request), request.socket?.remoteAddress ?? "");
+      keylessLimit(kind, headerReader(request.headers), request.socket?.remoteAddress ?? "");
       return false;
     } catch (error) {
       refuse(request, response, requestId, error);
@@ -156,8 +156,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
       const error = new ConnectError(`request URL longer than ${maxUrlLength} characters`, Code.InvalidArgument);
       return sendError(request, response, requestId, error, {}, 414);
     }
-    const queryAt = url.indexOf("?");
-    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const path = pathOf(url);
     const keyless = keylessKindOf(path);
     if (keyless !== undefined && overKeylessLimit(request, response, requestId, keyless)) return;
     if (path === "/healthz") return sendJson(request, response, 200, { status: "ok" });
@@ -222,7 +221,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
 
   const handler: RequestHandler = (request, response) => {
     const url = request.url ?? "/";
-    const headers = headersOf(request);
+    const headers = headerReader(request.headers);
     const requestId = requestIdFrom(headers);
     // A target asked before is a known endpoint call: no parsing on the way to the cache.
     const known = preparedCalls.find(url);
@@ -276,7 +275,7 @@ function withViolations(violations: FieldViolation[], error: unknown): unknown {
 }
 
 /** `/api/endpoints/<name>` or `/api/endpoints/query/<id>` → the name or id; undefined when malformed. */
-function endpointKeyOf(path: string): string | undefined {
+export function endpointKeyOf(path: string): string | undefined {
   const rest = path.slice("/api/endpoints/".length);
   const segment = rest.startsWith("query/") ? rest.slice("query/".length) : rest;
   try {

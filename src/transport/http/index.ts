@@ -1,5 +1,5 @@
 // The GET API and the plain HTTP routes beside Connect, and the explorer page.
-export { createHttpRoutes, isHttpRoute } from "./http-routes.js";
+export { createHttpRoutes, endpointKeyOf, isHttpRoute } from "./http-routes.js";
 export { withExplorer } from "./explorer-page.js";
 export { createKeylessLimit } from "./keyless-limit.js";
 export { createMetricsRoutes } from "./metrics-routes.js";

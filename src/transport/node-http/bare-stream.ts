@@ -39,17 +39,6 @@ export function streamAddress(stream: ServerHttp2Stream): string {
   return stream.session?.socket?.remoteAddress ?? "";
 }
 
-/** A header reader over a header object (a Node request's or a stream's), without a fetch Headers. */
-export function headerReader(headers: IncomingHttpHeaders): { get(name: string): string | null } {
-  return {
-    get(name) {
-      const value = headers[name];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(", ") : value;
-    },
-  };
-}
-
 /**
  * The header object of an answer on a stream: its status, then
  * `firstHeaders` (CORS), for the answer's own headers to be added to.

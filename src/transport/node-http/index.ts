@@ -5,12 +5,12 @@
 // on" step, and the calls prepared by request.
 export { handlerThrew, pathOf } from "./request-handler.js";
 export type { HttpRequest, HttpResponse, RequestHandler } from "./request-handler.js";
-export { hasBody, headersOf } from "./request-headers.js";
+export { hasBody, headerReader } from "./request-headers.js";
 export { requestIdFrom } from "./request-id.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";
 export { authenticateThen } from "./authenticated.js";
 export type { AuthenticatedSteps } from "./authenticated.js";
-export { headerReader, respondOnStream, streamAddress, streamAnswerFields, streamHead } from "./bare-stream.js";
+export { respondOnStream, streamAddress, streamAnswerFields, streamHead } from "./bare-stream.js";
 export type { RequestHead, StreamHandler, ToRequest } from "./bare-stream.js";
 export { createPreparedCalls } from "./prepared-calls.js";
 export type { PreparedCalls } from "./prepared-calls.js";

@@ -1,15 +1,16 @@
 // Reading a request's headers as they are: a reader and whether a body comes.
+import type { IncomingHttpHeaders } from "node:http";
 import type { HttpRequest } from "./request-handler.js";
 
 /**
- * A header reader over the request's own header object: the handful of
- * headers the GET routes and the RPC gate read, without building a fetch
- * Headers per request.
+ * A header reader over a header object (a Node request's or a stream's):
+ * the handful of headers the routes and the RPC gate read, without building
+ * a fetch Headers per request.
  */
-export function headersOf(request: HttpRequest): { get(name: string): string | null } {
+export function headerReader(headers: IncomingHttpHeaders): { get(name: string): string | null } {
   return {
     get(name) {
-      const value = request.headers[name];
+      const value = headers[name];
       if (value === undefined) return null;
       return Array.isArray(value) ? value.join(", ") : value;
     },

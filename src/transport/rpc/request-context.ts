@@ -1,6 +1,6 @@
 // Per-call values shared by the gate, the interceptors and the handlers: the
 // request id and the caller's credential.
-import { createContextKey } from "@connectrpc/connect";
+import { type ContextValues, createContextKey, createContextValues } from "@connectrpc/connect";
 import type { Credential } from "../../auth/index.js";
 
 /** The id of the call (requestIdFrom), set by the logging interceptor. */
@@ -8,3 +8,9 @@ export const requestIdKey = createContextKey<string>("", { description: "request
 
 /** The credential of the call, set by the gate. */
 export const credentialKey = createContextKey<Credential | undefined>(undefined, { description: "credential" });
+
+/** The context values a call starts with in the router: its credential, when it has one. */
+export function contextFor(credential: Credential | undefined): ContextValues {
+  const values = createContextValues();
+  return credential === undefined ? values : values.set(credentialKey, credential);
+}

@@ -12,7 +12,6 @@ import {
   authenticateThen,
   handlerThrew,
   headerReader,
-  headersOf,
   pathOf,
   requestIdFrom,
   streamAddress,
@@ -68,7 +67,7 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
   const keyed = (target: string) => keyedPaths.has(pathOf(target));
 
   const refuse = (request: HttpRequest, response: HttpResponse, error: ConnectError, status?: number) => {
-    error.metadata.set("x-request-id", requestIdFrom(headersOf(request)));
+    error.metadata.set("x-request-id", requestIdFrom(headerReader(request.headers)));
     const protocol = rpcProtocolOf(request.method, request.headers["content-type"], request.url ?? "/") ?? "connect";
     onRefused(protocol, error);
     sendRpcError(request, response, protocol, error, status);
@@ -94,7 +93,7 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
         if (checked === "open") return next.request(request, response);
         if (checked !== "keyed") return refuse(request, response, checked, 413);
         // A token seen for the first time: its signature is checked before the body is read.
-        authenticateThen(authenticate, headersOf(request), request.socket?.remoteAddress ?? "", {
+        authenticateThen(authenticate, headerReader(request.headers), request.socket?.remoteAddress ?? "", {
           admitted: (credential) => next.request(request, response, credential),
           refuse: (error) => refuse(request, response, error as ConnectError),
           failed: (error) => handlerThrew(request, response, error, logger),

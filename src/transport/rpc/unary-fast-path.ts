@@ -6,7 +6,6 @@
 // do not validate, a miss) goes to the router with the body it read
 // replayed, and is answered exactly as it always was, errors included.
 import type { Readable } from "node:stream";
-import { type ContextValues, createContextValues } from "@connectrpc/connect";
 import { type Credential, isScoped } from "../../auth/index.js";
 import type { Endpoint, EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import {
@@ -21,7 +20,7 @@ import {
   type StreamHandler,
 } from "../node-http/index.js";
 import type { CallLog, LoggedCall } from "./logging-interceptor.js";
-import { credentialKey } from "./request-context.js";
+import { contextFor } from "./request-context.js";
 import type { ConnectRouterHandler } from "./connect-router.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";
 import { bodyBytes, type ReadBody, readBody, replayedBody } from "./request-body.js";
@@ -68,7 +67,6 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
   const endpoints = new Map(options.registry.endpoints.map((e) => [`/${e.grpcMethod}`, e]));
   const prepared = createPreparedCalls(options.preparedCalls?.maxEntries, options.preparedCalls?.maxChars);
   const accepted = router.acceptCompression;
-  const valuesOf = (credential: Credential): ContextValues => createContextValues().set(credentialKey, credential);
 
   /**
    * Answers the call if its result is cached: true when it did. `key` names
@@ -155,7 +153,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
           // Through the response, which holds the headers set before (CORS) and, on HTTP/2, the stream's trailers.
           target: () => ({ response: response as unknown as WritableResponse }),
           toRouter: (read) =>
-            router.serve(request, response, valuesOf(credential), read && replayedBody(read, request)),
+            router.serve(request, response, contextFor(credential), read && replayedBody(read, request)),
         },
         credential,
       );
@@ -169,7 +167,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
           toRouter(read) {
             // The rest of a body read in part comes through the request, which reads the stream from then on.
             const [request, response] = toRequest();
-            router.serve(request, response, valuesOf(credential), read && replayedBody(read, request));
+            router.serve(request, response, contextFor(credential), read && replayedBody(read, request));
           },
         },
         credential,

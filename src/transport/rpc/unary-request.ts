@@ -156,5 +156,6 @@ function negotiate(
   headerName: string,
 ): Compression | null | undefined {
   if (Array.isArray(accept)) return undefined;
-  return compressionNegotiate([...available], null, accept ?? null, headerName).response;
+  // compressionNegotiate only reads the list (its type asks for a mutable one): no copy per call.
+  return compressionNegotiate(available as Compression[], null, accept ?? null, headerName).response;
 }
