@@ -19,7 +19,13 @@ import {
   watchHttp2Stream,
 } from "./unsent-bytes.js";
 import { serveStreams } from "./h2-streams.js";
-import { handlerThrew, type RequestHandler, type StreamHandler } from "./node-http/index.js";
+import {
+  handlerThrew,
+  type RequestHandler,
+  sessionAddress,
+  type StreamHandler,
+  streamAddress,
+} from "./node-http/index.js";
 
 const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -151,9 +157,8 @@ export function createSinglePortServer(
     },
   });
   // Before the request handler (the compatibility layer's own listener) runs: its first write is counted.
-  const sessionAddresses = new WeakMap<Http2Session, string>();
   http2.prependListener("stream", (stream: ServerHttp2Stream) => {
-    if (!watchHttp2Stream(unsent, stream, sessionAddresses.get(stream.session!) ?? "")) refusedStreams.add(stream);
+    if (!watchHttp2Stream(unsent, stream, streamAddress(stream))) refusedStreams.add(stream);
   });
   const stallTimeoutMs = options.unsentBytes?.stallTimeoutMs ?? defaultUnsentBytes.stallTimeoutMs;
   const sweep = setInterval(() => unsent.sweep(), Math.min(1_000, stallTimeoutMs / 2));
@@ -167,9 +172,7 @@ export function createSinglePortServer(
   const grantedStreams = new Map<string, number>();
   http2.on("session", (session) => {
     sessions.add(session);
-    // Read once: the session's socket looks its peer up afresh on each read.
-    const address = session.socket?.remoteAddress ?? "";
-    sessionAddresses.set(session, address);
+    const address = sessionAddress(session);
     if (options.trustedProxies?.has(address) !== true) {
       const granted = grantedStreams.get(address) ?? 0;
       const streams = Math.max(1, Math.min(maxStreams, streamBudget - granted));

@@ -2,7 +2,7 @@
 // requests and responses: the handler of such streams, the request's head
 // (method, target, headers, as a Node request has them), its client address,
 // and a whole answer written with stream.respond and end.
-import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
+import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { HttpRequest, HttpResponse } from "./request-handler.js";
 
 /** The compatibility request and response of a stream (Http2ServerRequest, Http2ServerResponse), made on first use. */
@@ -34,9 +34,23 @@ export function streamHead(headers: IncomingHttpHeaders): RequestHead {
   return { method: headers[":method"], url: headers[":path"], headers, httpVersionMajor: 2 };
 }
 
+/** Each session's client address, read once: its socket looks its peer up afresh on each read. */
+const sessionAddresses = new WeakMap<Http2Session, string>();
+
+/** The client address of an HTTP/2 session's connection. */
+export function sessionAddress(session: Http2Session): string {
+  let address = sessionAddresses.get(session);
+  if (address === undefined) {
+    address = session.socket?.remoteAddress ?? "";
+    sessionAddresses.set(session, address);
+  }
+  return address;
+}
+
 /** The client address of a stream's connection. */
 export function streamAddress(stream: ServerHttp2Stream): string {
-  return stream.session?.socket?.remoteAddress ?? "";
+  const session = stream.session;
+  return session === undefined ? "" : sessionAddress(session);
 }
 
 /**
