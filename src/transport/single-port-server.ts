@@ -19,13 +19,7 @@ import {
   watchHttp2Stream,
 } from "./unsent-bytes.js";
 import { serveStreams } from "./h2-streams.js";
-import {
-  handlerThrew,
-  type RequestHandler,
-  sessionAddress,
-  type StreamHandler,
-  streamAddress,
-} from "./node-http/index.js";
+import { handlerThrew, type RequestHandler, sessionAddress, type StreamHandler } from "./node-http/index.js";
 
 const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -156,14 +150,10 @@ export function createSinglePortServer(
       stopped[reason] = (stopped[reason] ?? 0) + 1;
     },
   });
-  // Before the request handler (the compatibility layer's own listener) runs: its first write is counted.
-  http2.prependListener("stream", (stream: ServerHttp2Stream) => {
-    if (!watchHttp2Stream(unsent, stream, streamAddress(stream))) refusedStreams.add(stream);
-  });
   const stallTimeoutMs = options.unsentBytes?.stallTimeoutMs ?? defaultUnsentBytes.stallTimeoutMs;
   const sweep = setInterval(() => unsent.sweep(), Math.min(1_000, stallTimeoutMs / 2));
   sweep.unref();
-  const sessions = new Set<Http2Session>();
+  const sessions = new Map<Http2Session, SessionIdle>();
   // Concurrent streams granted to the sessions of each address: past the budget a new session may open one at a
   // time. nghttp2 refuses the rest (REFUSED_STREAM) before Node builds a stream for them, so the many connections
   // of one client cannot flood the event loop or memory with streams (docs/reliability.md).
@@ -171,7 +161,6 @@ export function createSinglePortServer(
   const streamBudget = options.maxStreamsPerAddress ?? defaultConnectionLimits.maxStreamsPerAddress;
   const grantedStreams = new Map<string, number>();
   http2.on("session", (session) => {
-    sessions.add(session);
     const address = sessionAddress(session);
     if (options.trustedProxies?.has(address) !== true) {
       const granted = grantedStreams.get(address) ?? 0;
@@ -184,18 +173,41 @@ export function createSinglePortServer(
         else grantedStreams.delete(address);
       });
     }
+    sessions.set(session, watchSession(session, { firstRequestTimeout, idleTimeout }));
     session.once("close", () => sessions.delete(session));
-    watchSession(session, { firstRequestTimeout, idleTimeout });
   });
-  // An HTTP/2 stream must have sent its whole request by the request timeout, as on HTTP/1.1.
-  // One whose headers ended it (a GET, most often) has: it needs no timer.
-  http2.on("stream", (stream: ServerHttp2Stream, _headers: unknown, flags: number) => {
-    if ((flags & http2Constants.NGHTTP2_FLAG_END_STREAM) !== 0) return;
-    const timer = setTimeout(() => {
-      if (!stream.destroyed && stream.state.remoteClose !== 1) stream.close(http2Constants.NGHTTP2_CANCEL);
-    }, requestTimeout);
-    timer.unref();
-    stream.once("close", () => clearTimeout(timer));
+  // Streams whose request has not ended yet, by when it began: an HTTP/2 request must be whole by the request
+  // timeout, as on HTTP/1.1. A sweep looks at them, as node:http looks at its connections, instead of a timer per
+  // stream; a stream whose headers ended its request (a GET, most often) is not among them.
+  const unfinishedRequests = new Map<ServerHttp2Stream, number>();
+  const requestSweep = setInterval(
+    () => {
+      const now = performance.now();
+      // In the order they began: the first one not yet due ends the sweep.
+      for (const [stream, began] of unfinishedRequests) {
+        if (now - began < requestTimeout) break;
+        unfinishedRequests.delete(stream);
+        if (!stream.destroyed && stream.state.remoteClose !== 1) stream.close(http2Constants.NGHTTP2_CANCEL);
+      }
+    },
+    Math.min(1_000, requestTimeout / 2),
+  );
+  requestSweep.unref();
+  // Each stream's bookkeeping, before the request handler (the compatibility layer's own listener) runs so that
+  // its first write is counted, and one close listener that ends it all: listeners cost on every call.
+  http2.prependListener("stream", (stream: ServerHttp2Stream, _headers: unknown, flags: number) => {
+    const session = stream.session!;
+    const watched = watchHttp2Stream(unsent, stream, session, sessionAddress(session));
+    if (watched.refused) refusedStreams.add(stream);
+    const idle = sessions.get(session);
+    idle?.streamOpened();
+    const unfinished = (flags & http2Constants.NGHTTP2_FLAG_END_STREAM) === 0;
+    if (unfinished) unfinishedRequests.set(stream, performance.now());
+    stream.on("close", () => {
+      watched.end();
+      idle?.streamClosed();
+      if (unfinished) unfinishedRequests.delete(stream);
+    });
   });
   const sockets = new Set<Socket>();
   const maxPerAddress = options.maxConnectionsPerAddress ?? defaultConnectionLimits.maxConnectionsPerAddress;
@@ -275,48 +287,66 @@ export function createSinglePortServer(
       const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
       http1.close();
       http1.closeIdleConnections();
-      for (const session of sessions) session.close(); // GOAWAY: no new streams, current ones finish
+      for (const session of sessions.keys()) session.close(); // GOAWAY: no new streams, current ones finish
       const drained = Promise.all([new Promise<void>((resolve) => http2.close(() => resolve())), closed]);
       const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), graceMs).unref());
       if ((await Promise.race([drained, timer])) === "timeout") {
         http1.closeAllConnections();
-        for (const session of sessions) session.destroy();
+        for (const session of sessions.keys()) session.destroy();
         for (const socket of sockets) socket.destroy();
         await drained;
       }
       clearInterval(sweep);
+      clearInterval(requestSweep);
     },
   };
+}
+
+/** What the idle bounds of a session are told of its streams. */
+interface SessionIdle {
+  streamOpened(): void;
+  streamClosed(): void;
 }
 
 /**
  * Closes an HTTP/2 session that sends no request within `firstRequestTimeout`
  * of its start, or has no stream open for `idleTimeout`: GOAWAY first, so a
  * well-behaved client opens a new connection, then the socket shortly after.
+ * The idle timer is made once per session and started again (refresh) each
+ * time its last stream closes, not made afresh for every call.
  */
-function watchSession(session: Http2Session, bounds: { firstRequestTimeout: number; idleTimeout: number }) {
+function watchSession(
+  session: Http2Session,
+  bounds: { firstRequestTimeout: number; idleTimeout: number },
+): SessionIdle {
   let open = 0;
-  let timer: NodeJS.Timeout | undefined;
   const closeSession = () => {
-    if (session.destroyed) return;
+    // A stream opened since the timer was started: it starts again when the last one closes.
+    if (session.destroyed || open > 0) return;
     session.close(); // GOAWAY
     setTimeout(() => session.destroy(), 1_000).unref();
   };
-  const wait = (ms: number) => {
-    clearTimeout(timer);
-    timer = setTimeout(closeSession, ms);
-    timer.unref();
-  };
-  wait(bounds.firstRequestTimeout);
-  session.on("stream", (stream) => {
-    open += 1;
-    clearTimeout(timer);
-    stream.once("close", () => {
-      open -= 1;
-      if (open === 0) wait(bounds.idleTimeout);
-    });
+  let firstRequest: NodeJS.Timeout | undefined = setTimeout(closeSession, bounds.firstRequestTimeout).unref();
+  let idle: NodeJS.Timeout | undefined;
+  session.once("close", () => {
+    clearTimeout(firstRequest);
+    clearTimeout(idle);
   });
-  session.once("close", () => clearTimeout(timer));
+  return {
+    streamOpened() {
+      open += 1;
+      if (firstRequest !== undefined) {
+        clearTimeout(firstRequest);
+        firstRequest = undefined;
+      }
+    },
+    streamClosed() {
+      open -= 1;
+      if (open > 0) return;
+      if (idle === undefined) idle = setTimeout(closeSession, bounds.idleTimeout).unref();
+      else idle.refresh();
+    },
+  };
 }
 
 /**

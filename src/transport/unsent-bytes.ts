@@ -4,7 +4,7 @@
 // in memory. A sender (an HTTP/2 stream, an HTTP/1.1 connection) whose queued
 // bytes do not go down for `stallTimeoutMs` is stopped, and a write that takes
 // its connection's or its address's queued bytes past a bound stops its sender.
-import { constants as http2Constants, type ServerHttp2Stream } from "node:http2";
+import { constants as http2Constants, type Http2Session, type ServerHttp2Stream } from "node:http2";
 import type { Socket } from "node:net";
 import type { Clock } from "../observability/index.js";
 
@@ -172,12 +172,17 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
  * Counts the response bytes of an HTTP/2 stream from `address`: a stall or
  * the connection's bound resets it (RST_STREAM with CANCEL), the address's
  * bound closes its connection (GOAWAY with ENHANCE_YOUR_CALM). Called before
- * the request's handler runs, so that its first write is counted; false when
- * the stream was refused at once, so that the handler need not run.
+ * the request's handler runs, so that its first write is counted. The caller
+ * ends the watch when the stream closes (one `close` listener per stream
+ * does all of the server's bookkeeping), and need not run the handler when
+ * it is `refused`.
  */
-export function watchHttp2Stream(unsent: UnsentBytes, stream: ServerHttp2Stream, address: string): boolean {
-  const session = stream.session;
-  if (session === undefined) return true;
+export function watchHttp2Stream(
+  unsent: UnsentBytes,
+  stream: ServerHttp2Stream,
+  session: Http2Session,
+  address: string,
+): WatchedSender {
   const watched = unsent.watch(
     {
       queued: () => stream.writableLength,
@@ -194,8 +199,7 @@ export function watchHttp2Stream(unsent: UnsentBytes, stream: ServerHttp2Stream,
     address,
   );
   countWrites(stream, watched);
-  stream.once("close", () => watched.end());
-  return !watched.refused;
+  return watched;
 }
 
 /** Counts the response bytes of an HTTP/1.1 connection: a stall or a bound closes it. */

@@ -19,15 +19,24 @@ export interface ReadBody {
 export function readBody(request: Readable, maxBytes: number, done: (body: ReadBody) => void): void {
   const chunks: Buffer[] = [];
   let length = 0;
+  let finished = false;
+  // `on`, not `once`, and a body read whole keeps its listeners (they hear nothing more, or a close that is
+  // ignored): each wrapper made and listener taken off costs on every call.
   const finish = (whole: boolean) => {
-    request.off("data", onData);
-    request.off("end", onEnd);
-    request.off("error", onStop);
-    request.off("close", onStop);
-    if (!whole) request.pause();
+    if (finished) return;
+    finished = true;
+    if (!whole) {
+      // The rest of the body, if any, is the router's to read.
+      request.off("data", onData);
+      request.off("end", onEnd);
+      request.off("error", onStop);
+      request.off("close", onStop);
+      request.pause();
+    }
     done({ chunks, length, whole });
   };
   const onData = (chunk: Buffer) => {
+    if (finished) return;
     chunks.push(chunk);
     length += chunk.length;
     if (length > maxBytes) finish(false);
@@ -35,9 +44,9 @@ export function readBody(request: Readable, maxBytes: number, done: (body: ReadB
   const onEnd = () => finish(true);
   const onStop = () => finish(false);
   request.on("data", onData);
-  request.once("end", onEnd);
-  request.once("error", onStop);
-  request.once("close", onStop);
+  request.on("end", onEnd);
+  request.on("error", onStop);
+  request.on("close", onStop);
 }
 
 /** The bytes of a body read whole, in one buffer. */

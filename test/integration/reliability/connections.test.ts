@@ -77,6 +77,30 @@ describe("connection timeouts", () => {
     await new Promise((resolve) => session.once("close", resolve));
   });
 
+  it("keeps an HTTP/2 session whose requests keep coming past the idle bound, and closes it the bound after the last", async () => {
+    const session = connectHttp2(server.url);
+    let goawayAt: number | undefined;
+    session.once("goaway", () => {
+      goawayAt = Date.now();
+    });
+    const health = () =>
+      new Promise<number>((resolve) => {
+        const stream = session.request({ ":path": "/healthz" });
+        stream.on("response", (headers) => resolve(Number(headers[":status"])));
+        stream.resume();
+        stream.end();
+      });
+    // Five requests 250 ms apart: 1 s in all, twice the idle bound of 500 ms, never 500 ms without one.
+    for (let i = 0; i < 5; i++) {
+      expect(await health()).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(goawayAt).toBeUndefined();
+    const last = Date.now() - 250;
+    await new Promise((resolve) => session.once("close", resolve));
+    expect(goawayAt! - last).toBeGreaterThanOrEqual(400);
+  });
+
   it("closes an idle HTTP/1.1 keep-alive connection at the idle bound", async () => {
     const socket = await openSocket(server);
     const closed = closedAfter(socket);
