@@ -35,9 +35,9 @@ const { values: flags } = readCommandLine({
 
 Measures the service against baselines started in the same run (bare node:http
 and node:http2 servers sending the service's own bytes, among others), with
-h2load as the client, and writes bench/results/latest.json (about fifteen
+h2load as the client, and writes bench/results/latest.json (about twenty-five
 minutes). BENCH_SECONDS sets the seconds of each load (default 10, 1 with
---smoke); BENCH_ROUNDS the rounds of the cache-hit section (default 3, 1 with
+--smoke); BENCH_ROUNDS the rounds of the cache-hit section (default 5, 1 with
 --smoke).
 
 options:
@@ -55,7 +55,7 @@ const smoke = flags.smoke;
 const settings = {
   smoke,
   seconds: Number(process.env.BENCH_SECONDS ?? (smoke ? 1 : 10)),
-  rounds: Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 3)),
+  rounds: Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 5)),
 };
 const chosen = flags.only === undefined ? sections : sections.filter((s) => flags.only!.split(",").includes(s.name));
 
