@@ -196,7 +196,8 @@ export function createSinglePortServer(
   // Each stream's bookkeeping, before the request handler (the compatibility layer's own listener) runs so that
   // its first write is counted, and one close listener that ends it all: listeners cost on every call.
   http2.prependListener("stream", (stream: ServerHttp2Stream, _headers: unknown, flags: number) => {
-    const session = stream.session!;
+    const session = stream.session;
+    if (session === undefined) return; // already gone with its session: nothing to count or time
     const watched = watchHttp2Stream(unsent, stream, session, sessionAddress(session));
     if (watched.refused) refusedStreams.add(stream);
     const idle = sessions.get(session);
