@@ -41,6 +41,16 @@ function closedAfter(socket: Socket): Promise<{ ms: number; received: string }> 
   return new Promise((resolve) => socket.once("close", () => resolve({ ms: Date.now() - started, received })));
 }
 
+/** The status of a GET /healthz on `session`. */
+function healthStatus(session: ClientHttp2Session): Promise<number> {
+  return new Promise((resolve) => {
+    const stream = session.request({ ":path": "/healthz" });
+    stream.on("response", (headers) => resolve(Number(headers[":status"])));
+    stream.resume();
+    stream.end();
+  });
+}
+
 describe("connection timeouts", () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -63,13 +73,7 @@ describe("connection timeouts", () => {
 
   it("closes an HTTP/2 session with GOAWAY once it has had no request for the idle bound", async () => {
     const session = connectHttp2(server.url);
-    const status = await new Promise<number>((resolve) => {
-      const stream = session.request({ ":path": "/healthz" });
-      stream.on("response", (headers) => resolve(Number(headers[":status"])));
-      stream.resume();
-      stream.end();
-    });
-    expect(status).toBe(200);
+    expect(await healthStatus(session)).toBe(200);
     const started = Date.now();
     const goaway = await new Promise<number>((resolve) => session.once("goaway", (code) => resolve(code)));
     expect(goaway).toBe(constants.NGHTTP2_NO_ERROR);
@@ -83,16 +87,9 @@ describe("connection timeouts", () => {
     session.once("goaway", () => {
       goawayAt = Date.now();
     });
-    const health = () =>
-      new Promise<number>((resolve) => {
-        const stream = session.request({ ":path": "/healthz" });
-        stream.on("response", (headers) => resolve(Number(headers[":status"])));
-        stream.resume();
-        stream.end();
-      });
     // Five requests 250 ms apart: 1 s in all, twice the idle bound of 500 ms, never 500 ms without one.
     for (let i = 0; i < 5; i++) {
-      expect(await health()).toBe(200);
+      expect(await healthStatus(session)).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(goawayAt).toBeUndefined();
@@ -140,20 +137,13 @@ describe("the open-connection bound", () => {
 
   it("refuses connections past the bound at once while an open connection keeps working", async () => {
     const session: ClientHttp2Session = connectHttp2(server.url);
-    const healthz = () =>
-      new Promise<number>((resolve) => {
-        const stream = session.request({ ":path": "/healthz" });
-        stream.on("response", (headers) => resolve(Number(headers[":status"])));
-        stream.resume();
-        stream.end();
-      });
-    expect(await healthz()).toBe(200);
+    expect(await healthStatus(session)).toBe(200);
     // Nine more fill the bound; the server closes the rest at once.
     const held = await Promise.all(Array.from({ length: 9 }, () => openSocket(server)));
     const extra = await Promise.all(Array.from({ length: 5 }, () => openSocket(server)));
     const closes = await Promise.all(extra.map(closedAfter));
     for (const { ms } of closes) expect(ms).toBeLessThan(2000); // not the 10 s first-request bound
-    expect(await healthz()).toBe(200);
+    expect(await healthStatus(session)).toBe(200);
     for (const socket of held) socket.destroy();
     session.close();
   });
