@@ -53,7 +53,7 @@ export interface SinglePortServerOptions {
   maxConcurrentStreams?: number;
   /** Largest request header block in bytes. Default 16 384. */
   maxHeaderSize?: number;
-  /** Longest time to receive a whole request. Default 120 000 ms. */
+  /** Longest time to receive a whole request; 0 for no bound, as in node:http. Default 120 000 ms. */
   requestTimeoutMs?: number;
   /**
    * Response bytes a client leaves unread (transport/unsent-bytes.ts): a
@@ -180,6 +180,8 @@ export function createSinglePortServer(
   // timeout, as on HTTP/1.1. A sweep looks at them, as node:http looks at its connections, instead of a timer per
   // stream; a stream whose headers ended its request (a GET, most often) is not among them.
   const unfinishedRequests = new Map<ServerHttp2Stream, number>();
+  // 0 (or Infinity) is no request timeout, as for node:http.
+  const timesRequests = requestTimeout > 0 && Number.isFinite(requestTimeout);
   const requestSweep = setInterval(
     () => {
       const now = performance.now();
@@ -190,7 +192,7 @@ export function createSinglePortServer(
         if (!stream.destroyed && stream.state.remoteClose !== 1) stream.close(http2Constants.NGHTTP2_CANCEL);
       }
     },
-    Math.min(1_000, requestTimeout / 2),
+    timesRequests ? Math.min(1_000, requestTimeout / 2) : 1_000,
   );
   requestSweep.unref();
   // Each stream's bookkeeping, before the request handler (the compatibility layer's own listener) runs so that
@@ -200,13 +202,13 @@ export function createSinglePortServer(
     if (session === undefined) return; // already gone with its session: nothing to count or time
     const watched = watchHttp2Stream(unsent, stream, session, sessionAddress(session));
     if (watched.refused) refusedStreams.add(stream);
-    const idle = sessions.get(session);
-    idle?.streamOpened();
-    const unfinished = (flags & http2Constants.NGHTTP2_FLAG_END_STREAM) === 0;
+    const idle = sessions.get(session)!; // set on "session", which comes before any of its streams
+    idle.streamOpened();
+    const unfinished = timesRequests && (flags & http2Constants.NGHTTP2_FLAG_END_STREAM) === 0;
     if (unfinished) unfinishedRequests.set(stream, performance.now());
     stream.on("close", () => {
       watched.end();
-      idle?.streamClosed();
+      idle.streamClosed();
       if (unfinished) unfinishedRequests.delete(stream);
     });
   });

@@ -20,8 +20,9 @@ export function readBody(request: Readable, maxBytes: number, done: (body: ReadB
   const chunks: Buffer[] = [];
   let length = 0;
   let finished = false;
-  // `on`, not `once`, and a body read whole keeps its listeners (they hear nothing more, or a close that is
-  // ignored): each wrapper made and listener taken off costs on every call.
+  // `on`, not `once`, and a body read whole keeps its listeners: each wrapper made and listener taken off costs on
+  // every call. After the end they hear at most a close or an error (an HTTP/1.1 request aborted later emits one
+  // because something listens), which `finished` makes them ignore.
   const finish = (whole: boolean) => {
     if (finished) return;
     finished = true;
@@ -36,7 +37,6 @@ export function readBody(request: Readable, maxBytes: number, done: (body: ReadB
     done({ chunks, length, whole });
   };
   const onData = (chunk: Buffer) => {
-    if (finished) return;
     chunks.push(chunk);
     length += chunk.length;
     if (length > maxBytes) finish(false);

@@ -98,6 +98,30 @@ describe("connection timeouts", () => {
     expect(goawayAt! - last).toBeGreaterThanOrEqual(400);
   });
 
+  it("keeps an HTTP/2 session open past the idle bound while a stream is open, and closes it the bound after", async () => {
+    const session = connectHttp2(server.url);
+    let goawayAt: number | undefined;
+    session.once("goaway", () => {
+      goawayAt = Date.now();
+    });
+    // A request that ends at once starts the idle bound (500 ms); then a body that never ends keeps a stream open
+    // until the request timeout (700 ms) cancels it, past that bound.
+    expect(await healthStatus(session)).toBe(200);
+    const stream = session.request({
+      ":method": "POST",
+      ":path": "/logs.v1.LogsService/GetAllLogs",
+      "content-type": "application/json",
+      "x-api-key": TEST_API_KEY,
+    });
+    stream.on("error", () => {});
+    stream.write('{"project":');
+    await new Promise((resolve) => stream.once("close", resolve));
+    const closedAt = Date.now();
+    expect(goawayAt).toBeUndefined();
+    await new Promise((resolve) => session.once("close", resolve));
+    expect(goawayAt! - closedAt).toBeGreaterThanOrEqual(400);
+  });
+
   it("closes an idle HTTP/1.1 keep-alive connection at the idle bound", async () => {
     const socket = await openSocket(server);
     const closed = closedAfter(socket);
