@@ -35,6 +35,9 @@ const http1 = createHttp1Server((request, response) => {
   request.resume();
 });
 
+// Stopped with SIGTERM, it exits as a process does, so that a profiled run (bench/profile.ts) writes its profile.
+process.once("SIGTERM", () => process.exit(0));
+
 // The service's keep-alive, so that the Keep-Alive header's bytes are the same too.
 http1.keepAliveTimeout = 60_000;
 
