@@ -43,6 +43,12 @@ export function captureAnswer(baseUrl: string, call: CallSpec): Promise<Captured
   return call.http === "1.1" ? captureHttp1(baseUrl, call, base) : captureHttp2(baseUrl, call, base);
 }
 
+/** Makes `call` twice against `baseUrl`: the miss that fills the cache, then the hit, which it captures. */
+export async function captureHit(baseUrl: string, call: CallSpec): Promise<CapturedAnswer> {
+  await captureAnswer(baseUrl, call);
+  return captureAnswer(baseUrl, call);
+}
+
 type Base = Pick<CapturedAnswer, "http" | "method" | "path" | "contentType">;
 
 function captureHttp1(baseUrl: string, call: CallSpec, base: Base): Promise<CapturedAnswer> {

@@ -38,8 +38,8 @@ export interface BenchContext extends BenchSettings {
   freshData(name: string): string;
   /** The service's environment for a load test: a fresh copy of the data, no rate limit. */
   serviceEnv(name: string): Record<string, string>;
-  /** Starts `node dist/main.js` with `env` (from `serviceEnv`, say). */
-  startService(env: Record<string, string>): Promise<Service>;
+  /** Starts `node dist/main.js` with `env` (from `serviceEnv`, say), and `nodeArgs` before it (a profiler's, say). */
+  startService(env: Record<string, string>, nodeArgs?: string[]): Promise<Service>;
   progress(text: string): void;
 }
 
@@ -85,8 +85,8 @@ export async function createContext(settings: BenchSettings): Promise<BenchConte
       LOG_LEVEL: "warn",
       CHDB_PATH: freshData(name),
     }),
-    startService: async (env) => {
-      const started = await startProcess(["dist/main.js"], env, /listening on (http:\S+)/);
+    startService: async (env, nodeArgs = []) => {
+      const started = await startProcess([...nodeArgs, "dist/main.js"], env, /listening on (http:\S+)/);
       return { url: started.match[1]!, pid: started.pid, stop: started.stop };
     },
     progress,

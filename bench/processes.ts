@@ -50,6 +50,27 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   });
 }
 
+/** The bare servers (bench/bare-servers.ts) replaying a capture file: the URL of each, by HTTP version. */
+export interface BareServers {
+  pid: number;
+  url(http: "1.1" | "2"): string;
+  stop(): Promise<void>;
+}
+
+/** Starts the bare servers on `captureFile`, under node with `nodeArgs` too (a profiler's, say). */
+export async function startBareServers(captureFile: string, nodeArgs: string[] = []): Promise<BareServers> {
+  const started = await startProcess(
+    [...nodeArgs, "--import", "tsx", "bench/bare-servers.ts", captureFile],
+    {},
+    /ports (\d+) (\d+)/,
+  );
+  return {
+    pid: started.pid,
+    url: (http) => `http://127.0.0.1:${started.match[http === "1.1" ? 1 : 2]}`,
+    stop: started.stop,
+  };
+}
+
 /**
  * Runs `node <args>` to its end; resolves with its stdout when it exits 0.
  * Its stderr goes to the bench's, or with `quiet` only into the error when it fails.

@@ -6,12 +6,12 @@
 // How to read it: docs/performance.md, "Where a hit's time goes".
 import { join } from "node:path";
 import { readCommandLine } from "../src/cli/command-line.js";
-import { captureAnswer, writeCaptureFile } from "./capture.js";
+import { captureHit, writeCaptureFile } from "./capture.js";
 import { createContext } from "./context.js";
 import { readProfileIn, selfTimes } from "./cpu-profile.js";
 import { checkH2load } from "./h2load.js";
 import { bodyFileOf, loadTurn } from "./load-turn.js";
-import { startProcess, stopAll } from "./processes.js";
+import { startBareServers, stopAll } from "./processes.js";
 import { cacheHitProtocols } from "./protocols.js";
 
 const ids = cacheHitProtocols("").map((protocol) => protocol.id);
@@ -61,28 +61,16 @@ try {
   const profiles = context.path("profiles");
   const profiled = (side: string) => ["--cpu-prof", `--cpu-prof-dir=${join(profiles, side)}`];
 
-  const service = await startProcess(
-    [...profiled("service"), "dist/main.js"],
-    context.serviceEnv("profile"),
-    /listening on (http:\S+)/,
-  );
-  const serviceUrl = service.match[1]!;
-  const call = { ...protocol, headers: { ...protocol.headers, ...headers } };
-  await captureAnswer(serviceUrl, call); // the miss that fills the cache
-  const answer = await captureAnswer(serviceUrl, call);
+  const service = await context.startService(context.serviceEnv("profile"), profiled("service"));
+  const answer = await captureHit(service.url, { ...protocol, headers: { ...protocol.headers, ...headers } });
   const captureFile = context.path("answer.json");
   writeCaptureFile(captureFile, [answer]);
-  const bare = await startProcess(
-    [...profiled("bare"), "--import", "tsx", "bench/bare-servers.ts", captureFile],
-    {},
-    /ports (\d+) (\d+)/,
-  );
-  const bareUrl = `http://127.0.0.1:${bare.match[protocol.http === "1.1" ? 1 : 2]}`;
+  const bare = await startBareServers(captureFile, profiled("bare"));
 
   const bodyFile = bodyFileOf(protocol, context.path);
   const sides = [
-    { name: "service", url: serviceUrl, pid: service.pid },
-    { name: "bare", url: bareUrl, pid: bare.pid },
+    { name: "service", url: service.url, pid: service.pid },
+    { name: "bare", url: bare.url(protocol.http), pid: bare.pid },
   ];
   const windows = new Map<string, { from: number; to: number; calls: number }>();
   for (const side of sides) {

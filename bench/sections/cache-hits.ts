@@ -6,10 +6,10 @@
 // server differ widely here (docs/performance.md, "How the rounds are run");
 // each protocol is warmed on both, then measured on one and the other, the
 // first of the two alternating. The ratio is the median of the rounds' ratios.
-import { type CapturedAnswer, cacheHitProblems, captureAnswer, writeCaptureFile } from "../capture.js";
+import { type CapturedAnswer, cacheHitProblems, captureHit, writeCaptureFile } from "../capture.js";
 import type { BenchContext, Section } from "../context.js";
 import { bodyFileOf, loadTurn, type Turn } from "../load-turn.js";
-import { startProcess } from "../processes.js";
+import { startBareServers } from "../processes.js";
 import { cacheHitProtocols, type Protocol } from "../protocols.js";
 import { list, median, type Report } from "../report.js";
 
@@ -24,18 +24,16 @@ async function runRound(context: BenchContext, round: number, protocols: Protoco
   const results: Round[] = [];
   for (const protocol of protocols) {
     const call = { ...protocol, headers: { ...protocol.headers, ...headers } };
-    await captureAnswer(service.url, call); // the miss that fills the cache
-    const answer = await captureAnswer(service.url, call);
+    const answer = await captureHit(service.url, call);
     answers.push(answer);
     results.push({ problems: cacheHitProblems(answer).map((p) => `captured answer: ${p}`) });
   }
   const captureFile = context.path(`hits-${round}-answers.json`);
   writeCaptureFile(captureFile, answers);
-  const bare = await startProcess(["--import", "tsx", "bench/bare-servers.ts", captureFile], {}, /ports (\d+) (\d+)/);
-  const bareUrl = (protocol: Protocol) => `http://127.0.0.1:${bare.match[protocol.http === "1.1" ? 1 : 2]}`;
+  const bare = await startBareServers(captureFile);
   const servers = {
     service: (_: Protocol) => ({ url: service.url, pid: service.pid }),
-    bare: (protocol: Protocol) => ({ url: bareUrl(protocol), pid: bare.pid }),
+    bare: (protocol: Protocol) => ({ url: bare.url(protocol.http), pid: bare.pid }),
   };
   for (const [i, protocol] of protocols.entries()) {
     const result = results[i]!;

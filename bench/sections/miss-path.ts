@@ -13,7 +13,7 @@ import { createChdbConnection } from "chdb/connection";
 import { readSavedQuerySql, toDateTime64Param } from "../../src/warehouse/index.js";
 import { captureAnswer, writeCaptureFile } from "../capture.js";
 import type { Section } from "../context.js";
-import { startProcess } from "../processes.js";
+import { startBareServers } from "../processes.js";
 import { median } from "../report.js";
 import { wireBytes } from "../wire-bytes.js";
 
@@ -40,8 +40,8 @@ export const missPathSection: Section = {
     const path = `/api/endpoints/logs.all?project=${context.project}&project_tier=PRO`;
     const captureFile = context.path("logs-answer.json");
     writeCaptureFile(captureFile, [await captureAnswer(service.url, { http: "1.1", method: "GET", path, headers })]);
-    const bare = await startProcess(["--import", "tsx", "bench/bare-servers.ts", captureFile], {}, /ports (\d+)/);
-    const bareUrl = `http://127.0.0.1:${bare.match[1]}`;
+    const bare = await startBareServers(captureFile);
+    const bareUrl = bare.url("1.1");
 
     context.progress(`miss path, ${samples} sequential requests each`);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
