@@ -182,19 +182,20 @@ export function createSinglePortServer(
   const unfinishedRequests = new Map<ServerHttp2Stream, number>();
   // 0 (or Infinity) is no request timeout, as for node:http.
   const timesRequests = requestTimeout > 0 && Number.isFinite(requestTimeout);
-  const requestSweep = setInterval(
-    () => {
-      const now = performance.now();
-      // In the order they began: the first one not yet due ends the sweep.
-      for (const [stream, began] of unfinishedRequests) {
-        if (now - began < requestTimeout) break;
-        unfinishedRequests.delete(stream);
-        if (!stream.destroyed && stream.state.remoteClose !== 1) stream.close(http2Constants.NGHTTP2_CANCEL);
-      }
-    },
-    timesRequests ? Math.min(1_000, requestTimeout / 2) : 1_000,
-  );
-  requestSweep.unref();
+  const requestSweep = !timesRequests
+    ? undefined
+    : setInterval(
+        () => {
+          const now = performance.now();
+          // In the order they began: the first one not yet due ends the sweep.
+          for (const [stream, began] of unfinishedRequests) {
+            if (now - began < requestTimeout) break;
+            unfinishedRequests.delete(stream);
+            if (!stream.destroyed && stream.state.remoteClose !== 1) stream.close(http2Constants.NGHTTP2_CANCEL);
+          }
+        },
+        Math.min(1_000, requestTimeout / 2),
+      ).unref();
   // Each stream's bookkeeping, before the request handler (the compatibility layer's own listener) runs so that
   // its first write is counted, and one close listener that ends it all: listeners cost on every call.
   http2.prependListener("stream", (stream: ServerHttp2Stream, _headers: unknown, flags: number) => {
