@@ -19,6 +19,7 @@ import {
   watchHttp2Stream,
 } from "./unsent-bytes.js";
 import { serveStreams } from "./h2-streams.js";
+import { LinkedList } from "./linked-list.js";
 import { handlerThrew, type RequestHandler, sessionAddress, type StreamHandler } from "./node-http/index.js";
 
 const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
@@ -176,10 +177,11 @@ export function createSinglePortServer(
     sessions.set(session, watchSession(session, { firstRequestTimeout, idleTimeout }));
     session.once("close", () => sessions.delete(session));
   });
-  // Streams whose request has not ended yet, by when it began: an HTTP/2 request must be whole by the request
-  // timeout, as on HTTP/1.1. A sweep looks at them, as node:http looks at its connections, instead of a timer per
-  // stream; a stream whose headers ended its request (a GET, most often) is not among them.
-  const unfinishedRequests = new Map<ServerHttp2Stream, number>();
+  // Streams whose request has not ended yet, in the order they began: an HTTP/2 request must be whole by the
+  // request timeout, as on HTTP/1.1. A sweep looks at them, as node:http looks at its connections, instead of a
+  // timer per stream; a stream whose headers ended its request (a GET, most often) is not among them. A list, not
+  // a Map: linked-list.ts says why.
+  const unfinishedRequests = new LinkedList<{ stream: ServerHttp2Stream; began: number }>();
   // 0 (or Infinity) is no request timeout, as for node:http.
   const timesRequests = requestTimeout > 0 && Number.isFinite(requestTimeout);
   const requestSweep = !timesRequests
@@ -188,9 +190,10 @@ export function createSinglePortServer(
         () => {
           const now = performance.now();
           // In the order they began: the first one not yet due ends the sweep.
-          for (const [stream, began] of unfinishedRequests) {
+          for (const link of unfinishedRequests) {
+            const { stream, began } = link.item;
             if (now - began < requestTimeout) break;
-            unfinishedRequests.delete(stream);
+            unfinishedRequests.remove(link);
             if (!stream.destroyed && stream.state.remoteClose !== 1) stream.close(http2Constants.NGHTTP2_CANCEL);
           }
         },
@@ -205,12 +208,14 @@ export function createSinglePortServer(
     if (watched.refused) refusedStreams.add(stream);
     const idle = sessions.get(session)!; // set on "session", which comes before any of its streams
     idle.streamOpened();
-    const unfinished = timesRequests && (flags & http2Constants.NGHTTP2_FLAG_END_STREAM) === 0;
-    if (unfinished) unfinishedRequests.set(stream, performance.now());
+    const unfinished =
+      timesRequests && (flags & http2Constants.NGHTTP2_FLAG_END_STREAM) === 0
+        ? unfinishedRequests.push({ stream, began: performance.now() })
+        : undefined;
     stream.on("close", () => {
       watched.end();
       idle.streamClosed();
-      if (unfinished) unfinishedRequests.delete(stream);
+      if (unfinished !== undefined) unfinishedRequests.remove(unfinished);
     });
   });
   const sockets = new Set<Socket>();

@@ -7,6 +7,7 @@
 import { constants as http2Constants, type Http2Session, type ServerHttp2Stream } from "node:http2";
 import type { Socket } from "node:net";
 import type { Clock } from "../observability/index.js";
+import { type Link, LinkedList } from "./linked-list.js";
 
 export interface UnsentBytesOptions {
   /** A sender with bytes queued, none of which went out for this long, is stopped. Default 30 000 ms. */
@@ -64,6 +65,8 @@ interface Entry {
   progressAt: number;
   /** When it was stopped, if it was. */
   stoppedAt?: number;
+  /** Its place among the watched senders. */
+  link?: Link<Entry>;
 }
 
 /** The defaults of the bounds, for the table of variables. */
@@ -84,7 +87,8 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
   const maxPerAddress = options.maxPerAddress ?? defaultUnsentBytes.maxPerAddress;
   const unbounded = options.unboundedAddress ?? (() => false);
   const clock = options.clock ?? (() => performance.now());
-  const entries = new Set<Entry>();
+  // A list, not a Set: linked-list.ts says why.
+  const entries = new LinkedList<Entry>();
   const totals = new Map<object | string, number>();
 
   const add = (key: object | string, bytes: number) => {
@@ -105,7 +109,7 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
     return delta < 0 || queued === 0;
   };
   const forget = (entry: Entry) => {
-    if (!entries.delete(entry)) return;
+    if (entry.link === undefined || !entries.remove(entry.link)) return;
     add(entry.connection, -entry.counted);
     add(entry.address, -entry.counted);
   };
@@ -128,7 +132,7 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
   return {
     watch(sender, connection, address) {
       const entry: Entry = { sender, connection, address, counted: 0, progressAt: clock() };
-      entries.add(entry);
+      entry.link = entries.push(entry);
       // Asked once per sender, not per write: a proxy list lookup costs more than the write's count.
       const boundedAddress = unbounded(address) ? undefined : address;
       // A new response where the bytes already queued fill a bound is stopped before it is built.
@@ -151,7 +155,7 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
     },
     sweep() {
       const now = clock();
-      for (const entry of entries) {
+      for (const { item: entry } of entries) {
         if (entry.stoppedAt !== undefined) {
           // Stopped but not gone (a reset the client never reads): the connection goes.
           if (now - entry.stoppedAt >= stallTimeoutMs) {

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { LinkedList } from "../../src/transport/linked-list.js";
+
+const items = <T>(list: LinkedList<T>) => [...list].map((link) => link.item);
+
+describe("LinkedList", () => {
+  it("keeps items in the order they were added and takes out any of them", () => {
+    const list = new LinkedList<string>();
+    const [a, b, c, d] = ["a", "b", "c", "d"].map((item) => list.push(item));
+    expect(items(list)).toEqual(["a", "b", "c", "d"]);
+    expect(list.remove(b!)).toBe(true);
+    expect(items(list)).toEqual(["a", "c", "d"]);
+    expect(list.remove(a!)).toBe(true);
+    expect(list.remove(d!)).toBe(true);
+    expect(items(list)).toEqual(["c"]);
+    expect(c!.listed).toBe(true);
+    expect(list.remove(c!)).toBe(true);
+    expect(items(list)).toEqual([]);
+    list.push("e");
+    expect(items(list)).toEqual(["e"]);
+  });
+
+  it("answers false for a link taken out already, and leaves the rest as they were", () => {
+    const list = new LinkedList<number>();
+    const one = list.push(1);
+    list.push(2);
+    expect(list.remove(one)).toBe(true);
+    expect(one.listed).toBe(false);
+    expect(list.remove(one)).toBe(false);
+    expect(items(list)).toEqual([2]);
+  });
+
+  it("lets a walk take out the link it is on and go on to the next", () => {
+    const list = new LinkedList<number>();
+    for (const n of [1, 2, 3, 4]) list.push(n);
+    const seen: number[] = [];
+    for (const link of list) {
+      seen.push(link.item);
+      if (link.item % 2 === 1) list.remove(link);
+    }
+    expect(seen).toEqual([1, 2, 3, 4]);
+    expect(items(list)).toEqual([2, 4]);
+  });
+
+  it("ends a walk early when the link after the current one is taken out meanwhile", () => {
+    const list = new LinkedList<number>();
+    const links = [1, 2, 3].map((n) => list.push(n));
+    const seen: number[] = [];
+    for (const link of list) {
+      seen.push(link.item);
+      if (link.item === 1) list.remove(links[1]!);
+    }
+    expect(seen).toEqual([1]);
+    expect(items(list)).toEqual([1, 3]);
+  });
+});
