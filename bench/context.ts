@@ -16,6 +16,8 @@ export interface BenchSettings {
   seconds: number;
   /** Rounds of the cache-hit section (service and bare servers started afresh each round). */
   rounds: number;
+  /** Node options for every service started (BENCH_NODE_ARGS), before any a section adds. */
+  serviceNodeArgs: string[];
 }
 
 /** A service started by the bench. */
@@ -38,7 +40,7 @@ export interface BenchContext extends BenchSettings {
   freshData(name: string): string;
   /** The service's environment for a load test: a fresh copy of the data, no rate limit. */
   serviceEnv(name: string): Record<string, string>;
-  /** Starts `node dist/main.js` with `env` (from `serviceEnv`, say), and `nodeArgs` before it (a profiler's, say). */
+  /** Starts `node dist/main.js` with `env` (from `serviceEnv`, say), and `nodeArgs` (a profiler's, say) after the run's `serviceNodeArgs`. */
   startService(env: Record<string, string>, nodeArgs?: string[]): Promise<Service>;
   progress(text: string): void;
 }
@@ -86,7 +88,11 @@ export async function createContext(settings: BenchSettings): Promise<BenchConte
       CHDB_PATH: freshData(name),
     }),
     startService: async (env, nodeArgs = []) => {
-      const started = await startProcess([...nodeArgs, "dist/main.js"], env, /listening on (http:\S+)/);
+      const started = await startProcess(
+        [...settings.serviceNodeArgs, ...nodeArgs, "dist/main.js"],
+        env,
+        /listening on (http:\S+)/,
+      );
       return { url: started.match[1]!, pid: started.pid, stop: started.stop };
     },
     progress,

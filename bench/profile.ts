@@ -55,7 +55,7 @@ const seconds = Number(flags.seconds);
 const progress = (text: string) => process.stderr.write(`bench:profile: ${text}\n`);
 
 try {
-  const context = await createContext({ smoke: false, seconds, rounds: 1 });
+  const context = await createContext({ smoke: false, seconds, rounds: 1, serviceNodeArgs: [] });
   const protocol = cacheHitProtocols(context.project).find((p) => p.id === positionals[0])!;
   const headers = { "x-api-key": context.key };
   const profiles = context.path("profiles");

@@ -51,6 +51,8 @@ export interface RunSettings {
   smoke: boolean;
   h2load: string;
   sections: string[];
+  /** Node options every service of the run was started with (BENCH_NODE_ARGS). */
+  serviceNodeArgs: string[];
   /** Whether only some sections ran (`--only`): its figures are not a full run's. */
   partial: boolean;
 }
@@ -74,7 +76,7 @@ export function writeReport(report: Report, root: string, settings: RunSettings)
     `${JSON.stringify({ date: new Date().toISOString(), machine, results: report.results, table: report.rows }, null, 2)}\n`,
   );
   console.log(
-    `\nmachine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}, ${settings.h2load}; ${settings.seconds} s per load${settings.smoke ? " (smoke run: not figures to read)" : ""}\n`,
+    `\nmachine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}, ${settings.h2load}; ${settings.seconds} s per load${settings.serviceNodeArgs.length > 0 ? `; service started with ${settings.serviceNodeArgs.join(" ")}` : ""}${settings.smoke ? " (smoke run: not figures to read)" : ""}\n`,
   );
   console.log(markdownTable(report.rows));
 }

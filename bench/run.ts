@@ -38,7 +38,8 @@ and node:http2 servers sending the service's own bytes, among others), with
 h2load as the client, and writes bench/results/latest.json (about twenty-five
 minutes). BENCH_SECONDS sets the seconds of each load (default 10, 1 with
 --smoke); BENCH_ROUNDS the rounds of the cache-hit section (default 5, 1 with
---smoke).
+--smoke); BENCH_NODE_ARGS Node options for every service the bench starts
+(space-separated, say "--single-threaded-gc"; none by default).
 
 options:
   --smoke            a short run of every section: not figures to read
@@ -56,6 +57,7 @@ const settings = {
   smoke,
   seconds: Number(process.env.BENCH_SECONDS ?? (smoke ? 1 : 10)),
   rounds: Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 5)),
+  serviceNodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== ""),
 };
 const chosen = flags.only === undefined ? sections : sections.filter((s) => flags.only!.split(",").includes(s.name));
 
