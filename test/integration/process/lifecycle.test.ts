@@ -212,10 +212,12 @@ describe("service process", () => {
       sent.push(call.sent);
       return call.status;
     });
-    // Every request connected and written (so a loaded machine cannot leave one unsent), then a
-    // moment for the server to read them, far shorter than the work.
+    // Every request connected and written (so a loaded machine cannot leave one unsent), then one round trip
+    // the server answers without the warehouse: by its answer the server has accepted and read every request
+    // sent before it (a fixed pause was not always enough on a loaded machine: a request the server has not read
+    // yet when SIGTERM comes is not in flight, and its connection is closed).
     await Promise.all(sent);
-    await new Promise((r) => setTimeout(r, 100));
+    await httpGet(`${url}/no-such-page`, {}).status;
     proc.child.kill("SIGTERM");
     expect(await Promise.all(calls)).toEqual(Array(60).fill(200));
     expect(await proc.exited).toBe(0);
