@@ -20,6 +20,11 @@ export interface BenchSettings {
   serviceNodeArgs: string[];
 }
 
+/** The Node options of BENCH_NODE_ARGS (space-separated), for every service a bench command starts. */
+export function serviceNodeArgsFromEnvironment(): string[] {
+  return (process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter((arg) => arg !== "");
+}
+
 /** A service started by the bench. */
 export interface Service {
   url: string;

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { readCommandLine } from "../src/cli/command-line.js";
 import { captureHit, writeCaptureFile } from "./capture.js";
-import { createContext } from "./context.js";
+import { createContext, serviceNodeArgsFromEnvironment } from "./context.js";
 import { readProfileIn, selfTimes } from "./cpu-profile.js";
 import { checkH2load } from "./h2load.js";
 import { bodyFileOf, loadTurn } from "./load-turn.js";
@@ -55,7 +55,12 @@ const seconds = Number(flags.seconds);
 const progress = (text: string) => process.stderr.write(`bench:profile: ${text}\n`);
 
 try {
-  const context = await createContext({ smoke: false, seconds, rounds: 1, serviceNodeArgs: [] });
+  const context = await createContext({
+    smoke: false,
+    seconds,
+    rounds: 1,
+    serviceNodeArgs: serviceNodeArgsFromEnvironment(),
+  });
   const protocol = cacheHitProtocols(context.project).find((p) => p.id === positionals[0])!;
   const headers = { "x-api-key": context.key };
   const profiles = context.path("profiles");

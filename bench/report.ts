@@ -53,7 +53,7 @@ export interface RunSettings {
   sections: string[];
   /** Node options every service of the run was started with (BENCH_NODE_ARGS). */
   serviceNodeArgs: string[];
-  /** Whether only some sections ran (`--only`): its figures are not a full run's. */
+  /** Whether only some sections ran (`--only`), or the service with BENCH_NODE_ARGS: its figures are not a full run's. */
   partial: boolean;
 }
 

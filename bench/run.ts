@@ -4,7 +4,7 @@
 // table and writes bench/results/latest.json (`--only`: partial.json).
 // `--smoke` runs a short version (smoke.json).
 import { readCommandLine } from "../src/cli/command-line.js";
-import { createContext, type Section } from "./context.js";
+import { createContext, type Section, serviceNodeArgsFromEnvironment } from "./context.js";
 import { checkH2load } from "./h2load.js";
 import { root, stopAll } from "./processes.js";
 import { createReport, writeReport } from "./report.js";
@@ -39,7 +39,8 @@ h2load as the client, and writes bench/results/latest.json (about twenty-five
 minutes). BENCH_SECONDS sets the seconds of each load (default 10, 1 with
 --smoke); BENCH_ROUNDS the rounds of the cache-hit section (default 5, 1 with
 --smoke); BENCH_NODE_ARGS Node options for every service the bench starts
-(space-separated, say "--single-threaded-gc"; none by default).
+(space-separated, say "--single-threaded-gc"; none by default; such a run is
+written to partial.json).
 
 options:
   --smoke            a short run of every section: not figures to read
@@ -57,7 +58,7 @@ const settings = {
   smoke,
   seconds: Number(process.env.BENCH_SECONDS ?? (smoke ? 1 : 10)),
   rounds: Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 5)),
-  serviceNodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== ""),
+  serviceNodeArgs: serviceNodeArgsFromEnvironment(),
 };
 const chosen = flags.only === undefined ? sections : sections.filter((s) => flags.only!.split(",").includes(s.name));
 
@@ -73,7 +74,8 @@ try {
   const context = await createContext(settings);
   const report = createReport();
   for (const section of chosen) await section.run(context, report);
-  const partial = chosen.length < sections.length;
+  // A run of the service with options of its own is not the service as shipped: not latest.json either.
+  const partial = chosen.length < sections.length || settings.serviceNodeArgs.length > 0;
   writeReport(report, root, { ...settings, h2load, sections: chosen.map((s) => s.name), partial });
 } finally {
   // The children must be gone before the data directories are removed at exit.
