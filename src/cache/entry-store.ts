@@ -2,7 +2,10 @@
 // lifetime (per-entry TTL, on access and every `checkperiod`); this file adds
 // the byte count, the least-recently-used order and each tenant's share that
 // the bounds need, kept in step with node-cache through its "del" event.
+// Each entry keeps its place in both orders, so that a hit moves it to the
+// end of each without a lookup (collections/linked-list.ts says why).
 import NodeCache from "node-cache";
+import { type Link, LinkedList, unlisted } from "../collections/index.js";
 import type { CacheEvent, CachePolicy, Compute } from "./cache-types.js";
 import { createTenantShares } from "./tenant-shares.js";
 
@@ -36,9 +39,13 @@ export interface Entry<V> {
   askedSinceComputed: boolean;
   refreshDueAt: number;
   refreshing: boolean;
+  /** Its place in the store's order of use, least recently used first. */
+  used: Link<[string, Entry<V>]>;
+  /** Its place in its tenant's order of use (tenant-shares.ts). */
+  share: Link<string>;
 }
 
-export type NewEntry<V> = Omit<Entry<V>, "askedSinceComputed" | "refreshing">;
+export type NewEntry<V> = Omit<Entry<V>, "askedSinceComputed" | "refreshing" | "used" | "share">;
 
 export interface EntryStoreOptions {
   maxEntries: number;
@@ -81,15 +88,15 @@ export function createEntryStore<V>(options: EntryStoreOptions): EntryStore<V> {
   const store = new NodeCache({ stdTTL: 0, checkperiod: expiryCheckSeconds, useClones: false });
   // node-cache keeps no order of use, and the bounds evict the least recently used first.
   // The entries are kept here too, so that warming's sweep reads them without node-cache's checks.
-  const recency = new Map<string, Entry<V>>();
+  const recency = new LinkedList<[string, Entry<V>]>();
   let bytes = 0;
   const entries = () => store.getStats().keys;
   const report = () => onSize(entries(), bytes);
 
   // Every way an entry goes (replaced, evicted, idle, expired) passes here.
-  store.on("del", (key: string, entry: Entry<V>) => {
-    recency.delete(key);
-    shares.remove(entry.tenant, key, entry.bytes);
+  store.on("del", (_key: string, entry: Entry<V>) => {
+    recency.remove(entry.used);
+    shares.remove(entry.tenant, entry.share, entry.bytes);
     bytes -= entry.bytes;
     report();
   });
@@ -105,7 +112,7 @@ export function createEntryStore<V>(options: EntryStoreOptions): EntryStore<V> {
   function* dropOrder(owner: string): Generator<string> {
     if (shares.overShare(owner)) yield* shares.keys(owner);
     for (const tenant of shares.overShareTenants()) yield* shares.keys(tenant);
-    yield* recency.keys();
+    for (const { item } of recency) yield item[0];
   }
 
   /** The first live entry of the drop order but `keep`; none when the bounds hold again meanwhile. */
@@ -134,13 +141,12 @@ export function createEntryStore<V>(options: EntryStoreOptions): EntryStore<V> {
 
   // The entry comes from the caller's get: a second node-cache get would check its lifetime again.
   const touch = (key: string, entry: Entry<V>, tenant?: string) => {
-    recency.delete(key);
-    recency.set(key, entry);
-    if (tenant === undefined || tenant === entry.tenant) return shares.touch(entry.tenant, key);
+    recency.moveToEnd(entry.used);
+    if (tenant === undefined || tenant === entry.tenant) return shares.touch(entry.tenant, entry.share);
     // The entry now counts in the share of the tenant that asked for it last.
-    shares.remove(entry.tenant, key, entry.bytes);
+    shares.remove(entry.tenant, entry.share, entry.bytes);
     entry.tenant = tenant;
-    shares.add(tenant, key, entry.bytes);
+    entry.share = shares.add(tenant, key, entry.bytes);
   };
 
   return {
@@ -161,13 +167,15 @@ export function createEntryStore<V>(options: EntryStoreOptions): EntryStore<V> {
         askedSinceComputed: false,
         refreshDueAt: fields.refreshDueAt,
         refreshing: false,
+        used: unlisted,
+        share: unlisted,
       };
       // node-cache keeps an entry while its end is not before now: half a millisecond
       // short, a result is served for exactly `ttlMs` on a clock of whole milliseconds.
       store.set(key, entry, Math.max(0.5, entry.policy.ttlMs - 0.5) / 1000);
       bytes += entry.bytes;
-      shares.add(entry.tenant, key, entry.bytes);
-      recency.set(key, entry);
+      entry.share = shares.add(entry.tenant, key, entry.bytes);
+      entry.used = recency.push([key, entry]);
       evictOverBounds(key);
     },
     touch,
@@ -180,7 +188,9 @@ export function createEntryStore<V>(options: EntryStoreOptions): EntryStore<V> {
       evictOverBounds(key);
     },
     delete: (key) => void store.del(key),
-    entries: () => recency.entries(),
+    *entries() {
+      for (const { item } of recency) yield item;
+    },
     get size() {
       return { entries: entries(), bytes };
     },

@@ -19,7 +19,7 @@ import {
   watchHttp2Stream,
 } from "./unsent-bytes.js";
 import { serveStreams } from "./h2-streams.js";
-import { LinkedList } from "./linked-list.js";
+import { LinkedList } from "../collections/index.js";
 import { handlerThrew, type RequestHandler, sessionAddress, type StreamHandler } from "./node-http/index.js";
 
 const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
@@ -180,7 +180,7 @@ export function createSinglePortServer(
   // Streams whose request has not ended yet, in the order they began: an HTTP/2 request must be whole by the
   // request timeout, as on HTTP/1.1. A sweep looks at them, as node:http looks at its connections, instead of a
   // timer per stream; a stream whose headers ended its request (a GET, most often) is not among them. A list, not
-  // a Map: linked-list.ts says why.
+  // a Map: collections/linked-list.ts says why.
   const unfinishedRequests = new LinkedList<{ stream: ServerHttp2Stream; began: number }>();
   // 0 (or Infinity) is no request timeout, as for node:http.
   const timesRequests = requestTimeout > 0 && Number.isFinite(requestTimeout);

@@ -7,7 +7,7 @@
 import { constants as http2Constants, type Http2Session, type ServerHttp2Stream } from "node:http2";
 import type { Socket } from "node:net";
 import type { Clock } from "../observability/index.js";
-import { type Link, LinkedList } from "./linked-list.js";
+import { type Link, LinkedList, unlisted } from "../collections/index.js";
 
 export interface UnsentBytesOptions {
   /** A sender with bytes queued, none of which went out for this long, is stopped. Default 30 000 ms. */
@@ -66,7 +66,7 @@ interface Entry {
   /** When it was stopped, if it was. */
   stoppedAt?: number;
   /** Its place among the watched senders. */
-  link?: Link<Entry>;
+  link: Link<Entry>;
 }
 
 /** The defaults of the bounds, for the table of variables. */
@@ -87,7 +87,7 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
   const maxPerAddress = options.maxPerAddress ?? defaultUnsentBytes.maxPerAddress;
   const unbounded = options.unboundedAddress ?? (() => false);
   const clock = options.clock ?? (() => performance.now());
-  // A list, not a Set: linked-list.ts says why.
+  // A list, not a Set: collections/linked-list.ts says why.
   const entries = new LinkedList<Entry>();
   const totals = new Map<object | string, number>();
 
@@ -109,7 +109,7 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
     return delta < 0 || queued === 0;
   };
   const forget = (entry: Entry) => {
-    if (entry.link === undefined || !entries.remove(entry.link)) return;
+    if (!entries.remove(entry.link)) return;
     add(entry.connection, -entry.counted);
     add(entry.address, -entry.counted);
   };
@@ -131,7 +131,7 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
 
   return {
     watch(sender, connection, address) {
-      const entry: Entry = { sender, connection, address, counted: 0, progressAt: clock() };
+      const entry: Entry = { sender, connection, address, counted: 0, progressAt: clock(), link: unlisted };
       entry.link = entries.push(entry);
       // Asked once per sender, not per write: a proxy list lookup costs more than the write's count.
       const boundedAddress = unbounded(address) ? undefined : address;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LinkedList } from "../../src/transport/linked-list.js";
+import { LinkedList, unlisted } from "../../src/collections/index.js";
 
 const items = <T>(list: LinkedList<T>) => [...list].map((link) => link.item);
 
@@ -52,5 +52,61 @@ describe("LinkedList", () => {
     }
     expect(seen).toEqual([1]);
     expect(items(list)).toEqual([1, 3]);
+  });
+
+  it("moves a link to the end, counting each item once", () => {
+    const list = new LinkedList<string>();
+    const [a, b, c] = ["a", "b", "c"].map((item) => list.push(item));
+    list.moveToEnd(a!);
+    expect(items(list)).toEqual(["b", "c", "a"]);
+    list.moveToEnd(c!);
+    expect(items(list)).toEqual(["b", "a", "c"]);
+    list.moveToEnd(c!); // the last already
+    expect(items(list)).toEqual(["b", "a", "c"]);
+    list.moveToEnd(b!);
+    expect(items(list)).toEqual(["a", "c", "b"]);
+    expect(list.size).toBe(3);
+    list.remove(c!);
+    list.moveToEnd(c!); // removed: stays out
+    expect(items(list)).toEqual(["a", "b"]);
+    expect(list.size).toBe(2);
+    list.push("d");
+    expect(items(list)).toEqual(["a", "b", "d"]);
+    expect(list.size).toBe(3);
+  });
+
+  it("moves the only link without losing it, and keeps both ends right", () => {
+    const list = new LinkedList<number>();
+    const one = list.push(1);
+    list.moveToEnd(one);
+    expect(items(list)).toEqual([1]);
+    const two = list.push(2);
+    list.moveToEnd(one);
+    list.remove(two);
+    expect(items(list)).toEqual([1]);
+    list.remove(one);
+    expect(items(list)).toEqual([]);
+    expect(list.size).toBe(0);
+  });
+
+  it("lets a walk move the link it is on to the end and go on to the next", () => {
+    const list = new LinkedList<number>();
+    for (const n of [1, 2, 3]) list.push(n);
+    const seen: number[] = [];
+    for (const link of list) {
+      seen.push(link.item);
+      if (link.item === 1) list.moveToEnd(link);
+    }
+    expect(seen).toEqual([1, 2, 3, 1]);
+    expect(items(list)).toEqual([2, 3, 1]);
+  });
+
+  it("does nothing with the unlisted link", () => {
+    const list = new LinkedList<number>();
+    list.push(1);
+    expect(list.remove(unlisted)).toBe(false);
+    list.moveToEnd(unlisted);
+    expect(items(list)).toEqual([1]);
+    expect(list.size).toBe(1);
   });
 });

@@ -86,6 +86,17 @@ describe("result cache share per caller", () => {
     for (let i = 0; i < 10; i++) await ask(`flood-${i}`, "a");
     expect(await ask("quiet", "b")).toBe("MISS");
   });
+
+  it("with the share off, keeps an entry asked again over newer ones asked once, whoever asked", async () => {
+    const { ask } = setup({ maxEntries: 10, sharePerCaller: 1 });
+    await ask("quiet", "b");
+    for (let i = 0; i < 9; i++) await ask(`flood-${i}`, "a"); // full
+    expect(await ask("quiet", "b")).toBe("HIT"); // now the most recently used
+    await ask("flood-9", "a"); // evicts flood-0, the least recently used
+    expect(await ask("quiet", "b")).toBe("HIT");
+    expect(await ask("flood-1", "a")).toBe("HIT");
+    expect(await ask("flood-0", "a")).toBe("MISS");
+  });
 });
 
 describe("result cache warming between tenants", () => {

@@ -1,0 +1,2 @@
+// Data structures the stages share, with no knowledge of any of them.
+export { LinkedList, type Link, unlisted } from "./linked-list.js";
