@@ -1,6 +1,9 @@
 // Token buckets by key (an API key id, a client address): `perSecond` tokens
 // a second up to `burst`, the least recently used keys forgotten past
-// `maxKeys` so that many keys cannot grow the map without bound.
+// `maxKeys` so that many keys cannot grow the map without bound. A bucket
+// keeps its place in the order of use, so that a call moves it there without
+// re-inserting it in the map (collections/linked-list.ts says why).
+import { type Link, LinkedList } from "../collections/index.js";
 import { type Clock, systemClock } from "../observability/index.js";
 
 export interface TokenBucketsOptions {
@@ -30,17 +33,29 @@ export function createTokenBuckets(options: TokenBucketsOptions): TokenBuckets {
   const burst = Math.max(1, options.burst);
   const clock = options.clock ?? systemClock;
   const maxKeys = options.maxKeys ?? 10_000;
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  const buckets = new Map<string, { tokens: number; at: number; used: Link<string> }>();
+  /** The keys, least recently used first. */
+  const used = new LinkedList<string>();
 
   function refill(key: string) {
     const now = clock();
-    const bucket = buckets.get(key) ?? { tokens: burst, at: now };
+    let bucket = buckets.get(key);
+    if (bucket === undefined) {
+      buckets.set(key, (bucket = { tokens: burst, at: now, used: used.push(key) }));
+      if (used.size > maxKeys) forgetLeastRecentlyUsed();
+    } else {
+      used.moveToEnd(bucket.used);
+    }
     bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
     bucket.at = now;
-    buckets.delete(key); // re-inserted last: the Map's order is least recently used first
-    buckets.set(key, bucket);
-    if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
     return bucket;
+  }
+  function forgetLeastRecentlyUsed() {
+    for (const link of used) {
+      used.remove(link);
+      buckets.delete(link.item);
+      return;
+    }
   }
   const wait = (tokens: number) => Math.max(1, Math.ceil((1 - tokens) / perSecond));
 
