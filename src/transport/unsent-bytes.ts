@@ -4,6 +4,11 @@
 // in memory. A sender (an HTTP/2 stream, an HTTP/1.1 connection) whose queued
 // bytes do not go down for `stallTimeoutMs` is stopped, and a write that takes
 // its connection's or its address's queued bytes past a bound stops its sender.
+// Each sender holds the tallies of its connection and address, so that a write
+// counts without a lookup, and a tally stays while it may be used again (a
+// connection's for the connection's life, an address's until a sweep finds it
+// unused): a Map entry added and deleted on every call costs more than the
+// count (collections/linked-list.ts says why).
 import { constants as http2Constants, type Http2Session, type ServerHttp2Stream } from "node:http2";
 import type { Socket } from "node:net";
 import type { Clock } from "../observability/index.js";
@@ -55,10 +60,18 @@ export interface UnsentBytes {
   queuedOn(key: object | string): number;
 }
 
+/** Bytes counted now for one connection or one address, and how many senders count in it. */
+interface Tally {
+  bytes: number;
+  senders: number;
+}
+
 interface Entry {
   sender: Sender;
-  connection: object;
-  address: string;
+  onConnection: Tally;
+  onAddress: Tally;
+  /** Whether its address's bound applies (not to trusted proxies). */
+  addressBounded: boolean;
   /** Bytes last counted for it. */
   counted: number;
   /** When its queued bytes last went down, or were last found 0. */
@@ -89,29 +102,33 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
   const clock = options.clock ?? (() => performance.now());
   // A list, not a Set: collections/linked-list.ts says why.
   const entries = new LinkedList<Entry>();
-  const totals = new Map<object | string, number>();
+  const connections = new WeakMap<object, Tally>();
+  const addresses = new Map<string, Tally>();
 
-  const add = (key: object | string, bytes: number) => {
-    const total = (totals.get(key) ?? 0) + bytes;
-    if (total > 0) totals.set(key, total);
-    else totals.delete(key);
-    return total;
+  /** The tally of `key` in `tallies`, made when there is none, with one more sender counting in it. */
+  const join = <K>(tallies: { get(key: K): Tally | undefined; set(key: K, tally: Tally): unknown }, key: K) => {
+    let tally = tallies.get(key);
+    if (tally === undefined) tallies.set(key, (tally = { bytes: 0, senders: 0 }));
+    tally.senders += 1;
+    return tally;
   };
   /** Counts what `entry` holds now; true when its queued bytes went down. */
   const recount = (entry: Entry) => {
     const queued = entry.sender.queued();
     const delta = queued - entry.counted;
     if (delta !== 0) {
-      add(entry.connection, delta);
-      add(entry.address, delta);
+      entry.onConnection.bytes += delta;
+      entry.onAddress.bytes += delta;
       entry.counted = queued;
     }
     return delta < 0 || queued === 0;
   };
   const forget = (entry: Entry) => {
     if (!entries.remove(entry.link)) return;
-    add(entry.connection, -entry.counted);
-    add(entry.address, -entry.counted);
+    entry.onConnection.bytes -= entry.counted;
+    entry.onConnection.senders -= 1;
+    entry.onAddress.bytes -= entry.counted;
+    entry.onAddress.senders -= 1;
   };
   const stop = (entry: Entry, reason: StopReason) => {
     entry.stoppedAt = clock();
@@ -119,24 +136,28 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
     options.onStopped?.(reason);
   };
 
-  /**
-   * The bound `connection` or `address` is past (or at, when `atBound`), if any; `address` is
-   * undefined when its bound does not apply.
-   */
-  const overBound = (connection: object, address: string | undefined, atBound: boolean): StopReason | undefined => {
-    if (past(totals.get(connection) ?? 0, maxPerConnection, atBound)) return "connection bound";
-    if (address !== undefined && past(totals.get(address) ?? 0, maxPerAddress, atBound)) return "address bound";
+  /** The bound `entry`'s connection or address is past (or at, when `atBound`), if any. */
+  const overBound = (entry: Entry, atBound: boolean): StopReason | undefined => {
+    if (past(entry.onConnection.bytes, maxPerConnection, atBound)) return "connection bound";
+    if (entry.addressBounded && past(entry.onAddress.bytes, maxPerAddress, atBound)) return "address bound";
     return undefined;
   };
 
   return {
     watch(sender, connection, address) {
-      const entry: Entry = { sender, connection, address, counted: 0, progressAt: clock(), link: unlisted };
+      const entry: Entry = {
+        sender,
+        onConnection: join(connections, connection),
+        onAddress: join(addresses, address),
+        // Asked once per sender, not per write: a proxy list lookup costs more than the write's count.
+        addressBounded: !unbounded(address),
+        counted: 0,
+        progressAt: clock(),
+        link: unlisted,
+      };
       entry.link = entries.push(entry);
-      // Asked once per sender, not per write: a proxy list lookup costs more than the write's count.
-      const boundedAddress = unbounded(address) ? undefined : address;
       // A new response where the bytes already queued fill a bound is stopped before it is built.
-      const full = overBound(connection, boundedAddress, true);
+      const full = overBound(entry, true);
       if (full !== undefined) stop(entry, full);
       return {
         refused: full !== undefined,
@@ -145,7 +166,7 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
           const before = entry.counted;
           // Bytes that went out, or the first bytes queued: the stall clock starts again.
           if (recount(entry) || before === 0) entry.progressAt = clock();
-          const over = overBound(connection, boundedAddress, false);
+          const over = overBound(entry, false);
           if (over === undefined) return true;
           stop(entry, over);
           return false;
@@ -167,8 +188,9 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
         if (recount(entry)) entry.progressAt = now;
         else if (now - entry.progressAt >= stallTimeoutMs) stop(entry, "stalled");
       }
+      for (const [address, tally] of addresses) if (tally.senders === 0) addresses.delete(address);
     },
-    queuedOn: (key) => totals.get(key) ?? 0,
+    queuedOn: (key) => (typeof key === "string" ? addresses.get(key) : connections.get(key))?.bytes ?? 0,
   };
 }
 
