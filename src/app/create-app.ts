@@ -34,6 +34,7 @@ import {
   withCors,
   withCorsStreams,
   withExplorer,
+  type AnsweringHandler,
   type CorsOrigins,
   type RequestHandler,
   type StreamHandler,
@@ -227,8 +228,10 @@ export function createApp(options: AppOptions): App {
     fastPath: tracing === undefined && options.rpcFastPath !== false,
   });
   // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.
-  const routed: RequestHandler = (request, response) =>
-    isHttpRoute(request.url ?? "/") ? httpRoutes.handler(request, response) : rpc.handler(request, response);
+  const routed: AnsweringHandler = (request, response, answerHeaders) =>
+    isHttpRoute(request.url ?? "/")
+      ? httpRoutes.handler(request, response, answerHeaders)
+      : rpc.handler(request, response, answerHeaders);
   // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
   const traced =
     tracing === undefined ? routed : traceCalls(routed, { tracing, endpointOf: savedQueryOfPath(registry) });

@@ -5,10 +5,13 @@
 // Credentials (cookies) are never allowed: callers send a key or a token.
 import { cors as connectCors } from "@connectrpc/connect";
 import {
+  type AnswerHeaders,
+  type AnsweringHandler,
   hasBody,
   type HttpRequest,
   type HttpResponse,
   type RequestHandler,
+  setAnswerHeaders,
   type StreamHandler,
   type ToRequest,
 } from "./node-http/index.js";
@@ -59,14 +62,44 @@ function isPreflight(request: HttpRequest): boolean {
 }
 
 /**
- * Puts CORS in front of `next`: answers preflights itself (204, before any
- * route or authentication) and sets the CORS headers on every other
- * response before `next` writes it.
+ * The CORS headers of an answer to a request from `origin`: made once for
+ * any origin; with a list of origins, `Vary: Origin` first (the answer then
+ * differs by Origin, so caches must keep them apart), then those of an
+ * allowed origin.
  */
-export function withCors(next: RequestHandler, options: CorsOptions = {}): RequestHandler {
+function corsAnswerHeaders(origins: CorsOrigins): (origin: string | undefined) => AnswerHeaders {
+  if (origins === "*") {
+    const anyOriginHeaders = Object.freeze({
+      "access-control-allow-origin": "*",
+      "access-control-expose-headers": exposed,
+      "timing-allow-origin": "*",
+    });
+    return () => anyOriginHeaders;
+  }
+  const allowed = new Set(origins);
+  const refused = Object.freeze({ vary: "Origin" });
+  return (origin) =>
+    origin !== undefined && allowed.has(origin)
+      ? {
+          vary: "Origin",
+          "access-control-allow-origin": origin,
+          "access-control-expose-headers": exposed,
+          "timing-allow-origin": origin,
+        }
+      : refused;
+}
+
+/**
+ * Puts CORS in front of `next`: answers preflights itself (204, before any
+ * route or authentication) and hands `next` the CORS headers of every other
+ * answer, for it to write with its own (see AnsweringHandler). Should `next`
+ * throw before answering, they are set for the 500 the server writes.
+ */
+export function withCors(next: AnsweringHandler, options: CorsOptions = {}): RequestHandler {
   const origins = options.origins ?? "*";
   const anyOrigin = origins === "*";
   const allowed = new Set(anyOrigin ? [] : origins);
+  const answerHeadersFor = corsAnswerHeaders(origins);
   const preflightHeaders = {
     "access-control-allow-methods": corsAllowedMethods.join(", "),
     "access-control-allow-headers": corsAllowedHeaders.join(", "),
@@ -80,22 +113,20 @@ export function withCors(next: RequestHandler, options: CorsOptions = {}): Reque
 
   return (request, response) => {
     const origin = request.headers.origin;
-    const allow = allowOrigin(origin);
     if (isPreflight(request)) {
+      const allow = allowOrigin(origin);
       const extra: Record<string, string> = anyOrigin ? {} : { vary: "Origin" };
       // A preflight has no body; one sent anyway is not read, and its HTTP/1.1 connection closes.
       if (request.httpVersionMajor === 1 && hasBody(request)) extra.connection = "close";
       return answerPreflight(response, allow, extra, preflightHeaders);
     }
-    const writable = response as unknown as HttpResponse & { setHeader(name: string, value: string): void };
-    // With a list of origins the answer differs by Origin, so caches must keep them apart.
-    if (!anyOrigin) writable.setHeader("vary", "Origin");
-    if (allow !== undefined) {
-      writable.setHeader("access-control-allow-origin", allow);
-      writable.setHeader("access-control-expose-headers", exposed);
-      writable.setHeader("timing-allow-origin", allow);
+    const answerHeaders = answerHeadersFor(origin);
+    try {
+      next(request, response, answerHeaders);
+    } catch (error) {
+      if (!(response as unknown as { headersSent: boolean }).headersSent) setAnswerHeaders(response, answerHeaders);
+      throw error;
     }
-    next(request, response);
   };
 }
 
@@ -123,38 +154,17 @@ export function withCorsStreams(
   handler: RequestHandler,
   options: CorsOptions = {},
 ): StreamHandler {
-  const origins = options.origins ?? "*";
-  const anyOrigin = origins === "*";
-  const allowed = new Set(anyOrigin ? [] : origins);
-  const anyOriginHeaders = Object.freeze({
-    "access-control-allow-origin": "*",
-    "access-control-expose-headers": exposed,
-    "timing-allow-origin": "*",
-  });
+  const answerHeadersFor = corsAnswerHeaders(options.origins ?? "*");
   return (stream, headers, toRequest) => {
     if (headers[":method"] === "OPTIONS" && headers["access-control-request-method"] !== undefined) {
       return handler(...toRequest());
     }
-    let answerHeaders: Readonly<Record<string, string>> = anyOriginHeaders;
-    if (!anyOrigin) {
-      const origin = headers.origin;
-      // The same headers in the same order as withCors sets them.
-      answerHeaders =
-        origin !== undefined && allowed.has(origin)
-          ? {
-              vary: "Origin",
-              "access-control-allow-origin": origin,
-              "access-control-expose-headers": exposed,
-              "timing-allow-origin": origin,
-            }
-          : { vary: "Origin" };
-    }
+    const answerHeaders = answerHeadersFor(headers.origin);
     let made: ReturnType<ToRequest> | undefined;
     const withHeaders: ToRequest = () => {
       if (made === undefined) {
         made = toRequest();
-        const writable = made[1] as unknown as { setHeader(name: string, value: string): void };
-        for (const [name, value] of Object.entries(answerHeaders)) writable.setHeader(name, value);
+        setAnswerHeaders(made[1], answerHeaders);
       }
       return made;
     };

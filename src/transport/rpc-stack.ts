@@ -15,7 +15,13 @@ import {
   createUnimplementedFallback,
   serverReflectionServices,
 } from "./grpc/index.js";
-import { codeName, type RequestHandler, type StreamHandler } from "./node-http/index.js";
+import {
+  type AnsweringHandler,
+  codeName,
+  type RequestHandler,
+  setAnswerHeaders,
+  type StreamHandler,
+} from "./node-http/index.js";
 import {
   type CallObserver,
   connectRoutes,
@@ -65,7 +71,7 @@ export interface RpcStackOptions {
 }
 
 export interface RpcStack {
-  handler: RequestHandler;
+  handler: AnsweringHandler;
   /** The stack for a bare HTTP/2 stream of a keyed path (see `keyed`): hits on the stream, the rest as requests. */
   stream: StreamHandler;
   /** Whether a request target is a saved query's procedure, which needs a key. */
@@ -139,8 +145,10 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           maxBodyBytes,
         });
   const guarded = gate.guard({
-    request(request, response, credential) {
-      if (credential !== undefined && fastPath !== undefined) return fastPath.serve(request, response, credential);
+    request(request, response, credential, answerHeaders) {
+      if (credential !== undefined && fastPath !== undefined)
+        return fastPath.serve(request, response, credential, answerHeaders);
+      setAnswerHeaders(response, answerHeaders);
       router.serve(request, response, contextFor(credential));
     },
     stream(stream, headers, toRequest, answerHeaders, credential) {

@@ -27,17 +27,17 @@ export interface TraceCallsOptions {
   endpointOf(path: string): string | undefined;
 }
 
-/** `handler` with a server span around each saved-query call. */
-export function traceCalls<Q extends Request, R extends Response>(
-  handler: (request: Q, response: R) => void,
+/** `handler` with a server span around each saved-query call; what else it is given (the answer's headers) is passed on. */
+export function traceCalls<Q extends Request, R extends Response, A extends unknown[]>(
+  handler: (request: Q, response: R, ...rest: A) => void,
   options: TraceCallsOptions,
-): (request: Q, response: R) => void {
+): (request: Q, response: R, ...rest: A) => void {
   const { tracing } = options;
-  return (request, response) => {
+  return (request, response, ...rest) => {
     const url = request.url ?? "/";
     const path = pathOf(url);
     const endpoint = options.endpointOf(path);
-    if (endpoint === undefined) return handler(request, response);
+    if (endpoint === undefined) return handler(request, response, ...rest);
     const headers = request.headers;
     const span = tracing.startCall(endpoint, (name) => headerValue(headers, name), {
       [traceAttribute.endpoint]: endpoint,
@@ -49,7 +49,7 @@ export function traceCalls<Q extends Request, R extends Response>(
       span.setAttributes({ [traceAttribute.httpStatus]: response.statusCode });
       span.end();
     });
-    tracing.within(span, () => handler(request, response));
+    tracing.within(span, () => handler(request, response, ...rest));
   };
 }
 

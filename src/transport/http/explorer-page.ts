@@ -7,7 +7,13 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { encodingFromAcceptEncoding } from "./content-negotiation.js";
-import { pathOf, type HttpRequest, type HttpResponse, type RequestHandler } from "../node-http/index.js";
+import {
+  type AnsweringHandler,
+  pathOf,
+  setAnswerHeaders,
+  type HttpRequest,
+  type HttpResponse,
+} from "../node-http/index.js";
 import { sendEmpty, writeResponse } from "./respond.js";
 
 export interface ExplorerPageOptions {
@@ -52,14 +58,15 @@ function isExplorerPath(path: string): boolean {
  * Puts the explorer in front of `next`: GET and HEAD of `/`, `/explorer.js`
  * and `/explorer.css` are answered here; everything else goes on.
  */
-export function withExplorer(next: RequestHandler, options: ExplorerPageOptions): RequestHandler {
+export function withExplorer(next: AnsweringHandler, options: ExplorerPageOptions): AnsweringHandler {
   const assets = readAssets(options.directory);
   if (assets === undefined) options.onMissing?.(options.directory);
-  return (request, response) => {
+  return (request, response, answerHeaders) => {
     const method = request.method;
-    if (method !== "GET" && method !== "HEAD") return next(request, response);
+    if (method !== "GET" && method !== "HEAD") return next(request, response, answerHeaders);
     const path = pathOf(request.url);
-    if (!isExplorerPath(path)) return next(request, response);
+    if (!isExplorerPath(path)) return next(request, response, answerHeaders);
+    setAnswerHeaders(response, answerHeaders);
     if (assets === undefined) {
       const body = Buffer.from("the explorer is not built: run npm run build\n");
       return writeResponse(request, response, 503, { "content-type": "text/plain; charset=utf-8", ...security }, body);

@@ -7,6 +7,7 @@ import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../e
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import { createMetricsScrape, type Logger, type Metrics, type MetricsScrape } from "../../observability/index.js";
 import {
+  type AnsweringHandler,
   authenticateThen,
   codeName,
   createPreparedCalls,
@@ -15,12 +16,15 @@ import {
   pathOf,
   requestIdFrom,
   respondOnStream,
+  setAnswerHeaders,
   streamAddress,
   streamHead,
+  withAnswerHeaders,
   type HttpRequest,
   type HttpResponse,
-  type RequestHandler,
+  type RequestHead,
   type StreamHandler,
+  type ToRequest,
 } from "../node-http/index.js";
 import { endpointListing } from "./endpoint-listing.js";
 import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
@@ -28,7 +32,7 @@ import { createEndpointCalls, type GetCall, type HttpCallObserver, type Reply } 
 import { sendError } from "./error-body.js";
 import { openApiDocument } from "./openapi.js";
 import { requestFromQueryString } from "./query-string.js";
-import { sendBytes, sendEmpty, sendJson } from "./respond.js";
+import { sendBytes, sendEmpty, sendJson, writeResponse } from "./respond.js";
 
 export interface HttpRoutesOptions {
   registry: EndpointRegistry;
@@ -65,7 +69,7 @@ export function isHttpRoute(url: string): boolean {
 }
 
 export interface HttpRoutes {
-  handler: RequestHandler;
+  handler: AnsweringHandler;
   /** The same routes for a bare HTTP/2 stream, which answers GET hits without Node's compatibility layer. */
   stream: StreamHandler;
 }
@@ -219,45 +223,68 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     calls.answer(request, response, call, requestId, credential);
   }
 
-  const handler: RequestHandler = (request, response) => {
-    const url = request.url ?? "/";
-    const headers = headerReader(request.headers);
-    const requestId = requestIdFrom(headers);
-    // A target asked before is a known endpoint call: no parsing on the way to the cache.
-    const known = preparedCalls.find(url);
-    if (known === undefined) return route(request, response, url, headers, requestId);
-    if (answeredMethod(request, response, requestId)) return;
-    authenticated(request, response, headers, requestId, (credential) =>
-      answerKnown(request, response, known, url, requestId, credential),
-    );
-  };
-
   /**
-   * A bare HTTP/2 stream: a hit of a known call, its caller unscoped, is
-   * answered on the stream; everything else, after the same one
-   * authentication, as a request.
+   * A GET or HEAD of a target asked before, from `head` (a Node request's, or
+   * a bare stream's): a hit, its caller unscoped, is answered with `reply`,
+   * which writes the answer's headers (CORS) with its own; everything else,
+   * after the same one authentication, through `toRequest`, whose response
+   * has them set.
    */
-  const stream: StreamHandler = (stream, streamHeaders, toRequest, answerHeaders) => {
-    const head = streamHead(streamHeaders);
+  function answerKnownTarget(
+    head: RequestHead,
+    address: string,
+    known: GetCall,
+    reply: Reply,
+    varyOrigin: boolean,
+    toRequest: ToRequest,
+  ): void {
     const url = head.url ?? "/";
-    const known = head.method === "GET" || head.method === "HEAD" ? preparedCalls.find(url) : undefined;
-    if (known === undefined) return handler(...toRequest());
-    const headers = headerReader(streamHeaders);
+    const headers = headerReader(head.headers);
     const requestId = requestIdFrom(headers);
-    authenticateThen(authenticate, headers, streamAddress(stream), {
+    authenticateThen(authenticate, headers, address, {
       admitted(credential) {
-        const reply: Reply = (status, fields, body) =>
-          respondOnStream(stream, head.method, status, answerHeaders, fields, body);
-        if (
-          !isScoped(credential) &&
-          calls.answerHit(head, reply, "vary" in answerHeaders, known, requestId, credential)
-        )
-          return;
+        if (!isScoped(credential) && calls.answerHit(head, reply, varyOrigin, known, requestId, credential)) return;
         answerKnown(...toRequest(), known, url, requestId, credential);
       },
       refuse: (error) => refuse(...toRequest(), requestId, error),
       failed: (error) => handlerThrew(...toRequest(), error, options.logger),
     });
+  }
+
+  /** A known GET call's target: its prepared call, if it was asked before. */
+  const knownCall = (method: string | undefined, url: string) =>
+    method === "GET" || method === "HEAD" ? preparedCalls.find(url) : undefined;
+
+  const handler: AnsweringHandler = (request, response, answerHeaders) => {
+    const url = request.url ?? "/";
+    // A target asked before is a known endpoint call: no parsing on the way to the cache.
+    const known = knownCall(request.method, url);
+    if (known === undefined) {
+      setAnswerHeaders(response, answerHeaders);
+      const headers = headerReader(request.headers);
+      return route(request, response, url, headers, requestIdFrom(headers));
+    }
+    const reply: Reply = (status, fields, body) =>
+      writeResponse(request, response, status, withAnswerHeaders(answerHeaders, fields), body);
+    // With a list of CORS origins, the answer's headers have Vary: Origin (set already, when not handed over).
+    const varyOrigin = answerHeaders === undefined ? response.hasHeader("vary") : "vary" in answerHeaders;
+    let headersSet = false;
+    const toRequest: ToRequest = () => {
+      if (!headersSet) setAnswerHeaders(response, answerHeaders);
+      headersSet = true;
+      return [request, response];
+    };
+    answerKnownTarget(request, request.socket?.remoteAddress ?? "", known, reply, varyOrigin, toRequest);
+  };
+
+  /** A bare HTTP/2 stream: a known call is answered as above, on the stream when a hit; anything else as a request. */
+  const stream: StreamHandler = (stream, streamHeaders, toRequest, answerHeaders) => {
+    const head = streamHead(streamHeaders);
+    const known = knownCall(head.method, head.url ?? "/");
+    if (known === undefined) return handler(...toRequest());
+    const reply: Reply = (status, fields, body) =>
+      respondOnStream(stream, head.method, status, answerHeaders, fields, body);
+    answerKnownTarget(head, streamAddress(stream), known, reply, "vary" in answerHeaders, toRequest);
   };
 
   return { handler, stream };

@@ -3,7 +3,7 @@
 // (method, target, headers, as a Node request has them), its client address,
 // and a whole answer written with stream.respond and end.
 import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
-import type { HttpRequest, HttpResponse } from "./request-handler.js";
+import type { AnswerHeaders, HttpRequest, HttpResponse } from "./request-handler.js";
 
 /** The compatibility request and response of a stream (Http2ServerRequest, Http2ServerResponse), made on first use. */
 export type ToRequest = () => [HttpRequest, HttpResponse];
@@ -17,7 +17,7 @@ export type StreamHandler = (
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
   toRequest: ToRequest,
-  answerHeaders: Readonly<Record<string, string>>,
+  answerHeaders: AnswerHeaders,
 ) => void;
 
 /** What the fast paths read of a request: a Node request (HTTP/1.1 or HTTP/2) has it, and so has a bare stream's. */
@@ -59,10 +59,7 @@ export function streamAddress(stream: ServerHttp2Stream): string {
  * Copied into one object, not spread: V8 builds spreads slowly on the hit
  * path (docs/performance.md).
  */
-export function streamAnswerFields(
-  status: number,
-  firstHeaders: Readonly<Record<string, string>>,
-): Record<string, string | number> {
+export function streamAnswerFields(status: number, firstHeaders: AnswerHeaders): Record<string, string | number> {
   const fields: Record<string, string | number> = { ":status": status };
   for (const name in firstHeaders) fields[name] = firstHeaders[name]!;
   return fields;
@@ -77,7 +74,7 @@ export function respondOnStream(
   stream: ServerHttp2Stream,
   method: string | undefined,
   status: number,
-  firstHeaders: Readonly<Record<string, string>>,
+  firstHeaders: AnswerHeaders,
   headers: Record<string, string>,
   body: Buffer,
 ): void {

@@ -3,8 +3,14 @@
 // request id, code -> HTTP status, and the 500 of a handler that threw; the
 // bare HTTP/2 streams the fast paths answer, the one "authenticate, then go
 // on" step, and the calls prepared by request.
-export { handlerThrew, pathOf } from "./request-handler.js";
-export type { HttpRequest, HttpResponse, RequestHandler } from "./request-handler.js";
+export { answerFields, handlerThrew, pathOf, setAnswerHeaders, withAnswerHeaders } from "./request-handler.js";
+export type {
+  AnswerHeaders,
+  AnsweringHandler,
+  HttpRequest,
+  HttpResponse,
+  RequestHandler,
+} from "./request-handler.js";
 export { hasBody, headerReader } from "./request-headers.js";
 export { requestIdFrom } from "./request-id.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";

@@ -1,5 +1,7 @@
 // The request and response of Node's HTTP/1.1 and HTTP/2 servers, one type
-// each for both versions, and what every handler does with an exception.
+// each for both versions, the headers every answer carries (handed to a
+// handler, to write with its own), and what every handler does with an
+// exception.
 import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "../../observability/index.js";
 
@@ -7,6 +9,49 @@ import type { Logger } from "../../observability/index.js";
 export type RequestHandler = ReturnType<typeof connectNodeAdapter>;
 export type HttpRequest = Parameters<RequestHandler>[0];
 export type HttpResponse = Parameters<RequestHandler>[1];
+
+/** Headers every answer to a request carries: the CORS headers of transport/cors.ts. */
+export type AnswerHeaders = Readonly<Record<string, string>>;
+
+/**
+ * A request handler handed the headers every answer to its request carries,
+ * rather than finding them set on its response: a cache hit writes them with
+ * its own in one writeHead, which costs less than setting them first (Node's
+ * writeHead takes a slower path once a header is set before it;
+ * docs/performance.md). Anything else it answers, it sets them for first
+ * (setAnswerHeaders). Called as a RequestHandler, without them, they are set
+ * already.
+ */
+export type AnsweringHandler = (request: HttpRequest, response: HttpResponse, answerHeaders?: AnswerHeaders) => void;
+
+/** Sets `answerHeaders` on `response` (none: set already), for an answer not written in one writeHead with them. */
+export function setAnswerHeaders(response: HttpResponse, answerHeaders: AnswerHeaders | undefined): void {
+  if (answerHeaders === undefined) return;
+  const writable = response as unknown as { setHeader(name: string, value: string): void };
+  for (const name in answerHeaders) writable.setHeader(name, answerHeaders[name]!);
+}
+
+/**
+ * A new header object holding `answerHeaders` (none: empty), for an answer's
+ * own headers to be added to and written in one writeHead. Copied, not
+ * spread: V8 builds spreads slowly on the hit path (docs/performance.md).
+ */
+export function answerFields(answerHeaders: AnswerHeaders | undefined): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (answerHeaders !== undefined) for (const name in answerHeaders) fields[name] = answerHeaders[name]!;
+  return fields;
+}
+
+/** `answerHeaders` (none: set already), then `headers`, in one object for one writeHead. */
+export function withAnswerHeaders(
+  answerHeaders: AnswerHeaders | undefined,
+  headers: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  if (answerHeaders === undefined) return headers;
+  const fields = answerFields(answerHeaders);
+  for (const name in headers) fields[name] = headers[name]!;
+  return fields;
+}
 
 /**
  * What a request's handler threw: a 500 and an error line. Handlers that go

@@ -9,16 +9,18 @@ import type { ConnectError } from "@connectrpc/connect";
 import type { Authenticator, Credential } from "../../auth/index.js";
 import { type Logger, silentLogger } from "../../observability/index.js";
 import {
+  type AnswerHeaders,
+  type AnsweringHandler,
   authenticateThen,
   handlerThrew,
   headerReader,
   pathOf,
   requestIdFrom,
+  setAnswerHeaders,
   streamAddress,
   streamHead,
   type HttpRequest,
   type HttpResponse,
-  type RequestHandler,
   type RequestHead,
   type StreamHandler,
 } from "../node-http/index.js";
@@ -45,8 +47,12 @@ export interface RpcGateOptions {
 
 /** What the gate lets through. */
 export interface GatedHandlers {
-  /** A request: with the credential of a call that needs a key, without for the rest. */
-  request(request: HttpRequest, response: HttpResponse, credential?: Credential): void;
+  /**
+   * A request: with the credential of a call that needs a key, without for
+   * the rest; with the headers its answer carries, to write (see
+   * AnsweringHandler).
+   */
+  request(request: HttpRequest, response: HttpResponse, credential?: Credential, answerHeaders?: AnswerHeaders): void;
   /** A call that needs a key on a bare HTTP/2 stream, with its credential. */
   stream: KeyedStreamHandler;
 }
@@ -55,7 +61,7 @@ export interface RpcGate {
   /** Whether a request target is a call that needs a key (a saved query's procedure). */
   keyed(target: string): boolean;
   /** `next` (the fast path of hits, then the Connect router) behind the gate, for requests and for bare HTTP/2 streams. */
-  guard(next: GatedHandlers): { handler: RequestHandler; stream: StreamHandler };
+  guard(next: GatedHandlers): { handler: AnsweringHandler; stream: StreamHandler };
 }
 
 export function createRpcGate(options: RpcGateOptions): RpcGate {
@@ -88,15 +94,19 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
   return {
     keyed,
     guard: (next) => ({
-      handler(request, response) {
+      handler(request, response, answerHeaders) {
         const checked = check(request);
-        if (checked === "open") return next.request(request, response);
-        if (checked !== "keyed") return refuse(request, response, checked, 413);
+        if (checked === "open") return next.request(request, response, undefined, answerHeaders);
+        const toRequest = (): [HttpRequest, HttpResponse] => {
+          setAnswerHeaders(response, answerHeaders);
+          return [request, response];
+        };
+        if (checked !== "keyed") return refuse(...toRequest(), checked, 413);
         // A token seen for the first time: its signature is checked before the body is read.
         authenticateThen(authenticate, headerReader(request.headers), request.socket?.remoteAddress ?? "", {
-          admitted: (credential) => next.request(request, response, credential),
-          refuse: (error) => refuse(request, response, error as ConnectError),
-          failed: (error) => handlerThrew(request, response, error, logger),
+          admitted: (credential) => next.request(request, response, credential, answerHeaders),
+          refuse: (error) => refuse(...toRequest(), error as ConnectError),
+          failed: (error) => handlerThrew(...toRequest(), error, logger),
         });
       },
       stream(stream, headers, toRequest, answerHeaders) {

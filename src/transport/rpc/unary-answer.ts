@@ -7,10 +7,10 @@ import type { ServerHttp2Stream } from "node:http2";
 import type { Compression } from "@connectrpc/connect/protocol";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";
-import { streamAnswerFields } from "../node-http/index.js";
+import { type AnswerHeaders, answerFields, streamAnswerFields } from "../node-http/index.js";
 
 /** The headers a saved query's answer carries besides the protocol's own. */
-export interface AnswerHeaders {
+export interface CallHeaders {
   age?: string;
   "x-cache"?: string;
   "x-request-id": string;
@@ -19,11 +19,12 @@ export interface AnswerHeaders {
 /**
  * What the fast path writes to: an HTTP/2 stream nothing else answers, or
  * a Node response (HTTP/1.1, or HTTP/2's compatibility layer, which keeps
- * the trailers of its stream to itself).
+ * the trailers of its stream to itself); with the headers every answer
+ * carries (CORS), first, unless the response has them set already.
  */
 export type AnswerTarget =
-  | { stream: ServerHttp2Stream; answerHeaders: Readonly<Record<string, string>> }
-  | { response: WritableResponse };
+  | { stream: ServerHttp2Stream; answerHeaders: AnswerHeaders }
+  | { response: WritableResponse; answerHeaders: AnswerHeaders | undefined };
 
 /** The part of Node's HTTP/1.1 and HTTP/2 compatibility responses the answer uses. */
 export interface WritableResponse {
@@ -53,7 +54,7 @@ export function writeUnaryAnswer(
   target: AnswerTarget,
   form: UnaryRequestForm,
   message: EncodedMessage,
-  extra: AnswerHeaders,
+  extra: CallHeaders,
 ): void {
   if ("stream" in target) {
     const stream = target.stream;
@@ -76,7 +77,7 @@ export function writeUnaryAnswer(
     return;
   }
   const response = target.response;
-  response.writeHead(200, addAnswerHeaders({}, form, message, extra));
+  response.writeHead(200, addAnswerHeaders(answerFields(target.answerHeaders), form, message, extra));
   if (form.protocol === "grpc-web") {
     // Two writes without a length, as connect-node writes the message and the trailer frame.
     response.write(message.bytes);
@@ -98,7 +99,7 @@ function addAnswerHeaders(
   headers: Record<string, string | number>,
   form: UnaryRequestForm,
   message: EncodedMessage,
-  extra: AnswerHeaders,
+  extra: CallHeaders,
 ): Record<string, string | number> {
   if (extra.age !== undefined) headers.age = extra.age;
   if (form.protocol === "connect") {

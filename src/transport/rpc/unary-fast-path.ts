@@ -9,6 +9,7 @@ import type { Readable } from "node:stream";
 import { type Credential, isScoped } from "../../auth/index.js";
 import type { Endpoint, EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import {
+  type AnswerHeaders,
   createPreparedCalls,
   headerReader,
   type HttpRequest,
@@ -16,6 +17,7 @@ import {
   pathOf,
   type RequestHead,
   requestIdFrom,
+  setAnswerHeaders,
   streamHead,
   type StreamHandler,
 } from "../node-http/index.js";
@@ -53,8 +55,12 @@ interface CallSource {
 }
 
 export interface UnaryFastPath {
-  /** Serves an authenticated call of a saved query: from the cache when it is a plain unary hit, else through the router. */
-  serve(request: HttpRequest, response: HttpResponse, credential: Credential): void;
+  /**
+   * Serves an authenticated call of a saved query: from the cache when it is
+   * a plain unary hit, else through the router; `answerHeaders` as an
+   * AnsweringHandler is given them.
+   */
+  serve(request: HttpRequest, response: HttpResponse, credential: Credential, answerHeaders?: AnswerHeaders): void;
   /** The same for a bare HTTP/2 stream; its request and response are made only for the router. */
   stream: KeyedStreamHandler;
 }
@@ -145,15 +151,17 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
   }
 
   return {
-    serve(request, response, credential) {
+    serve(request, response, credential, answerHeaders) {
       serveCall(
         {
           head: request,
           body: request,
-          // Through the response, which holds the headers set before (CORS) and, on HTTP/2, the stream's trailers.
-          target: () => ({ response: response as unknown as WritableResponse }),
-          toRouter: (read) =>
-            router.serve(request, response, contextFor(credential), read && replayedBody(read, request)),
+          // Through the response, which holds the stream's trailers on HTTP/2.
+          target: () => ({ response: response as unknown as WritableResponse, answerHeaders }),
+          toRouter(read) {
+            setAnswerHeaders(response, answerHeaders);
+            router.serve(request, response, contextFor(credential), read && replayedBody(read, request));
+          },
         },
         credential,
       );

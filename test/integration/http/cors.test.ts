@@ -174,6 +174,42 @@ describe("CORS_ORIGINS", () => {
     expect(ok.headers.get("access-control-allow-credentials")).toBeNull();
   });
 
+  it("writes the same CORS headers on a cache hit, in one head with its own, as on the miss before it", async () => {
+    const corsHeaders = (response: Response) =>
+      ["vary", "access-control-allow-origin", "access-control-expose-headers", "timing-allow-origin"].map((name) =>
+        response.headers.get(name),
+      );
+    const calls: Record<string, (origin: string, project: string) => Promise<Response>> = {
+      GET: (origin, project) =>
+        fetch(`${narrow.url}/api/endpoints/functions.invocation-stats?project=${project}`, {
+          headers: { origin, "x-api-key": TEST_API_KEY },
+        }),
+      Connect: (origin, project) =>
+        fetch(`${narrow.url}${STATS_PATH}`, {
+          method: "POST",
+          headers: { origin, "content-type": "application/json", "x-api-key": TEST_API_KEY },
+          body: JSON.stringify({ project }),
+        }),
+    };
+    for (const [name, call] of Object.entries(calls)) {
+      for (const [origin, allowed] of [
+        [PAGE, true],
+        ["https://evil.example.net", false],
+      ] as const) {
+        const project = `cors-${name}-${allowed}`;
+        const miss = await call(origin, project);
+        const hit = await call(origin, project);
+        const seen = { name, allowed, cache: [miss.headers.get("x-cache"), hit.headers.get("x-cache")] };
+        expect(seen).toEqual({ name, allowed, cache: ["MISS", "HIT"] });
+        const [vary, allowOrigin, exposed, timing] = corsHeaders(hit);
+        expect(vary?.split(", ")[0]).toBe("Origin");
+        expect([allowOrigin, timing]).toEqual(allowed ? [PAGE, PAGE] : [null, null]);
+        expect(listOf(exposed).includes("x-cache")).toBe(allowed);
+        expect(corsHeaders(hit)).toEqual(corsHeaders(miss));
+      }
+    }
+  });
+
   it("gives another origin no CORS header, on a preflight or an answer, so its browser reads nothing", async () => {
     const pre = await preflight(narrow, RPC_PATH, "https://evil.example.net");
     expect(pre.status).toBe(204);
