@@ -20,7 +20,14 @@ import {
 } from "./content-negotiation.js";
 import { bodyFormats } from "./body-formats.js";
 import { sendError } from "./error-body.js";
-import { codeName, type HttpRequest, type HttpResponse, type RequestHead } from "../node-http/index.js";
+import {
+  type AnswerHeaders,
+  answerFields,
+  codeName,
+  type HttpRequest,
+  type HttpResponse,
+  type RequestHead,
+} from "../node-http/index.js";
 import { writeResponse } from "./respond.js";
 import { createResponseBodies, type ResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
@@ -43,17 +50,19 @@ export interface EndpointCallOptions {
 /** What a GET call came to: its saved query, code (`ok`, or a code name such as `not_found`) and caller. */
 export type HttpCallObserver = (event: { endpoint: string; code: string; caller: string }) => void;
 
-/** Writes a whole answer: status, headers (content-type and length included) and body (dropped for HEAD). */
+/** Writes a whole answer: status, all its headers (content-type and length included) and body (dropped for HEAD). */
 export type Reply = (status: number, headers: Record<string, string>, body: Buffer) => void;
 
 export interface EndpointCalls {
   /**
-   * Answers `call` if its result is cached, at once: true when it did. The
-   * fast path of GET hits on bare HTTP/2 streams; anything else is `answer`'s.
+   * Answers `call` if its result is cached, at once, with `answerHeaders`
+   * (CORS; none: set already) first: true when it did. The fast path of GET
+   * hits; anything else is `answer`'s.
    */
   answerHit(
     head: RequestHead,
     reply: Reply,
+    answerHeaders: AnswerHeaders | undefined,
     varyOrigin: boolean,
     call: GetCall,
     requestId: string,
@@ -113,11 +122,12 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   }
 
   return {
-    answerHit(head, reply, varyOrigin, call, requestId, credential) {
+    answerHit(head, reply, answerHeaders, varyOrigin, call, requestId, credential) {
       const started = performance.now();
       const hit = service.peek(call, credential.id);
       if (hit === undefined) return false;
-      sendResult(bodies, head, reply, varyOrigin, requestId, call, hit, performance.now() - started);
+      const lookupMs = performance.now() - started;
+      sendResult(bodies, head, reply, answerHeaders, varyOrigin, requestId, call, hit, lookupMs);
       finish(call, requestId, credential.id, started, "ok");
       return true;
     },
@@ -129,13 +139,13 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       // With a list of CORS origins, transport/cors.ts has set Vary: Origin already.
       const varyOrigin = response.hasHeader("vary");
       if (hit !== undefined) {
-        sendResult(bodies, request, reply, varyOrigin, requestId, call, hit, lookupMs);
+        sendResult(bodies, request, reply, undefined, varyOrigin, requestId, call, hit, lookupMs);
         return finish(call, requestId, credential.id, started, "ok");
       }
       service.execute(call, new GetCallContext(response, requestId, defaultTimeoutMs, credential.id)).then(
         (result) => {
           try {
-            sendResult(bodies, request, reply, varyOrigin, requestId, call, result, lookupMs);
+            sendResult(bodies, request, reply, undefined, varyOrigin, requestId, call, result, lookupMs);
           } catch (error) {
             // Rows that do not fit the row message: a bug, answered as INTERNAL.
             return fail(request, response, call, requestId, credential.id, started, error);
@@ -176,14 +186,16 @@ class GetCallContext implements CallContext {
 const contentTypes = bodyFormats.map((f) => f.contentType);
 
 /**
- * 200 with the result's body in the asked format and coding, its cache
- * status and age when it has them, Server-Timing, and the rows and bytes
- * read when known (for a hit, those of the computation it was made by).
+ * 200 with `answerHeaders` (none: set already), then the result's body in
+ * the asked format and coding, its cache status and age when it has them,
+ * Server-Timing, and the rows and bytes read when known (for a hit, those of
+ * the computation it was made by).
  */
 function sendResult(
   bodies: ResponseBodies,
   request: RequestHead,
   reply: Reply,
+  answerHeaders: AnswerHeaders | undefined,
   varyOrigin: boolean,
   requestId: string,
   call: GetCall,
@@ -203,13 +215,12 @@ function sendResult(
     body = bodies.make(result, call.endpoint, format, encoding);
     serializeMs = performance.now() - before;
   }
-  const headers: Record<string, string> = {
-    "content-type": contentTypes[format]!,
-    "content-length": String(body.length),
-    vary: varyOrigin ? "Origin, Accept, Accept-Encoding" : "Accept, Accept-Encoding",
-    "x-request-id": requestId,
-    "server-timing": serverTiming(result, lookupMs, serializeMs),
-  };
+  const headers = answerFields(answerHeaders);
+  headers["content-type"] = contentTypes[format]!;
+  headers["content-length"] = String(body.length);
+  headers.vary = varyOrigin ? "Origin, Accept, Accept-Encoding" : "Accept, Accept-Encoding";
+  headers["x-request-id"] = requestId;
+  headers["server-timing"] = serverTiming(result, lookupMs, serializeMs);
   if (encoding !== IDENTITY) headers["content-encoding"] = encodings[encoding];
   if (result.cache !== undefined) {
     headers["x-cache"] = result.cache.status;

@@ -7,6 +7,7 @@ import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../e
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import { createMetricsScrape, type Logger, type Metrics, type MetricsScrape } from "../../observability/index.js";
 import {
+  type AnswerHeaders,
   type AnsweringHandler,
   authenticateThen,
   codeName,
@@ -19,7 +20,6 @@ import {
   setAnswerHeaders,
   streamAddress,
   streamHead,
-  withAnswerHeaders,
   type HttpRequest,
   type HttpResponse,
   type RequestHead,
@@ -226,15 +226,16 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   /**
    * A GET or HEAD of a target asked before, from `head` (a Node request's, or
    * a bare stream's): a hit, its caller unscoped, is answered with `reply`,
-   * which writes the answer's headers (CORS) with its own; everything else,
-   * after the same one authentication, through `toRequest`, whose response
-   * has them set.
+   * `answerHeaders` (CORS) first among its headers; everything else, after
+   * the same one authentication, through `toRequest`, whose response has
+   * them set.
    */
   function answerKnownTarget(
     head: RequestHead,
     address: string,
     known: GetCall,
     reply: Reply,
+    answerHeaders: AnswerHeaders | undefined,
     varyOrigin: boolean,
     toRequest: ToRequest,
   ): void {
@@ -243,7 +244,11 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     const requestId = requestIdFrom(headers);
     authenticateThen(authenticate, headers, address, {
       admitted(credential) {
-        if (!isScoped(credential) && calls.answerHit(head, reply, varyOrigin, known, requestId, credential)) return;
+        if (
+          !isScoped(credential) &&
+          calls.answerHit(head, reply, answerHeaders, varyOrigin, known, requestId, credential)
+        )
+          return;
         answerKnown(...toRequest(), known, url, requestId, credential);
       },
       refuse: (error) => refuse(...toRequest(), requestId, error),
@@ -264,8 +269,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
       const headers = headerReader(request.headers);
       return route(request, response, url, headers, requestIdFrom(headers));
     }
-    const reply: Reply = (status, fields, body) =>
-      writeResponse(request, response, status, withAnswerHeaders(answerHeaders, fields), body);
+    const reply: Reply = (status, fields, body) => writeResponse(request, response, status, fields, body);
     // With a list of CORS origins, the answer's headers have Vary: Origin (set already, when not handed over).
     const varyOrigin = answerHeaders === undefined ? response.hasHeader("vary") : "vary" in answerHeaders;
     let headersSet = false;
@@ -274,7 +278,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
       headersSet = true;
       return [request, response];
     };
-    answerKnownTarget(request, request.socket?.remoteAddress ?? "", known, reply, varyOrigin, toRequest);
+    const address = request.socket?.remoteAddress ?? "";
+    answerKnownTarget(request, address, known, reply, answerHeaders, varyOrigin, toRequest);
   };
 
   /** A bare HTTP/2 stream: a known call is answered as above, on the stream when a hit; anything else as a request. */
@@ -282,9 +287,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     const head = streamHead(streamHeaders);
     const known = knownCall(head.method, head.url ?? "/");
     if (known === undefined) return handler(...toRequest());
-    const reply: Reply = (status, fields, body) =>
-      respondOnStream(stream, head.method, status, answerHeaders, fields, body);
-    answerKnownTarget(head, streamAddress(stream), known, reply, "vary" in answerHeaders, toRequest);
+    const reply: Reply = (status, fields, body) => respondOnStream(stream, head.method, status, fields, body);
+    answerKnownTarget(head, streamAddress(stream), known, reply, answerHeaders, "vary" in answerHeaders, toRequest);
   };
 
   return { handler, stream };

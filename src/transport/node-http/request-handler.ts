@@ -33,23 +33,12 @@ export function setAnswerHeaders(response: HttpResponse, answerHeaders: AnswerHe
 
 /**
  * A new header object holding `answerHeaders` (none: empty), for an answer's
- * own headers to be added to and written in one writeHead. Copied, not
+ * own headers to be added to and written at once (writeHead, respond). Copied, not
  * spread: V8 builds spreads slowly on the hit path (docs/performance.md).
  */
 export function answerFields(answerHeaders: AnswerHeaders | undefined): Record<string, string> {
   const fields: Record<string, string> = {};
   if (answerHeaders !== undefined) for (const name in answerHeaders) fields[name] = answerHeaders[name]!;
-  return fields;
-}
-
-/** `answerHeaders` (none: set already), then `headers`, in one object for one writeHead. */
-export function withAnswerHeaders(
-  answerHeaders: AnswerHeaders | undefined,
-  headers: Readonly<Record<string, string>>,
-): Readonly<Record<string, string>> {
-  if (answerHeaders === undefined) return headers;
-  const fields = answerFields(answerHeaders);
-  for (const name in headers) fields[name] = headers[name]!;
   return fields;
 }
 

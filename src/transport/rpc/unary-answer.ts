@@ -7,7 +7,7 @@ import type { ServerHttp2Stream } from "node:http2";
 import type { Compression } from "@connectrpc/connect/protocol";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";
-import { type AnswerHeaders, answerFields, streamAnswerFields } from "../node-http/index.js";
+import { type AnswerHeaders, answerFields } from "../node-http/index.js";
 
 /** The headers a saved query's answer carries besides the protocol's own. */
 export interface CallHeaders {
@@ -60,8 +60,9 @@ export function writeUnaryAnswer(
     const stream = target.stream;
     // A caller that reset its stream meanwhile is answered nothing: writing to it would throw.
     if (stream.destroyed || stream.closed) return;
-    // Headers every answer on the stream carries (CORS) come first, as a response's set headers do.
-    const fields = addAnswerHeaders(streamAnswerFields(200, target.answerHeaders), form, message, extra);
+    // Headers every answer carries (CORS) come first, as a response's set headers do.
+    const fields = addAnswerHeaders(answerFields(target.answerHeaders), form, message, extra);
+    fields[":status"] = 200;
     if (form.protocol === "grpc") {
       stream.respond(fields, { waitForTrailers: true });
       stream.once("wantTrailers", () => stream.sendTrailers(grpcOkTrailers));
