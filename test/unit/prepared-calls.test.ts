@@ -37,3 +37,22 @@ describe("createPreparedCalls bounded by characters", () => {
     expect(["bbbb", "cccc"].map((k) => calls.find(k) !== undefined)).toEqual([true, true]);
   });
 });
+
+describe("createPreparedCalls with groups", () => {
+  it("keeps the same key apart in each group, and bounds all groups together", () => {
+    const calls = createPreparedCalls(3);
+    calls.remember("{}", call(1), "/a j");
+    calls.remember("{}", call(2), "/b j");
+    calls.remember("{}", call(3));
+    expect([calls.find("{}", "/a j"), calls.find("{}", "/b j"), calls.find("{}")]).toEqual([call(1), call(2), call(3)]);
+    expect(calls.find("{}", "/c j")).toBeUndefined();
+    calls.remember("x", call(4), "/b j"); // the fourth: "{}" of "/a j", remembered first, goes
+    expect([calls.find("{}", "/a j"), calls.find("{}", "/b j"), calls.find("x", "/b j")]).toEqual([
+      undefined,
+      call(2),
+      call(4),
+    ]);
+    calls.remember("x", call(5), "/b j"); // held: replaced, nothing forgotten
+    expect([calls.find("x", "/b j"), calls.find("{}", "/b j"), calls.find("{}")]).toEqual([call(5), call(2), call(3)]);
+  });
+});

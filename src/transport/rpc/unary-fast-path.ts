@@ -71,25 +71,31 @@ export type KeyedStreamHandler = (...args: [...Parameters<StreamHandler>, creden
 export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPath {
   const { service, router, encodings, log, maxBodyBytes } = options;
   const endpoints = new Map(options.registry.endpoints.map((e) => [`/${e.grpcMethod}`, e]));
+  // The prepared calls' group of each procedure's messages, in either form: made once, so that each is one string.
+  const messageGroups = new Map(
+    options.registry.endpoints.map((e) => [e, { binary: `${e.grpcMethod} proto`, json: `${e.grpcMethod} json` }]),
+  );
   const prepared = createPreparedCalls(options.preparedCalls?.maxEntries, options.preparedCalls?.maxChars);
   const accepted = router.acceptCompression;
 
   /**
    * Answers the call if its result is cached: true when it did. `key` names
-   * the request (for the prepared calls), `message` reads its message bytes.
+   * the request in the prepared calls' `group`, `message` reads its message
+   * bytes.
    */
   function answerHit(
     source: CallSource,
     endpoint: Endpoint,
     form: UnaryRequestForm,
     credential: Credential,
+    group: string,
     key: string,
     message: () => Buffer | undefined,
   ): boolean {
     const started = performance.now();
     // A call prepared under a scope depends on the credential too: only unscoped calls are kept.
     const scoped = isScoped(credential);
-    let call: PreparedCall | undefined = scoped ? undefined : prepared.find(key);
+    let call: PreparedCall | undefined = scoped ? undefined : prepared.find(key, group);
     if (call === undefined) {
       const bytes = message();
       if (bytes === undefined) return false;
@@ -98,7 +104,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
       } catch {
         return false; // the router parses and prepares it again, and answers its error
       }
-      if (!scoped) prepared.remember(key, call);
+      if (!scoped) prepared.remember(key, call, group);
     }
     const hit = service.peek(call, credential.id);
     if (hit === undefined) return false;
@@ -136,15 +142,16 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     if (form.get) {
       // The message is in the query string, which names the call whole.
       const message = () => messageOfQuery(url, maxBodyBytes);
-      if (!answerHit(source, endpoint, form, credential, `GET ${url}`, message)) source.toRouter();
+      if (!answerHit(source, endpoint, form, credential, "GET", url, message)) source.toRouter();
       return;
     }
     // The envelope's 5 bytes on top of the message bound: one byte more is the router's to refuse.
     readBody(source.body, maxBodyBytes + 5, (read) => {
       const bytes = read.whole ? messageOfBody(form, bodyBytes(read), maxBodyBytes) : undefined;
       if (bytes !== undefined) {
-        const key = `${endpoint.grpcMethod} ${form.binary ? "p" : "j"} ${bytes.toString("latin1")}`;
-        if (answerHit(source, endpoint, form, credential, key, () => bytes)) return;
+        const groups = messageGroups.get(endpoint)!;
+        const group = form.binary ? groups.binary : groups.json;
+        if (answerHit(source, endpoint, form, credential, group, bytes.toString("latin1"), () => bytes)) return;
       }
       source.toRouter(read);
     });
