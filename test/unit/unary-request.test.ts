@@ -13,6 +13,43 @@ const formOf = (method_: string, headers: Record<string, string | string[]>, htt
 const brief = (form: ReturnType<typeof formOf>) =>
   form && { protocol: form.protocol, binary: form.binary, get: form.get, compression: form.compression?.name ?? null };
 
+describe("unaryRequestForm, asked many times", () => {
+  it("reads the same forms when the values it remembers are full and when they repeat", () => {
+    // Past the 64 values remembered, each is read afresh: the answers must not change.
+    for (let i = 0; i < 100; i++) {
+      expect(
+        formOf("POST", { "content-type": `application/x-${i}`, "accept-encoding": `x-${i}, gzip` }),
+      ).toBeUndefined();
+    }
+    for (let round = 0; round < 2; round++) {
+      expect(brief(formOf("POST", { "content-type": "application/json", "accept-encoding": "br" }, 1))).toEqual({
+        protocol: "connect",
+        binary: false,
+        get: false,
+        compression: "br",
+      });
+      expect(
+        brief(formOf("POST", { "content-type": "application/grpc-web+json", "grpc-accept-encoding": "gzip" }, 1)),
+      ).toEqual({
+        protocol: "grpc-web",
+        binary: false,
+        get: false,
+        compression: "gzip",
+      });
+      expect(formOf("POST", { "content-type": "application/grpc" }, 1)).toBeUndefined(); // gRPC needs HTTP/2
+      expect(formOf("POST", { "content-type": "application/grpc-web-text" }, 1)).toBeUndefined();
+      expect(brief(formOf("POST", { "content-type": "application/proto", "accept-encoding": "x-1, gzip" }, 1))).toEqual(
+        {
+          protocol: "connect",
+          binary: true,
+          get: false,
+          compression: "gzip",
+        },
+      );
+    }
+  });
+});
+
 describe("unaryRequestForm", () => {
   it.each([
     [

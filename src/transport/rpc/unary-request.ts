@@ -39,6 +39,38 @@ const grpcTimeout = /^\d{1,8}[HMSmun]$/;
 const connectTimeout = /^\d{1,10}$/;
 
 /**
+ * `read` of a header value, remembered for the first `max` distinct values:
+ * callers send few (their client library's content type and accepted
+ * encodings), so reading a call's form is mostly lookups (1 us a call less
+ * than parsing; docs/performance.md). Values past those are read each time.
+ */
+function remembered<T>(read: (value: string) => T, max = 64): (value: string) => T {
+  const known = new Map<string, { result: T }>();
+  return (value) => {
+    const hit = known.get(value);
+    if (hit !== undefined) return hit.result;
+    const result = read(value);
+    if (known.size < max) known.set(value, { result });
+    return result;
+  };
+}
+
+/** What a POST's content type says, as connect-node's three protocols read it; undefined for none of them. */
+const contentTypeOf = remembered(
+  (contentType: string): { protocol: UnaryProtocol; binary: boolean; text: boolean; stream: boolean } | undefined => {
+    const grpc = parseGrpcType(contentType);
+    if (grpc !== undefined) return { protocol: "grpc", binary: grpc.binary, text: false, stream: false };
+    const grpcWeb = parseGrpcWebType(contentType);
+    if (grpcWeb !== undefined)
+      return { protocol: "grpc-web", binary: grpcWeb.binary, text: grpcWeb.text, stream: false };
+    const connect = parseConnectType(contentType);
+    if (connect !== undefined)
+      return { protocol: "connect", binary: connect.binary, text: false, stream: connect.stream };
+    return undefined;
+  },
+);
+
+/**
  * The form of `request`, a call of `method`, if it is a plain unary call the
  * fast path reads exactly as connect-node does; undefined for anything else.
  * `available` are the compressions the router accepts, in its order.
@@ -52,30 +84,24 @@ export function unaryRequestForm(
   const contentType = headers["content-type"];
   if (request.method === "GET") return connectGetForm(request, method, available);
   if (request.method !== "POST" || typeof contentType !== "string") return undefined;
-  const grpc = parseGrpcType(contentType);
-  if (grpc !== undefined) {
+  const type = contentTypeOf(contentType);
+  if (type === undefined || type.text || type.stream) return undefined;
+  let accept: string | string[] | undefined;
+  if (type.protocol === "connect") {
+    if (!identity(headers["content-encoding"]) || !timeoutIs(headers["connect-timeout-ms"], connectTimeout)) {
+      return undefined;
+    }
+    accept = headers["accept-encoding"];
+  } else {
     // gRPC's trailers need HTTP/2; a gRPC call over HTTP/1.1 is the router's to answer.
-    if (request.httpVersionMajor !== 2 || !plainGrpcHeaders(headers)) return undefined;
-    const compression = negotiate(available, headers["grpc-accept-encoding"], "grpc-accept-encoding");
-    return compression === undefined ? undefined : { protocol: "grpc", binary: grpc.binary, get: false, compression };
+    if (type.protocol === "grpc" && request.httpVersionMajor !== 2) return undefined;
+    if (!plainGrpcHeaders(headers)) return undefined;
+    accept = headers["grpc-accept-encoding"];
   }
-  const grpcWeb = parseGrpcWebType(contentType);
-  if (grpcWeb !== undefined) {
-    if (grpcWeb.text || !plainGrpcHeaders(headers)) return undefined;
-    const compression = negotiate(available, headers["grpc-accept-encoding"], "grpc-accept-encoding");
-    return compression === undefined
-      ? undefined
-      : { protocol: "grpc-web", binary: grpcWeb.binary, get: false, compression };
-  }
-  const connect = parseConnectType(contentType);
-  if (connect === undefined || connect.stream) return undefined;
-  if (!identity(headers["content-encoding"]) || !timeoutIs(headers["connect-timeout-ms"], connectTimeout)) {
-    return undefined;
-  }
-  const compression = negotiate(available, headers["accept-encoding"], "accept-encoding");
+  const compression = negotiate(available, accept);
   return compression === undefined
     ? undefined
-    : { protocol: "connect", binary: connect.binary, get: false, compression };
+    : { protocol: type.protocol, binary: type.binary, get: false, compression };
 }
 
 /** A Connect GET (`?message=…&encoding=…`) of a method without side effects, with no content type or compression. */
@@ -93,7 +119,7 @@ function connectGetForm(
   const encoding = query.get("encoding");
   if (encoding !== "proto" && encoding !== "json") return undefined;
   if (!identity(query.get("compression") ?? undefined)) return undefined;
-  const compression = negotiate(available, headers["accept-encoding"], "accept-encoding");
+  const compression = negotiate(available, headers["accept-encoding"]);
   return compression === undefined
     ? undefined
     : { protocol: "connect", binary: encoding === "proto", get: true, compression };
@@ -149,13 +175,26 @@ function timeoutIs(value: string | string[] | undefined, form: RegExp): boolean 
   return value === undefined || (typeof value === "string" && form.test(value));
 }
 
-/** The response compression for an `accept` header, as connect-node negotiates it; undefined for a repeated header. */
+/** Each list of compressions' negotiation of an accepted-encodings value, remembered by value. */
+const negotiations = new WeakMap<readonly Compression[], (accept: string) => Compression | null>();
+
+/**
+ * The response compression for an accepted-encodings header (`accept-encoding`,
+ * `grpc-accept-encoding`), as connect-node negotiates it; undefined for a
+ * repeated header.
+ */
 function negotiate(
   available: readonly Compression[],
   accept: string | string[] | undefined,
-  headerName: string,
 ): Compression | null | undefined {
   if (Array.isArray(accept)) return undefined;
-  // compressionNegotiate only reads the list (its type asks for a mutable one): no copy per call.
-  return compressionNegotiate(available as Compression[], null, accept ?? null, headerName).response;
+  if (accept === undefined) return null;
+  let byValue = negotiations.get(available);
+  if (byValue === undefined) {
+    // compressionNegotiate only reads the list (its type asks for a mutable one), and names the header only in errors.
+    const negotiated = (value: string) =>
+      compressionNegotiate(available as Compression[], null, value, "accept-encoding").response;
+    negotiations.set(available, (byValue = remembered(negotiated)));
+  }
+  return byValue(accept);
 }
