@@ -42,7 +42,7 @@ export function createTokenBuckets(options: TokenBucketsOptions): TokenBuckets {
     let bucket = buckets.get(key);
     if (bucket === undefined) {
       buckets.set(key, (bucket = { tokens: burst, at: now, used: used.push(key) }));
-      if (used.size > maxKeys) forgetLeastRecentlyUsed();
+      if (used.size > maxKeys) buckets.delete(used.shift()!);
     } else {
       used.moveToEnd(bucket.used);
     }
@@ -50,13 +50,7 @@ export function createTokenBuckets(options: TokenBucketsOptions): TokenBuckets {
     bucket.at = now;
     return bucket;
   }
-  function forgetLeastRecentlyUsed() {
-    for (const link of used) {
-      used.remove(link);
-      buckets.delete(link.item);
-      return;
-    }
-  }
+
   const wait = (tokens: number) => Math.max(1, Math.ceil((1 - tokens) / perSecond));
 
   return {

@@ -2,7 +2,8 @@
 // adding, removing and moving an item to the end take constant time and
 // allocate nothing past the item's link, whose pointers are cleared when it
 // is removed. The server's per-stream bookkeeping (unsent bytes, request
-// deadlines) and the cache's order of use keep their items here: a Set or
+// deadlines), the cache's and the rate limits' orders of use and the
+// prepared calls' order keep their items here: a Set or
 // Map holding every stream made the young generation's collections keep
 // twice the bytes alive under gRPC load, and a Map re-ordered on every cache
 // hit (a delete and a set) cost 2 µs a hit when it held few keys, its table
@@ -44,6 +45,14 @@ export class LinkedList<T> {
     this.last = node;
     this.count += 1;
     return node;
+  }
+
+  /** Takes the first link out and gives its item; undefined when the list is empty. */
+  shift(): T | undefined {
+    const first = this.first;
+    if (first === undefined) return undefined;
+    this.remove(first);
+    return first.item;
   }
 
   /** Moves `link` to the end; it must be this list's (nothing is done for one removed). */

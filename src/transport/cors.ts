@@ -98,23 +98,18 @@ function corsAnswerHeaders(origins: CorsOrigins): (origin: string | undefined) =
 export function withCors(next: AnsweringHandler, options: CorsOptions = {}): RequestHandler {
   const origins = options.origins ?? "*";
   const anyOrigin = origins === "*";
-  const allowed = new Set(anyOrigin ? [] : origins);
   const answerHeadersFor = corsAnswerHeaders(origins);
   const preflightHeaders = {
     "access-control-allow-methods": corsAllowedMethods.join(", "),
     "access-control-allow-headers": corsAllowedHeaders.join(", "),
     "access-control-max-age": String(options.maxAgeSeconds ?? 600),
   };
-  /** The value of Access-Control-Allow-Origin for a request from `origin`, or undefined when it is not allowed. */
-  const allowOrigin = (origin: string | undefined): string | undefined => {
-    if (anyOrigin) return "*";
-    return origin !== undefined && allowed.has(origin) ? origin : undefined;
-  };
 
   return (request, response) => {
     const origin = request.headers.origin;
     if (isPreflight(request)) {
-      const allow = allowOrigin(origin);
+      // Access-Control-Allow-Origin as an answer to `origin` has it; undefined when it is not allowed.
+      const allow = answerHeadersFor(origin)["access-control-allow-origin"];
       const extra: Record<string, string> = anyOrigin ? {} : { vary: "Origin" };
       // A preflight has no body; one sent anyway is not read, and its HTTP/1.1 connection closes.
       if (request.httpVersionMajor === 1 && hasBody(request)) extra.connection = "close";

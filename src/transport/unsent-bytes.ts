@@ -162,6 +162,8 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
       return {
         refused: full !== undefined,
         written() {
+          // A write after its sender was forgotten (its bytes no longer counted) is not counted again.
+          if (!entry.link.listed) return true;
           if (entry.stoppedAt !== undefined) return false;
           const before = entry.counted;
           // Bytes that went out, or the first bytes queued: the stall clock starts again.

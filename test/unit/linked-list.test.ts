@@ -109,4 +109,17 @@ describe("LinkedList", () => {
     expect(items(list)).toEqual([1]);
     expect(list.size).toBe(1);
   });
+
+  it("shifts the first item out, and nothing from an empty list", () => {
+    const list = new LinkedList<string>();
+    expect(list.shift()).toBeUndefined();
+    const [a] = ["a", "b"].map((item) => list.push(item));
+    expect(list.shift()).toBe("a");
+    expect(a!.listed).toBe(false);
+    expect(items(list)).toEqual(["b"]);
+    expect(list.shift()).toBe("b");
+    expect([list.size, list.shift()]).toEqual([0, undefined]);
+    list.push("c");
+    expect(items(list)).toEqual(["c"]);
+  });
 });

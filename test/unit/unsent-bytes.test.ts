@@ -77,6 +77,26 @@ describe("unsent bytes", () => {
     expect(e.stopped).toEqual([]);
   });
 
+  it("counts nothing for a write after its sender ended, and frees what the sender held", () => {
+    const unsent = createUnsentBytes({ maxPerConnection: 100, clock: () => 0 });
+    const connection = {};
+    const a = sender();
+    const watched = unsent.watch(a.sender, connection, "x");
+    a.queued = 60;
+    watched.written();
+    expect([unsent.queuedOn(connection), unsent.queuedOn("x")]).toEqual([60, 60]);
+    watched.end();
+    a.queued = 0; // a late write finds the bytes gone: nothing is taken off twice
+    expect(watched.written()).toBe(true);
+    expect([unsent.queuedOn(connection), unsent.queuedOn("x")]).toEqual([0, 0]);
+    // The connection's bound is still whole for the next sender.
+    const b = sender();
+    const next = unsent.watch(b.sender, connection, "x");
+    b.queued = 101;
+    expect(next.written()).toBe(false);
+    expect(b.stopped).toEqual(["connection bound"]);
+  });
+
   it("bounds a trusted proxy's connections one by one, not its address", () => {
     const unsent = createUnsentBytes({
       maxPerConnection: 100,

@@ -136,7 +136,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       const hit = service.peek(call, credential.id);
       const lookupMs = performance.now() - started;
       const reply: Reply = (status, headers, body) => writeResponse(request, response, status, headers, body);
-      // With a list of CORS origins, transport/cors.ts has set Vary: Origin already.
+      // With a list of CORS origins, Vary: Origin is among the CORS headers set before this (transport/cors.ts).
       const varyOrigin = response.hasHeader("vary");
       if (hit !== undefined) {
         sendResult(bodies, request, reply, undefined, varyOrigin, requestId, call, hit, lookupMs);

@@ -1,5 +1,5 @@
 // Writing GET responses: JSON bodies with their length, HEAD without a body.
-// (The CORS headers are set for every route in transport/cors.ts.)
+// (The CORS headers come from transport/cors.ts: set before these write, or among a hit's own headers.)
 import type { HttpRequest, HttpResponse } from "../node-http/index.js";
 
 export function sendBytes(

@@ -29,15 +29,11 @@ export function createPreparedCalls(maxEntries = 10_000, maxChars = 8 * 1024 * 1
   let chars = 0;
 
   function forgetFirst(): void {
-    for (const link of order) {
-      const [group, key] = link.item;
-      order.remove(link);
-      chars -= key.length;
-      const calls = groups.get(group)!;
-      calls.delete(key);
-      if (calls.size === 0) groups.delete(group);
-      return;
-    }
+    const [group, key] = order.shift()!;
+    chars -= key.length;
+    const calls = groups.get(group)!;
+    calls.delete(key);
+    if (calls.size === 0) groups.delete(group);
   }
 
   return {
