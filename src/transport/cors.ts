@@ -13,7 +13,7 @@ import {
   type RequestHandler,
   setAnswerHeaders,
   type StreamHandler,
-  type ToRequest,
+  withAnswerHeadersSet,
 } from "./node-http/index.js";
 
 /** `"*"` for any origin, else the exact origins (`https://app.example.com`) allowed. */
@@ -155,14 +155,7 @@ export function withCorsStreams(
       return handler(...toRequest());
     }
     const answerHeaders = answerHeadersFor(headers.origin);
-    let made: ReturnType<ToRequest> | undefined;
-    const withHeaders: ToRequest = () => {
-      if (made === undefined) {
-        made = toRequest();
-        setAnswerHeaders(made[1], answerHeaders);
-      }
-      return made;
-    };
+    const withHeaders = withAnswerHeadersSet(toRequest, answerHeaders);
     next(stream, headers, withHeaders, answerHeaders);
   };
 }

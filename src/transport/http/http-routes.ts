@@ -25,6 +25,7 @@ import {
   type RequestHead,
   type StreamHandler,
   type ToRequest,
+  withAnswerHeadersSet,
 } from "../node-http/index.js";
 import { endpointListing } from "./endpoint-listing.js";
 import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
@@ -272,12 +273,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     const reply: Reply = (status, fields, body) => writeResponse(request, response, status, fields, body);
     // With a list of CORS origins, the answer's headers have Vary: Origin (set already, when not handed over).
     const varyOrigin = answerHeaders === undefined ? response.hasHeader("vary") : "vary" in answerHeaders;
-    let headersSet = false;
-    const toRequest: ToRequest = () => {
-      if (!headersSet) setAnswerHeaders(response, answerHeaders);
-      headersSet = true;
-      return [request, response];
-    };
+    const toRequest = withAnswerHeadersSet(() => [request, response], answerHeaders);
     const address = request.socket?.remoteAddress ?? "";
     answerKnownTarget(request, address, known, reply, answerHeaders, varyOrigin, toRequest);
   };

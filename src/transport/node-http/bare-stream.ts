@@ -3,10 +3,26 @@
 // (method, target, headers, as a Node request has them), its client address,
 // and a whole answer written with stream.respond and end.
 import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
-import type { AnswerHeaders, HttpRequest, HttpResponse } from "./request-handler.js";
+import { type AnswerHeaders, type HttpRequest, type HttpResponse, setAnswerHeaders } from "./request-handler.js";
 
 /** The compatibility request and response of a stream (Http2ServerRequest, Http2ServerResponse), made on first use. */
 export type ToRequest = () => [HttpRequest, HttpResponse];
+
+/**
+ * `toRequest`, made once, its response given `answerHeaders` (none: set
+ * already) before anything answers on it: what every path but a hit's one
+ * writeHead goes on with.
+ */
+export function withAnswerHeadersSet(toRequest: ToRequest, answerHeaders: AnswerHeaders | undefined): ToRequest {
+  let made: [HttpRequest, HttpResponse] | undefined;
+  return () => {
+    if (made === undefined) {
+      made = toRequest();
+      setAnswerHeaders(made[1], answerHeaders);
+    }
+    return made;
+  };
+}
 
 /**
  * Takes a bare HTTP/2 stream: answers it on the stream, with `answerHeaders`

@@ -16,7 +16,7 @@ export { requestIdFrom } from "./request-id.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";
 export { authenticateThen } from "./authenticated.js";
 export type { AuthenticatedSteps } from "./authenticated.js";
-export { respondOnStream, sessionAddress, streamAddress, streamHead } from "./bare-stream.js";
+export { respondOnStream, sessionAddress, streamAddress, streamHead, withAnswerHeadersSet } from "./bare-stream.js";
 export type { RequestHead, StreamHandler, ToRequest } from "./bare-stream.js";
 export { createPreparedCalls } from "./prepared-calls.js";
 export type { PreparedCalls } from "./prepared-calls.js";

@@ -16,13 +16,13 @@ import {
   headerReader,
   pathOf,
   requestIdFrom,
-  setAnswerHeaders,
   streamAddress,
   streamHead,
   type HttpRequest,
   type HttpResponse,
   type RequestHead,
   type StreamHandler,
+  withAnswerHeadersSet,
 } from "../node-http/index.js";
 import { bodyTooLarge, rpcProtocolOf, sendRpcError, type RpcProtocol } from "./rpc-error-response.js";
 import type { KeyedStreamHandler } from "./unary-fast-path.js";
@@ -97,10 +97,7 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
       handler(request, response, answerHeaders) {
         const checked = check(request);
         if (checked === "open") return next.request(request, response, undefined, answerHeaders);
-        const toRequest = (): [HttpRequest, HttpResponse] => {
-          setAnswerHeaders(response, answerHeaders);
-          return [request, response];
-        };
+        const toRequest = withAnswerHeadersSet(() => [request, response], answerHeaders);
         if (checked !== "keyed") return refuse(...toRequest(), checked, 413);
         // A token seen for the first time: its signature is checked before the body is read.
         authenticateThen(authenticate, headerReader(request.headers), request.socket?.remoteAddress ?? "", {
