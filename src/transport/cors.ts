@@ -142,7 +142,8 @@ function answerPreflight(
  * CORS for HTTP/2 streams taken before Node's compatibility layer: a
  * preflight goes to `handler` (withCors answers it); any other stream goes
  * to `next` with the CORS headers every answer on it carries, and with those
- * set on the compatibility response if it makes one.
+ * set on the compatibility response if it makes one, or if `next` throws
+ * before answering.
  */
 export function withCorsStreams(
   next: StreamHandler,
@@ -156,6 +157,12 @@ export function withCorsStreams(
     }
     const answerHeaders = answerHeadersFor(headers.origin);
     const withHeaders = withAnswerHeadersSet(toRequest, answerHeaders);
-    next(stream, headers, withHeaders, answerHeaders);
+    try {
+      next(stream, headers, withHeaders, answerHeaders);
+    } catch (error) {
+      // As in withCors: the response the server writes its 500 on (h2-streams.ts) has them set.
+      if (!stream.headersSent) withHeaders();
+      throw error;
+    }
   };
 }

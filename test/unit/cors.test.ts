@@ -1,8 +1,14 @@
 // withCors's hand-over of an answer's CORS headers, with a fake request and
 // response: the handler is given them instead of finding them set, and a
-// handler that throws before answering leaves them set for the server's 500.
+// handler that throws before answering leaves them set for the server's 500,
+// on HTTP/1.1 and on a bare HTTP/2 stream (there with a real node:http2 server
+// and client).
+import { connect, createServer as createHttp2Server } from "node:http2";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { withCors } from "../../src/transport/cors.js";
+import { silentLogger } from "../../src/observability/index.js";
+import { withCors, withCorsStreams } from "../../src/transport/cors.js";
+import { serveStreams } from "../../src/transport/h2-streams.js";
 import type { AnswerHeaders, HttpRequest, HttpResponse } from "../../src/transport/node-http/index.js";
 
 function fakes(origin?: string) {
@@ -52,5 +58,36 @@ describe("withCors", () => {
     expect(() => failing(request, response)).toThrow("boom");
     expect(set["access-control-allow-origin"]).toBe("*");
     expect(set["timing-allow-origin"]).toBe("*");
+  });
+});
+
+describe("withCorsStreams", () => {
+  it("leaves an answer's CORS headers on the 500 a bare HTTP/2 stream gets when its handler throws before answering", async () => {
+    const server = createHttp2Server();
+    const logged: string[] = [];
+    const logger = { ...silentLogger, error: (message: string) => void logged.push(message) };
+    const streams = withCorsStreams(
+      () => {
+        throw new Error("boom");
+      },
+      () => {},
+    );
+    serveStreams(server, () => {}, streams, logger);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const client = connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const head = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        const request = client.request({ ":path": "/api/endpoints", origin: "https://page.example" });
+        request.on("response", resolve).on("error", reject).end();
+        request.resume();
+      });
+      expect(head[":status"]).toBe(500);
+      expect(head["access-control-allow-origin"]).toBe("*");
+      expect(head["access-control-expose-headers"]).toContain("X-Request-Id");
+      expect(logged).toEqual(["request handler threw"]);
+    } finally {
+      client.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
