@@ -1,7 +1,8 @@
 // `npm run bench`: the service against the platform's own servers and other
 // baselines, measured in the same run on this machine, with load from h2load
 // in other processes than the servers. Runs its sections in order, prints a
-// table and writes bench/results/latest.json (`--only`: partial.json).
+// table and writes bench/results/latest.json (`--only`, or `BENCH_NODE_ARGS`:
+// partial.json).
 // `--smoke` runs a short version (smoke.json).
 import { readCommandLine } from "../src/cli/command-line.js";
 import { createContext, type Section, serviceNodeArgsFromEnvironment } from "./context.js";

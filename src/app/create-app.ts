@@ -235,7 +235,8 @@ export function createApp(options: AppOptions): App {
   // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
   const traced =
     tracing === undefined ? routed : traceCalls(routed, { tracing, endpointOf: savedQueryOfPath(registry) });
-  // Browsers: preflights answered and CORS headers set before any route or key check (and untraced); the explorer page beside.
+  // Browsers: preflights answered before any route or key check (and untraced), and the CORS headers handed to every
+  // other answer (transport/cors.ts); the explorer page beside.
   const explorer = options.explorer;
   const cors = { origins: options.corsOrigins };
   const handler = withCors(

@@ -17,7 +17,8 @@ export interface Link<T> {
 
 /**
  * A link in no list, for a field that gets its link just after its object
- * is made (the object is the link's item): removing or moving it does nothing.
+ * is made (the object is in, or is, the link's item): removing or moving it
+ * does nothing.
  */
 export const unlisted: Link<never> = Object.freeze({ item: undefined as never, listed: false });
 

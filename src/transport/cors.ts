@@ -119,7 +119,7 @@ export function withCors(next: AnsweringHandler, options: CorsOptions = {}): Req
     try {
       next(request, response, answerHeaders);
     } catch (error) {
-      if (!(response as unknown as { headersSent: boolean }).headersSent) setAnswerHeaders(response, answerHeaders);
+      if (!response.headersSent) setAnswerHeaders(response, answerHeaders);
       throw error;
     }
   };

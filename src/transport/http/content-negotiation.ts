@@ -1,7 +1,9 @@
 // Which body a GET caller reads: the format from `format=` in the query
 // string or else from `Accept`, the content coding from `Accept-Encoding`.
 // Header values repeat from call to call (a client sends the same ones every
-// time), so each distinct value is parsed once and its answer remembered.
+// time), so each of the first distinct values is parsed once and its answer
+// remembered.
+import { remembered } from "../../collections/index.js";
 import { bodyFormats } from "./body-formats.js";
 import { zstdAvailable } from "./response-encoding.js";
 
@@ -31,19 +33,8 @@ const mediaTypes = new Map<string, BodyFormat>(
 
 const codings: Record<string, ContentEncoding> = { gzip: 1, "x-gzip": 1, br: 3, ...(zstdAvailable ? { zstd: 2 } : {}) };
 
-/** Remembers up to `max` header values' answers; past that it starts again. */
-function memo<T>(parse: (value: string) => T, max = 256): (value: string) => T {
-  const known = new Map<string, T>();
-  return (value) => {
-    let answer = known.get(value);
-    if (answer === undefined) {
-      if (known.size >= max) known.clear();
-      answer = parse(value);
-      known.set(value, answer);
-    }
-    return answer;
-  };
-}
+/** Distinct header values whose answers are remembered (collections/remembered.ts). */
+const rememberedValues = 256;
 
 /** `name;q=0.5` → [name lowercased, 0.5]; a missing or unreadable q is 1. */
 function weighted(item: string): [string, number] {
@@ -64,7 +55,7 @@ function weighted(item: string): [string, number] {
  * highest q (the first among equals); JSON when none is supported, so a
  * browser asking for HTML or anything reads JSON.
  */
-export const formatFromAccept = memo((accept: string): BodyFormat => {
+export const formatFromAccept = remembered((accept: string): BodyFormat => {
   let best: BodyFormat = JSON_FORMAT;
   let bestQ = 0;
   for (const item of accept.split(",")) {
@@ -76,14 +67,14 @@ export const formatFromAccept = memo((accept: string): BodyFormat => {
     }
   }
   return best;
-});
+}, rememberedValues);
 
 /**
  * The content coding an `Accept-Encoding` value allows: the highest q, br
  * before zstd before gzip among equals; `*` stands for gzip unless named;
  * identity when none is acceptable.
  */
-export const encodingFromAcceptEncoding = memo((header: string): ContentEncoding => {
+export const encodingFromAcceptEncoding = remembered((header: string): ContentEncoding => {
   let best: ContentEncoding = IDENTITY;
   let bestQ = 0;
   let starQ = 0;
@@ -103,4 +94,4 @@ export const encodingFromAcceptEncoding = memo((header: string): ContentEncoding
   }
   if (starQ > bestQ && !named.has("gzip") && !named.has("x-gzip")) best = 1;
   return best;
-});
+}, rememberedValues);

@@ -1,7 +1,7 @@
 // Prepared calls by request: turning a request into a request message and
 // binding its parameters depends on the request alone (its target for GET,
 // its procedure and message bytes for RPC), so a request asked before skips
-// both: a cached answer to a repeated call is a Map lookup away. A call is
+// both: a cached answer to a repeated call is two Map lookups away. A call is
 // kept under a group (an RPC procedure and message form) and a key (the
 // message bytes as they came), so that the key is one flat string: a key
 // joined from the procedure and the bytes took 1 us a call more to hash and

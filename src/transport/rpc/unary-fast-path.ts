@@ -70,10 +70,13 @@ export type KeyedStreamHandler = (...args: [...Parameters<StreamHandler>, creden
 
 export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPath {
   const { service, router, encodings, log, maxBodyBytes } = options;
-  const endpoints = new Map(options.registry.endpoints.map((e) => [`/${e.grpcMethod}`, e]));
-  // The prepared calls' group of each procedure's messages, in either form: made once, so that each is one string.
-  const messageGroups = new Map(
-    options.registry.endpoints.map((e) => [e, { binary: `${e.grpcMethod} proto`, json: `${e.grpcMethod} json` }]),
+  // Each procedure's endpoint by path, with the prepared calls' group of its messages in either form: made once, so
+  // that each is one string.
+  const procedures = new Map(
+    options.registry.endpoints.map((e) => [
+      `/${e.grpcMethod}`,
+      { endpoint: e, groups: { binary: `${e.grpcMethod} proto`, json: `${e.grpcMethod} json` } },
+    ]),
   );
   const prepared = createPreparedCalls(options.preparedCalls?.maxEntries, options.preparedCalls?.maxChars);
   const accepted = router.acceptCompression;
@@ -136,9 +139,11 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
 
   function serveCall(source: CallSource, credential: Credential): void {
     const url = source.head.url ?? "/";
-    const endpoint = endpoints.get(pathOf(url));
-    const form = endpoint === undefined ? undefined : unaryRequestForm(source.head, endpoint.method, accepted);
-    if (endpoint === undefined || form === undefined || !canCompress(form.compression)) return source.toRouter();
+    const procedure = procedures.get(pathOf(url));
+    if (procedure === undefined) return source.toRouter();
+    const { endpoint, groups } = procedure;
+    const form = unaryRequestForm(source.head, endpoint.method, accepted);
+    if (form === undefined || !canCompress(form.compression)) return source.toRouter();
     if (form.get) {
       // The message is in the query string, which names the call whole.
       const message = () => messageOfQuery(url, maxBodyBytes);
@@ -149,7 +154,6 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     readBody(source.body, maxBodyBytes + 5, (read) => {
       const bytes = read.whole ? messageOfBody(form, bodyBytes(read), maxBodyBytes) : undefined;
       if (bytes !== undefined) {
-        const groups = messageGroups.get(endpoint)!;
         const group = form.binary ? groups.binary : groups.json;
         if (answerHit(source, endpoint, form, credential, group, bytes.toString("latin1"), () => bytes)) return;
       }

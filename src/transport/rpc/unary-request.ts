@@ -12,6 +12,7 @@ import { type Compression, compressionNegotiate } from "@connectrpc/connect/prot
 import { parseContentType as parseConnectType } from "@connectrpc/connect/protocol-connect";
 import { parseContentType as parseGrpcType } from "@connectrpc/connect/protocol-grpc";
 import { parseContentType as parseGrpcWebType } from "@connectrpc/connect/protocol-grpc-web";
+import { remembered } from "../../collections/index.js";
 
 /** The protocols the fast path answers, named as the logs and metrics name them. */
 export type UnaryProtocol = "grpc" | "grpc-web" | "connect";
@@ -39,21 +40,11 @@ const grpcTimeout = /^\d{1,8}[HMSmun]$/;
 const connectTimeout = /^\d{1,10}$/;
 
 /**
- * `read` of a header value, remembered for the first `max` distinct values:
- * callers send few (their client library's content type and accepted
- * encodings), so reading a call's form is mostly lookups (1 us a call less
- * than parsing; docs/performance.md). Values past those are read each time.
+ * Distinct content types and accepted encodings whose reading is remembered
+ * (collections/remembered.ts): a call's form is then mostly lookups, 1 us a
+ * call less than parsing (docs/performance.md).
  */
-function remembered<T>(read: (value: string) => T, max = 64): (value: string) => T {
-  const known = new Map<string, { result: T }>();
-  return (value) => {
-    const hit = known.get(value);
-    if (hit !== undefined) return hit.result;
-    const result = read(value);
-    if (known.size < max) known.set(value, { result });
-    return result;
-  };
-}
+const rememberedValues = 64;
 
 /** What a POST's content type says, as connect-node's three protocols read it; undefined for none of them. */
 const contentTypeOf = remembered(
@@ -68,6 +59,7 @@ const contentTypeOf = remembered(
       return { protocol: "connect", binary: connect.binary, text: false, stream: connect.stream };
     return undefined;
   },
+  rememberedValues,
 );
 
 /**
@@ -194,7 +186,7 @@ function negotiate(
     // compressionNegotiate only reads the list (its type asks for a mutable one), and names the header only in errors.
     const negotiated = (value: string) =>
       compressionNegotiate(available as Compression[], null, value, "accept-encoding").response;
-    negotiations.set(available, (byValue = remembered(negotiated)));
+    negotiations.set(available, (byValue = remembered(negotiated, rememberedValues)));
   }
   return byValue(accept);
 }
