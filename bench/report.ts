@@ -41,6 +41,16 @@ export function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
+/**
+ * A ratio set against its goal (at least `goal`), with two decimals, or three
+ * where two would round it onto the other side of the goal: 0.6969 against
+ * 0.7 reads "0.697", not "0.70" beside "no".
+ */
+export function ratioAgainst(ratio: number, goal: number): string {
+  const short = ratio.toFixed(2);
+  return Number(short) >= goal === ratio >= goal ? short : ratio.toFixed(3);
+}
+
 /** Numbers with `digits` decimals, comma-separated. */
 export function list(values: number[], digits = 2): string {
   return values.map((v) => v.toFixed(digits)).join(", ");

@@ -11,7 +11,7 @@ import type { BenchContext, Section } from "../context.js";
 import { bodyFileOf, loadTurn, type Turn } from "../load-turn.js";
 import { startBareServers } from "../processes.js";
 import { cacheHitProtocols, type Protocol } from "../protocols.js";
-import { list, median, type Report } from "../report.js";
+import { list, median, ratioAgainst, type Report } from "../report.js";
 
 type Side = "service" | "bare";
 type Round = Partial<Record<Side, Turn>> & { problems: string[] };
@@ -91,7 +91,7 @@ function addRow(report: Report, protocol: Protocol, rounds: Round[]): void {
     measure,
     service: `${middle.service.rps.toFixed(0)} (${cpu.service.toFixed(0)})`,
     baseline: `${middle.bare.rps.toFixed(0)} (${cpu.bare.toFixed(0)}) bare ${bareName}, same bytes`,
-    ratio: `${ratio.toFixed(2)} (rounds: ${list(ratios)})`,
+    ratio: `${ratioAgainst(ratio, protocol.goal)} (rounds: ${list(ratios)})`,
     goal: `>= ${protocol.goal}`,
     met: ratio >= protocol.goal ? "yes" : "no",
   });
