@@ -3,7 +3,7 @@
 // run under V8's CPU profiler (`--cpu-prof`) with the cache-hit section's
 // load (bench/protocols.ts, h2load), one after the other; each function's
 // self time over the measured turn is divided by the calls answered in it.
-// How to read it: docs/performance.md, "Where a hit's time goes".
+// How to read it: docs/cache-hit-profiling.md, "The first look: how the time was found and cut".
 import { join } from "node:path";
 import { readCommandLine } from "../src/cli/command-line.js";
 import { captureHit, writeCaptureFile } from "./capture.js";

@@ -7,7 +7,7 @@
 // Map holding every stream made the young generation's collections keep
 // twice the bytes alive under gRPC load, and a Map re-ordered on every cache
 // hit (a delete and a set) cost 2 µs a hit when it held few keys, its table
-// shrunk and grown each time (docs/performance.md, "Where a hit's time goes").
+// shrunk and grown each time (docs/cache-hit-profiling.md).
 /** One item's place in a list; `remove` takes it out. */
 export interface Link<T> {
   readonly item: T;

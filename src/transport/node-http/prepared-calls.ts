@@ -5,7 +5,7 @@
 // kept under a group (an RPC procedure and message form) and a key (the
 // message bytes as they came), so that the key is one flat string: a key
 // joined from the procedure and the bytes took 1 us a call more to hash and
-// compare (docs/performance.md).
+// compare (docs/cache-hit-profiling.md).
 import { LinkedList } from "../../collections/index.js";
 import type { PreparedCall } from "../../endpoints/index.js";
 

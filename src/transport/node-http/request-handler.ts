@@ -18,7 +18,7 @@ export type AnswerHeaders = Readonly<Record<string, string>>;
  * rather than finding them set on its response: a cache hit writes them with
  * its own in one writeHead, which costs less than setting them first (Node's
  * writeHead takes a slower path once a header is set before it;
- * docs/performance.md). Anything else it answers, it sets them for first
+ * docs/cache-hit-profiling.md). Anything else it answers, it sets them for first
  * (setAnswerHeaders). Called as a RequestHandler, without them, they are set
  * already.
  */
@@ -34,7 +34,7 @@ export function setAnswerHeaders(response: HttpResponse, answerHeaders: AnswerHe
 /**
  * A new header object holding `answerHeaders` (none: empty), for an answer's
  * own headers to be added to and written at once (writeHead, respond). Copied, not
- * spread: V8 builds spreads slowly on the hit path (docs/performance.md).
+ * spread: V8 builds spreads slowly on the hit path (docs/cache-hit-profiling.md).
  */
 export function answerFields(answerHeaders: AnswerHeaders | undefined): Record<string, string> {
   const fields: Record<string, string> = {};

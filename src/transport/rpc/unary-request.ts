@@ -42,7 +42,7 @@ const connectTimeout = /^\d{1,10}$/;
 /**
  * Distinct content types and accepted encodings whose reading is remembered
  * (collections/remembered.ts): a call's form is then mostly lookups, 1 us a
- * call less than parsing (docs/performance.md).
+ * call less than parsing (docs/cache-hit-profiling.md).
  */
 const rememberedValues = 64;
 
