@@ -31,7 +31,7 @@ export function createApiKeyCheck(keys: readonly string[]): ApiKeyCheck {
  * every character of `accepted` is compared and the differences OR-ed
  * together, with no branch on a character. (Hashing each presented key with
  * SHA-256 for timingSafeEqual did the same at a cost that showed in every
- * cache-hit GET: docs/performance.md.) Past its end, `presented` wraps around;
+ * cache-hit GET: docs/cache-hit-profiling.md.) Past its end, `presented` wraps around;
  * its length already differs then.
  */
 function sameKey(presented: string, accepted: string): boolean {
