@@ -123,7 +123,8 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
       "x-cache": hit.cache?.status,
       "x-request-id": requestId,
     });
-    // One literal, not a spread of the named parts plus the rest: V8 builds that spread slowly (docs/cache-hit-profiling.md).
+    // One literal, not a spread of the named parts plus the rest: V8 builds that spread slowly
+    // (docs/cache-hit-profiling.md).
     const loggedCall: LoggedCall = {
       method: endpoint.method,
       procedure: endpoint.grpcMethod,
