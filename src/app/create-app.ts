@@ -34,7 +34,7 @@ import {
   withCors,
   withCorsStreams,
   withExplorer,
-  type AnsweringHandler,
+  type CorsHandler,
   type CorsOrigins,
   type RequestHandler,
   type StreamHandler,
@@ -228,10 +228,10 @@ export function createApp(options: AppOptions): App {
     fastPath: tracing === undefined && options.rpcFastPath !== false,
   });
   // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.
-  const routed: AnsweringHandler = (request, response, answerHeaders) =>
+  const routed: CorsHandler = (request, response, corsHeaders) =>
     isHttpRoute(request.url ?? "/")
-      ? httpRoutes.handler(request, response, answerHeaders)
-      : rpc.handler(request, response, answerHeaders);
+      ? httpRoutes.handler(request, response, corsHeaders)
+      : rpc.handler(request, response, corsHeaders);
   // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
   const traced =
     tracing === undefined ? routed : traceCalls(routed, { tracing, endpointOf: savedQueryOfPath(registry) });
@@ -254,10 +254,10 @@ export function createApp(options: AppOptions): App {
     tracing !== undefined
       ? undefined
       : withCorsStreams(
-          (stream, headers, toRequest, answerHeaders) => {
+          (stream, headers, toRequest, corsHeaders) => {
             const path = headers[":path"] ?? "/";
-            if (isHttpRoute(path)) return httpRoutes.stream(stream, headers, toRequest, answerHeaders);
-            if (rpc.keyed(path)) return rpc.stream(stream, headers, toRequest, answerHeaders);
+            if (isHttpRoute(path)) return httpRoutes.stream(stream, headers, toRequest, corsHeaders);
+            if (rpc.keyed(path)) return rpc.stream(stream, headers, toRequest, corsHeaders);
             handler(...toRequest());
           },
           handler,

@@ -5,15 +5,15 @@
 // Credentials (cookies) are never allowed: callers send a key or a token.
 import { cors as connectCors } from "@connectrpc/connect";
 import {
-  type AnswerHeaders,
-  type AnsweringHandler,
+  type CorsHeaders,
+  type CorsHandler,
   hasBody,
   type HttpRequest,
   type HttpResponse,
   type RequestHandler,
-  setAnswerHeaders,
+  setCorsHeaders,
   type StreamHandler,
-  withAnswerHeadersSet,
+  withCorsHeadersSet,
 } from "./node-http/index.js";
 
 /** `"*"` for any origin, else the exact origins (`https://app.example.com`) allowed. */
@@ -67,7 +67,7 @@ function isPreflight(request: HttpRequest): boolean {
  * differs by Origin, so caches must keep them apart), then those of an
  * allowed origin.
  */
-function corsAnswerHeaders(origins: CorsOrigins): (origin: string | undefined) => AnswerHeaders {
+function corsHeadersFor(origins: CorsOrigins): (origin: string | undefined) => CorsHeaders {
   if (origins === "*") {
     const anyOriginHeaders = Object.freeze({
       "access-control-allow-origin": "*",
@@ -92,13 +92,13 @@ function corsAnswerHeaders(origins: CorsOrigins): (origin: string | undefined) =
 /**
  * Puts CORS in front of `next`: answers preflights itself (204, before any
  * route or authentication) and hands `next` the CORS headers of every other
- * answer, for it to write with its own (see AnsweringHandler). Should `next`
+ * answer, for it to write with its own (see CorsHandler). Should `next`
  * throw before answering, they are set for the 500 the server writes.
  */
-export function withCors(next: AnsweringHandler, options: CorsOptions = {}): RequestHandler {
+export function withCors(next: CorsHandler, options: CorsOptions = {}): RequestHandler {
   const origins = options.origins ?? "*";
   const anyOrigin = origins === "*";
-  const answerHeadersFor = corsAnswerHeaders(origins);
+  const answerHeadersFor = corsHeadersFor(origins);
   const preflightHeaders = {
     "access-control-allow-methods": corsAllowedMethods.join(", "),
     "access-control-allow-headers": corsAllowedHeaders.join(", "),
@@ -115,11 +115,11 @@ export function withCors(next: AnsweringHandler, options: CorsOptions = {}): Req
       if (request.httpVersionMajor === 1 && hasBody(request)) extra.connection = "close";
       return answerPreflight(response, allow, extra, preflightHeaders);
     }
-    const answerHeaders = answerHeadersFor(origin);
+    const corsHeaders = answerHeadersFor(origin);
     try {
-      next(request, response, answerHeaders);
+      next(request, response, corsHeaders);
     } catch (error) {
-      if (!response.headersSent) setAnswerHeaders(response, answerHeaders);
+      if (!response.headersSent) setCorsHeaders(response, corsHeaders);
       throw error;
     }
   };
@@ -150,15 +150,15 @@ export function withCorsStreams(
   handler: RequestHandler,
   options: CorsOptions = {},
 ): StreamHandler {
-  const answerHeadersFor = corsAnswerHeaders(options.origins ?? "*");
+  const answerHeadersFor = corsHeadersFor(options.origins ?? "*");
   return (stream, headers, toRequest) => {
     if (headers[":method"] === "OPTIONS" && headers["access-control-request-method"] !== undefined) {
       return handler(...toRequest());
     }
-    const answerHeaders = answerHeadersFor(headers.origin);
-    const withHeaders = withAnswerHeadersSet(toRequest, answerHeaders);
+    const corsHeaders = answerHeadersFor(headers.origin);
+    const withHeaders = withCorsHeadersSet(toRequest, corsHeaders);
     try {
-      next(stream, headers, withHeaders, answerHeaders);
+      next(stream, headers, withHeaders, corsHeaders);
     } catch (error) {
       // As in withCors: the response the server writes its 500 on (h2-streams.ts) has them set.
       if (!stream.headersSent) withHeaders();

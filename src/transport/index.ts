@@ -18,7 +18,7 @@ export {
 export { createReadinessPoller, unimplementedMessage } from "./grpc/index.js";
 export { loggingInterceptor, percentEncoded, rpcProtocolOf } from "./rpc/index.js";
 export { codeName } from "./node-http/index.js";
-export type { AnsweringHandler, RequestHandler, StreamHandler } from "./node-http/index.js";
+export type { CorsHandler, RequestHandler, StreamHandler } from "./node-http/index.js";
 export { withCors, withCorsStreams } from "./cors.js";
 export { recordCallOutcome, traceCalls } from "./trace-calls.js";
 export type { CorsOrigins } from "./cors.js";

@@ -16,10 +16,10 @@ import {
   serverReflectionServices,
 } from "./grpc/index.js";
 import {
-  type AnsweringHandler,
+  type CorsHandler,
   codeName,
   type RequestHandler,
-  setAnswerHeaders,
+  setCorsHeaders,
   type StreamHandler,
 } from "./node-http/index.js";
 import {
@@ -71,7 +71,7 @@ export interface RpcStackOptions {
 }
 
 export interface RpcStack {
-  handler: AnsweringHandler;
+  handler: CorsHandler;
   /** The stack for a bare HTTP/2 stream of a keyed path (see `keyed`): hits on the stream, the rest as requests. */
   stream: StreamHandler;
   /** Whether a request target is a saved query's procedure, which needs a key. */
@@ -145,14 +145,14 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           maxBodyBytes,
         });
   const guarded = gate.guard({
-    request(request, response, credential, answerHeaders) {
+    request(request, response, credential, corsHeaders) {
       if (credential !== undefined && fastPath !== undefined)
-        return fastPath.serve(request, response, credential, answerHeaders);
-      setAnswerHeaders(response, answerHeaders);
+        return fastPath.serve(request, response, credential, corsHeaders);
+      setCorsHeaders(response, corsHeaders);
       router.serve(request, response, contextFor(credential));
     },
-    stream(stream, headers, toRequest, answerHeaders, credential) {
-      if (fastPath !== undefined) return fastPath.stream(stream, headers, toRequest, answerHeaders, credential);
+    stream(stream, headers, toRequest, corsHeaders, credential) {
+      if (fastPath !== undefined) return fastPath.stream(stream, headers, toRequest, corsHeaders, credential);
       const [request, response] = toRequest();
       router.serve(request, response, contextFor(credential));
     },

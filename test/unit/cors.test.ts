@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/observability/index.js";
 import { withCors, withCorsStreams } from "../../src/transport/cors.js";
 import { serveStreams } from "../../src/transport/h2-streams.js";
-import type { AnswerHeaders, HttpRequest, HttpResponse } from "../../src/transport/node-http/index.js";
+import type { CorsHeaders, HttpRequest, HttpResponse } from "../../src/transport/node-http/index.js";
 
 function fakes(origin?: string) {
   const request = { method: "GET", url: "/api/endpoints", headers: origin === undefined ? {} : { origin } };
@@ -21,8 +21,8 @@ function fakes(origin?: string) {
 describe("withCors", () => {
   it("hands the handler the headers of an answer to any origin, setting none", () => {
     const { request, response, set } = fakes("https://page.example");
-    let given: AnswerHeaders | undefined;
-    withCors((_request, _response, answerHeaders) => void (given = answerHeaders))(request, response);
+    let given: CorsHeaders | undefined;
+    withCors((_request, _response, corsHeaders) => void (given = corsHeaders))(request, response);
     expect(given).toEqual({
       "access-control-allow-origin": "*",
       "access-control-expose-headers": expect.stringContaining("X-Cache"),
@@ -32,8 +32,8 @@ describe("withCors", () => {
   });
 
   it("with a list of origins, hands Vary: Origin first, and the rest only to an allowed origin", () => {
-    const given: AnswerHeaders[] = [];
-    const handler = withCors((_request, _response, answerHeaders) => void given.push(answerHeaders!), {
+    const given: CorsHeaders[] = [];
+    const handler = withCors((_request, _response, corsHeaders) => void given.push(corsHeaders!), {
       origins: ["https://page.example"],
     });
     for (const origin of ["https://page.example", "https://other.example", undefined]) {

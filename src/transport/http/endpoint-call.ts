@@ -21,8 +21,8 @@ import {
 import { bodyFormats } from "./body-formats.js";
 import { sendError } from "./error-body.js";
 import {
-  type AnswerHeaders,
-  answerFields,
+  type CorsHeaders,
+  copyCorsHeaders,
   codeName,
   type HttpRequest,
   type HttpResponse,
@@ -55,14 +55,14 @@ export type Reply = (status: number, headers: Record<string, string>, body: Buff
 
 export interface EndpointCalls {
   /**
-   * Answers `call` if its result is cached, at once, with `answerHeaders`
+   * Answers `call` if its result is cached, at once, with `corsHeaders`
    * (CORS; none: set already) first: true when it did. The fast path of GET
    * hits; anything else is `answer`'s.
    */
   answerHit(
     head: RequestHead,
     reply: Reply,
-    answerHeaders: AnswerHeaders | undefined,
+    corsHeaders: CorsHeaders | undefined,
     varyOrigin: boolean,
     call: GetCall,
     requestId: string,
@@ -122,12 +122,12 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   }
 
   return {
-    answerHit(head, reply, answerHeaders, varyOrigin, call, requestId, credential) {
+    answerHit(head, reply, corsHeaders, varyOrigin, call, requestId, credential) {
       const started = performance.now();
       const hit = service.peek(call, credential.id);
       if (hit === undefined) return false;
       const lookupMs = performance.now() - started;
-      sendResult(bodies, head, reply, answerHeaders, varyOrigin, requestId, call, hit, lookupMs);
+      sendResult(bodies, head, reply, corsHeaders, varyOrigin, requestId, call, hit, lookupMs);
       finish(call, requestId, credential.id, started, "ok");
       return true;
     },
@@ -186,7 +186,7 @@ class GetCallContext implements CallContext {
 const contentTypes = bodyFormats.map((f) => f.contentType);
 
 /**
- * 200 with `answerHeaders` (none: set already), then the result's body in
+ * 200 with `corsHeaders` (none: set already), then the result's body in
  * the asked format and coding, its cache status and age when it has them,
  * Server-Timing, and the rows and bytes read when known (for a hit, those of
  * the computation it was made by).
@@ -195,7 +195,7 @@ function sendResult(
   bodies: ResponseBodies,
   request: RequestHead,
   reply: Reply,
-  answerHeaders: AnswerHeaders | undefined,
+  corsHeaders: CorsHeaders | undefined,
   varyOrigin: boolean,
   requestId: string,
   call: GetCall,
@@ -215,7 +215,7 @@ function sendResult(
     body = bodies.make(result, call.endpoint, format, encoding);
     serializeMs = performance.now() - before;
   }
-  const headers = answerFields(answerHeaders);
+  const headers = copyCorsHeaders(corsHeaders);
   headers["content-type"] = contentTypes[format]!;
   headers["content-length"] = String(body.length);
   headers.vary = varyOrigin ? "Origin, Accept, Accept-Encoding" : "Accept, Accept-Encoding";

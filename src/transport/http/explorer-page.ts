@@ -7,13 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { encodingFromAcceptEncoding } from "./content-negotiation.js";
-import {
-  type AnsweringHandler,
-  pathOf,
-  setAnswerHeaders,
-  type HttpRequest,
-  type HttpResponse,
-} from "../node-http/index.js";
+import { type CorsHandler, pathOf, setCorsHeaders, type HttpRequest, type HttpResponse } from "../node-http/index.js";
 import { sendEmpty, writeResponse } from "./respond.js";
 
 export interface ExplorerPageOptions {
@@ -58,15 +52,15 @@ function isExplorerPath(path: string): boolean {
  * Puts the explorer in front of `next`: GET and HEAD of `/`, `/explorer.js`
  * and `/explorer.css` are answered here; everything else goes on.
  */
-export function withExplorer(next: AnsweringHandler, options: ExplorerPageOptions): AnsweringHandler {
+export function withExplorer(next: CorsHandler, options: ExplorerPageOptions): CorsHandler {
   const assets = readAssets(options.directory);
   if (assets === undefined) options.onMissing?.(options.directory);
-  return (request, response, answerHeaders) => {
+  return (request, response, corsHeaders) => {
     const method = request.method;
-    if (method !== "GET" && method !== "HEAD") return next(request, response, answerHeaders);
+    if (method !== "GET" && method !== "HEAD") return next(request, response, corsHeaders);
     const path = pathOf(request.url);
-    if (!isExplorerPath(path)) return next(request, response, answerHeaders);
-    setAnswerHeaders(response, answerHeaders);
+    if (!isExplorerPath(path)) return next(request, response, corsHeaders);
+    setCorsHeaders(response, corsHeaders);
     if (assets === undefined) {
       const body = Buffer.from("the explorer is not built: run npm run build\n");
       return writeResponse(request, response, 503, { "content-type": "text/plain; charset=utf-8", ...security }, body);

@@ -7,8 +7,8 @@ import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../e
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import { createMetricsScrape, type Logger, type Metrics, type MetricsScrape } from "../../observability/index.js";
 import {
-  type AnswerHeaders,
-  type AnsweringHandler,
+  type CorsHeaders,
+  type CorsHandler,
   authenticateThen,
   codeName,
   createPreparedCalls,
@@ -17,7 +17,7 @@ import {
   pathOf,
   requestIdFrom,
   respondOnStream,
-  setAnswerHeaders,
+  setCorsHeaders,
   streamAddress,
   streamHead,
   type HttpRequest,
@@ -25,7 +25,7 @@ import {
   type RequestHead,
   type StreamHandler,
   type ToRequest,
-  withAnswerHeadersSet,
+  withCorsHeadersSet,
 } from "../node-http/index.js";
 import { endpointListing } from "./endpoint-listing.js";
 import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
@@ -70,7 +70,7 @@ export function isHttpRoute(url: string): boolean {
 }
 
 export interface HttpRoutes {
-  handler: AnsweringHandler;
+  handler: CorsHandler;
   /** The same routes for a bare HTTP/2 stream, which answers GET hits without Node's compatibility layer. */
   stream: StreamHandler;
 }
@@ -227,7 +227,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   /**
    * A GET or HEAD of a target asked before, from `head` (a Node request's, or
    * a bare stream's): a hit, its caller unscoped, is answered with `reply`,
-   * `answerHeaders` (CORS) first among its headers; everything else, after
+   * `corsHeaders` first among its headers; everything else, after
    * the same one authentication, through `toRequest`, whose response has
    * them set.
    */
@@ -236,7 +236,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     address: string,
     known: GetCall,
     reply: Reply,
-    answerHeaders: AnswerHeaders | undefined,
+    corsHeaders: CorsHeaders | undefined,
     varyOrigin: boolean,
     toRequest: ToRequest,
   ): void {
@@ -247,7 +247,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
       admitted(credential) {
         if (
           !isScoped(credential) &&
-          calls.answerHit(head, reply, answerHeaders, varyOrigin, known, requestId, credential)
+          calls.answerHit(head, reply, corsHeaders, varyOrigin, known, requestId, credential)
         )
           return;
         answerKnown(...toRequest(), known, url, requestId, credential);
@@ -261,30 +261,30 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const knownCall = (method: string | undefined, url: string) =>
     method === "GET" || method === "HEAD" ? preparedCalls.find(url) : undefined;
 
-  const handler: AnsweringHandler = (request, response, answerHeaders) => {
+  const handler: CorsHandler = (request, response, corsHeaders) => {
     const url = request.url ?? "/";
     // A target asked before is a known endpoint call: no parsing on the way to the cache.
     const known = knownCall(request.method, url);
     if (known === undefined) {
-      setAnswerHeaders(response, answerHeaders);
+      setCorsHeaders(response, corsHeaders);
       const headers = headerReader(request.headers);
       return route(request, response, url, headers, requestIdFrom(headers));
     }
     const reply: Reply = (status, fields, body) => writeResponse(request, response, status, fields, body);
     // With a list of CORS origins, the answer's headers have Vary: Origin (set already, when not handed over).
-    const varyOrigin = answerHeaders === undefined ? response.hasHeader("vary") : "vary" in answerHeaders;
-    const toRequest = withAnswerHeadersSet(() => [request, response], answerHeaders);
+    const varyOrigin = corsHeaders === undefined ? response.hasHeader("vary") : "vary" in corsHeaders;
+    const toRequest = withCorsHeadersSet(() => [request, response], corsHeaders);
     const address = request.socket?.remoteAddress ?? "";
-    answerKnownTarget(request, address, known, reply, answerHeaders, varyOrigin, toRequest);
+    answerKnownTarget(request, address, known, reply, corsHeaders, varyOrigin, toRequest);
   };
 
   /** A bare HTTP/2 stream: a known call is answered as above, on the stream when a hit; anything else as a request. */
-  const stream: StreamHandler = (stream, streamHeaders, toRequest, answerHeaders) => {
+  const stream: StreamHandler = (stream, streamHeaders, toRequest, corsHeaders) => {
     const head = streamHead(streamHeaders);
     const known = knownCall(head.method, head.url ?? "/");
     if (known === undefined) return handler(...toRequest());
     const reply: Reply = (status, fields, body) => respondOnStream(stream, head.method, status, fields, body);
-    answerKnownTarget(head, streamAddress(stream), known, reply, answerHeaders, "vary" in answerHeaders, toRequest);
+    answerKnownTarget(head, streamAddress(stream), known, reply, corsHeaders, "vary" in corsHeaders, toRequest);
   };
 
   return { handler, stream };

@@ -5,7 +5,7 @@ import { ParameterFormat } from "../../gen/endpoints/v1/endpoint_options_pb.js";
 import type { Endpoint, EndpointRegistry } from "../../endpoints/index.js";
 import { bodyFormats } from "./body-formats.js";
 import { JSON_FORMAT } from "./content-negotiation.js";
-import { answerHeaders, formatParameter, otherBodies } from "./response-documentation.js";
+import { corsHeaders, formatParameter, otherBodies } from "./response-documentation.js";
 
 type Schema = Record<string, unknown>;
 
@@ -88,7 +88,7 @@ function operation(endpoint: Endpoint, suffix: string): Schema {
   const responses: Record<string, Schema> = {
     "200": {
       description: `At most ${definition.maxRows} rows`,
-      headers: definition.cacheTtlSeconds > 0 ? { ...answerHeaders, ...cacheHeaders } : answerHeaders,
+      headers: definition.cacheTtlSeconds > 0 ? { ...corsHeaders, ...cacheHeaders } : corsHeaders,
       content: {
         [bodyFormats[JSON_FORMAT]!.mediaType]: {
           schema: {

@@ -19,7 +19,7 @@ export const otherBodies = Object.fromEntries(
 );
 
 /** Headers of every 200 GET answer. */
-export const answerHeaders = {
+export const corsHeaders = {
   "Content-Encoding": {
     schema: { type: "string", enum: ["gzip", "br", "zstd"] },
     description: "As Accept-Encoding allows (zstd where the server's Node has it); absent for an uncompressed body",

@@ -3,37 +3,37 @@
 // (method, target, headers, as a Node request has them), its client address,
 // and a whole answer written with stream.respond and end.
 import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
-import { type AnswerHeaders, type HttpRequest, type HttpResponse, setAnswerHeaders } from "./request-handler.js";
+import { type CorsHeaders, type HttpRequest, type HttpResponse, setCorsHeaders } from "./request-handler.js";
 
 /** The compatibility request and response of a stream (Http2ServerRequest, Http2ServerResponse), made on first use. */
 export type ToRequest = () => [HttpRequest, HttpResponse];
 
 /**
- * `toRequest`, made once, its response given `answerHeaders` (none: set
+ * `toRequest`, made once, its response given `corsHeaders` (none: set
  * already) before anything answers on it: what every path but a hit's one
  * writeHead goes on with.
  */
-export function withAnswerHeadersSet(toRequest: ToRequest, answerHeaders: AnswerHeaders | undefined): ToRequest {
+export function withCorsHeadersSet(toRequest: ToRequest, corsHeaders: CorsHeaders | undefined): ToRequest {
   let made: [HttpRequest, HttpResponse] | undefined;
   return () => {
     if (made === undefined) {
       made = toRequest();
-      setAnswerHeaders(made[1], answerHeaders);
+      setCorsHeaders(made[1], corsHeaders);
     }
     return made;
   };
 }
 
 /**
- * Takes a bare HTTP/2 stream: answers it on the stream, with `answerHeaders`
- * (CORS) before its own, or calls `toRequest` and goes on with the request
+ * Takes a bare HTTP/2 stream: answers it on the stream, with `corsHeaders`
+ * before its own, or calls `toRequest` and goes on with the request
  * and response (the request handler, or the rest of its own work).
  */
 export type StreamHandler = (
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
   toRequest: ToRequest,
-  answerHeaders: AnswerHeaders,
+  corsHeaders: CorsHeaders,
 ) => void;
 
 /** What the fast paths read of a request: a Node request (HTTP/1.1 or HTTP/2) has it, and so has a bare stream's. */

@@ -3,10 +3,10 @@
 // request id, code -> HTTP status, and the 500 of a handler that threw; the
 // bare HTTP/2 streams the fast paths answer, the one "authenticate, then go
 // on" step, and the calls prepared by request.
-export { answerFields, handlerThrew, pathOf, setAnswerHeaders } from "./request-handler.js";
+export { copyCorsHeaders, handlerThrew, pathOf, setCorsHeaders } from "./request-handler.js";
 export type {
-  AnswerHeaders,
-  AnsweringHandler,
+  CorsHeaders,
+  CorsHandler,
   HttpRequest,
   HttpResponse,
   RequestHandler,
@@ -16,7 +16,7 @@ export { requestIdFrom } from "./request-id.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";
 export { authenticateThen } from "./authenticated.js";
 export type { AuthenticatedSteps } from "./authenticated.js";
-export { respondOnStream, sessionAddress, streamAddress, streamHead, withAnswerHeadersSet } from "./bare-stream.js";
+export { respondOnStream, sessionAddress, streamAddress, streamHead, withCorsHeadersSet } from "./bare-stream.js";
 export type { RequestHead, StreamHandler, ToRequest } from "./bare-stream.js";
 export { createPreparedCalls } from "./prepared-calls.js";
 export type { PreparedCalls } from "./prepared-calls.js";

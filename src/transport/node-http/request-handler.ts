@@ -11,7 +11,7 @@ export type HttpRequest = Parameters<RequestHandler>[0];
 export type HttpResponse = Parameters<RequestHandler>[1];
 
 /** Headers every answer to a request carries: the CORS headers of transport/cors.ts. */
-export type AnswerHeaders = Readonly<Record<string, string>>;
+export type CorsHeaders = Readonly<Record<string, string>>;
 
 /**
  * A request handler handed the headers every answer to its request carries,
@@ -19,26 +19,26 @@ export type AnswerHeaders = Readonly<Record<string, string>>;
  * its own in one writeHead, which costs less than setting them first (Node's
  * writeHead takes a slower path once a header is set before it;
  * docs/cache-hit-profiling.md). Anything else it answers, it sets them for first
- * (setAnswerHeaders). Called as a RequestHandler, without them, they are set
+ * (setCorsHeaders). Called as a RequestHandler, without them, they are set
  * already.
  */
-export type AnsweringHandler = (request: HttpRequest, response: HttpResponse, answerHeaders?: AnswerHeaders) => void;
+export type CorsHandler = (request: HttpRequest, response: HttpResponse, corsHeaders?: CorsHeaders) => void;
 
-/** Sets `answerHeaders` on `response` (none: set already), for an answer not written in one writeHead with them. */
-export function setAnswerHeaders(response: HttpResponse, answerHeaders: AnswerHeaders | undefined): void {
-  if (answerHeaders === undefined) return;
+/** Sets `corsHeaders` on `response` (none: set already), for an answer not written in one writeHead with them. */
+export function setCorsHeaders(response: HttpResponse, corsHeaders: CorsHeaders | undefined): void {
+  if (corsHeaders === undefined) return;
   const writable = response as unknown as { setHeader(name: string, value: string): void };
-  for (const name in answerHeaders) writable.setHeader(name, answerHeaders[name]!);
+  for (const name in corsHeaders) writable.setHeader(name, corsHeaders[name]!);
 }
 
 /**
- * A new header object holding `answerHeaders` (none: empty), for an answer's
+ * A new header object holding `corsHeaders` (none: empty), for an answer's
  * own headers to be added to and written at once (writeHead, respond). Copied, not
  * spread: V8 builds spreads slowly on the hit path (docs/cache-hit-profiling.md).
  */
-export function answerFields(answerHeaders: AnswerHeaders | undefined): Record<string, string> {
+export function copyCorsHeaders(corsHeaders: CorsHeaders | undefined): Record<string, string> {
   const fields: Record<string, string> = {};
-  if (answerHeaders !== undefined) for (const name in answerHeaders) fields[name] = answerHeaders[name]!;
+  if (corsHeaders !== undefined) for (const name in corsHeaders) fields[name] = corsHeaders[name]!;
   return fields;
 }
 

@@ -71,7 +71,7 @@ export function sendRpcError(
         // Trailers-only on HTTP/2: one HEADERS frame that also ends the stream,
         // which gRPC clients read as the status (Node's compatibility API
         // would send the headers and then an empty DATA frame).
-        // The headers set on the response before (CORS) go along, as writeHead would send them.
+        // The CORS headers set on the response before go along, as writeHead would send them.
         response.stream.respond({ ...response.getHeaders(), ":status": 200, ...trailers }, { endStream: true });
         // A body still coming is not read: the stream is reset once answered.
         if (!request.readableEnded) response.stream.close(http2Constants.NGHTTP2_NO_ERROR);

@@ -9,8 +9,8 @@ import type { ConnectError } from "@connectrpc/connect";
 import type { Authenticator, Credential } from "../../auth/index.js";
 import { type Logger, silentLogger } from "../../observability/index.js";
 import {
-  type AnswerHeaders,
-  type AnsweringHandler,
+  type CorsHeaders,
+  type CorsHandler,
   authenticateThen,
   handlerThrew,
   headerReader,
@@ -22,7 +22,7 @@ import {
   type HttpResponse,
   type RequestHead,
   type StreamHandler,
-  withAnswerHeadersSet,
+  withCorsHeadersSet,
 } from "../node-http/index.js";
 import { bodyTooLarge, rpcProtocolOf, sendRpcError, type RpcProtocol } from "./rpc-error-response.js";
 import type { KeyedStreamHandler } from "./unary-fast-path.js";
@@ -50,9 +50,9 @@ export interface GatedHandlers {
   /**
    * A request: with the credential of a call that needs a key, without for
    * the rest; with the headers its answer carries, to write (see
-   * AnsweringHandler).
+   * CorsHandler).
    */
-  request(request: HttpRequest, response: HttpResponse, credential?: Credential, answerHeaders?: AnswerHeaders): void;
+  request(request: HttpRequest, response: HttpResponse, credential?: Credential, corsHeaders?: CorsHeaders): void;
   /** A call that needs a key on a bare HTTP/2 stream, with its credential. */
   stream: KeyedStreamHandler;
 }
@@ -61,7 +61,7 @@ export interface RpcGate {
   /** Whether a request target is a call that needs a key (a saved query's procedure). */
   keyed(target: string): boolean;
   /** `next` (the fast path of hits, then the Connect router) behind the gate, for requests and for bare HTTP/2 streams. */
-  guard(next: GatedHandlers): { handler: AnsweringHandler; stream: StreamHandler };
+  guard(next: GatedHandlers): { handler: CorsHandler; stream: StreamHandler };
 }
 
 export function createRpcGate(options: RpcGateOptions): RpcGate {
@@ -94,24 +94,24 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
   return {
     keyed,
     guard: (next) => ({
-      handler(request, response, answerHeaders) {
+      handler(request, response, corsHeaders) {
         const checked = check(request);
-        if (checked === "open") return next.request(request, response, undefined, answerHeaders);
-        const toRequest = withAnswerHeadersSet(() => [request, response], answerHeaders);
+        if (checked === "open") return next.request(request, response, undefined, corsHeaders);
+        const toRequest = withCorsHeadersSet(() => [request, response], corsHeaders);
         if (checked !== "keyed") return refuse(...toRequest(), checked, 413);
         // A token seen for the first time: its signature is checked before the body is read.
         authenticateThen(authenticate, headerReader(request.headers), request.socket?.remoteAddress ?? "", {
-          admitted: (credential) => next.request(request, response, credential, answerHeaders),
+          admitted: (credential) => next.request(request, response, credential, corsHeaders),
           refuse: (error) => refuse(...toRequest(), error as ConnectError),
           failed: (error) => handlerThrew(...toRequest(), error, logger),
         });
       },
-      stream(stream, headers, toRequest, answerHeaders) {
+      stream(stream, headers, toRequest, corsHeaders) {
         const checked = check(streamHead(headers));
         if (checked === "open") return next.request(...toRequest());
         if (checked !== "keyed") return refuse(...toRequest(), checked, 413);
         authenticateThen(authenticate, headerReader(headers), streamAddress(stream), {
-          admitted: (credential) => next.stream(stream, headers, toRequest, answerHeaders, credential),
+          admitted: (credential) => next.stream(stream, headers, toRequest, corsHeaders, credential),
           refuse: (error) => refuse(...toRequest(), error as ConnectError),
           failed: (error) => handlerThrew(...toRequest(), error, logger),
         });

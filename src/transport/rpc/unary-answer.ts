@@ -7,7 +7,7 @@ import type { ServerHttp2Stream } from "node:http2";
 import type { Compression } from "@connectrpc/connect/protocol";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";
-import { type AnswerHeaders, answerFields } from "../node-http/index.js";
+import { type CorsHeaders, copyCorsHeaders } from "../node-http/index.js";
 
 /** The headers a saved query's answer carries besides the protocol's own. */
 export interface CallHeaders {
@@ -20,11 +20,11 @@ export interface CallHeaders {
  * What the fast path writes to: an HTTP/2 stream nothing else answers, or
  * a Node response (HTTP/1.1, or HTTP/2's compatibility layer, which keeps
  * the trailers of its stream to itself); with the headers every answer
- * carries (CORS), first, unless the response has them set already.
+ * carries (its CORS headers), first, unless the response has them set already.
  */
 export type AnswerTarget =
-  | { stream: ServerHttp2Stream; answerHeaders: AnswerHeaders }
-  | { response: WritableResponse; answerHeaders: AnswerHeaders | undefined };
+  | { stream: ServerHttp2Stream; corsHeaders: CorsHeaders }
+  | { response: WritableResponse; corsHeaders: CorsHeaders | undefined };
 
 /** The part of Node's HTTP/1.1 and HTTP/2 compatibility responses the answer uses. */
 export interface WritableResponse {
@@ -60,8 +60,8 @@ export function writeUnaryAnswer(
     const stream = target.stream;
     // A caller that reset its stream meanwhile is answered nothing: writing to it would throw.
     if (stream.destroyed || stream.closed) return;
-    // Headers every answer carries (CORS) come first, as a response's set headers do.
-    const fields = addAnswerHeaders(answerFields(target.answerHeaders), form, message, extra);
+    // The CORS headers come first, as a response's set headers do.
+    const fields = addAnswerHeaders(copyCorsHeaders(target.corsHeaders), form, message, extra);
     fields[":status"] = 200;
     if (form.protocol === "grpc") {
       stream.respond(fields, { waitForTrailers: true });
@@ -78,7 +78,7 @@ export function writeUnaryAnswer(
     return;
   }
   const response = target.response;
-  response.writeHead(200, addAnswerHeaders(answerFields(target.answerHeaders), form, message, extra));
+  response.writeHead(200, addAnswerHeaders(copyCorsHeaders(target.corsHeaders), form, message, extra));
   if (form.protocol === "grpc-web") {
     // Two writes without a length, as connect-node writes the message and the trailer frame.
     response.write(message.bytes);

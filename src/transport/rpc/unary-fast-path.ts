@@ -9,7 +9,7 @@ import type { Readable } from "node:stream";
 import { type Credential, isScoped } from "../../auth/index.js";
 import type { Endpoint, EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import {
-  type AnswerHeaders,
+  type CorsHeaders,
   createPreparedCalls,
   headerReader,
   type HttpRequest,
@@ -17,7 +17,7 @@ import {
   pathOf,
   type RequestHead,
   requestIdFrom,
-  setAnswerHeaders,
+  setCorsHeaders,
   streamHead,
   type StreamHandler,
 } from "../node-http/index.js";
@@ -57,10 +57,10 @@ interface CallSource {
 export interface UnaryFastPath {
   /**
    * Serves an authenticated call of a saved query: from the cache when it is
-   * a plain unary hit, else through the router; `answerHeaders` as an
-   * AnsweringHandler is given them.
+   * a plain unary hit, else through the router; `corsHeaders` as an
+   * CorsHandler is given them.
    */
-  serve(request: HttpRequest, response: HttpResponse, credential: Credential, answerHeaders?: AnswerHeaders): void;
+  serve(request: HttpRequest, response: HttpResponse, credential: Credential, corsHeaders?: CorsHeaders): void;
   /** The same for a bare HTTP/2 stream; its request and response are made only for the router. */
   stream: KeyedStreamHandler;
 }
@@ -163,27 +163,27 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
   }
 
   return {
-    serve(request, response, credential, answerHeaders) {
+    serve(request, response, credential, corsHeaders) {
       serveCall(
         {
           head: request,
           body: request,
           // Through the response, which holds the stream's trailers on HTTP/2.
-          target: () => ({ response: response as unknown as WritableResponse, answerHeaders }),
+          target: () => ({ response: response as unknown as WritableResponse, corsHeaders }),
           toRouter(read) {
-            setAnswerHeaders(response, answerHeaders);
+            setCorsHeaders(response, corsHeaders);
             router.serve(request, response, contextFor(credential), read && replayedBody(read, request));
           },
         },
         credential,
       );
     },
-    stream(stream, headers, toRequest, answerHeaders, credential) {
+    stream(stream, headers, toRequest, corsHeaders, credential) {
       serveCall(
         {
           head: streamHead(headers),
           body: stream,
-          target: () => ({ stream, answerHeaders }),
+          target: () => ({ stream, corsHeaders }),
           toRouter(read) {
             // The rest of a body read in part comes through the request, which reads the stream from then on.
             const [request, response] = toRequest();
