@@ -1,13 +1,10 @@
 // A list in an order of its owner's choosing (added, or last used), where
 // adding, removing and moving an item to the end take constant time and
 // allocate nothing past the item's link, whose pointers are cleared when it
-// is removed. The server's per-stream bookkeeping (unsent bytes, request
-// deadlines), the cache's and the rate limits' orders of use and the
-// prepared calls' order keep their items here: a Set or
-// Map holding every stream made the young generation's collections keep
-// twice the bytes alive under gRPC load, and a Map re-ordered on every cache
-// hit (a delete and a set) cost 2 µs a hit when it held few keys, its table
-// shrunk and grown each time (docs/cache-hit-profiling.md).
+// is removed. The server's per-stream bookkeeping, the cache's and the rate
+// limits' orders of use and the prepared calls' order keep their items here:
+// a Set or Map of streams keeps dead calls alive past young collections, and a
+// small Map re-ordered on every hit reallocates its table each time.
 /** One item's place in a list; `remove` takes it out. */
 export interface Link<T> {
   readonly item: T;

@@ -1,7 +1,7 @@
 // A function of a header value, its answers remembered for the first `max`
 // distinct values: callers send few (their client library's content type,
-// accept and accepted encodings), so reading them is mostly a lookup
-// (docs/cache-hit-profiling.md). Values past those are read each time, so many
+// accept and accepted encodings), so reading them is mostly a lookup, cheaper
+// than parsing on every call. Values past those are read each time, so many
 // distinct values from one caller cost it speed, never memory.
 
 /** `read`, remembering its answer (undefined and null too) for each of the first `max` values it is asked. */
