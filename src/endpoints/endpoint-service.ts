@@ -1,8 +1,8 @@
 // Runs one saved query for a request, whatever transport it came on:
 // parameters bound and checked (prepare-call.ts), then the result cache for
-// endpoints with a lifetime (cached-execution.ts, whose peek and execute the
-// service's are), the executor, and the response in the form the caller
-// reads (computed-response.ts).
+// endpoints with a lifetime (cached-execution.ts, which supplies the
+// service's peek and execute), the executor, and the response in the form
+// the caller reads (computed-response.ts).
 import type { Message } from "@bufbuild/protobuf";
 import type { ResultCache } from "../cache/index.js";
 import { defaultQueryTimeoutMs, type ExecuteOptions, type QueryExecutor } from "../executor/index.js";
