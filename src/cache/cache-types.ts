@@ -36,6 +36,12 @@ export interface EntryOrigin<V> {
   tenant?: string;
 }
 
+/** Who asks for a key: what an entry its miss makes keeps, and how the caller stops waiting. */
+export interface CacheCaller<V> extends EntryOrigin<V> {
+  /** Lets this caller stop waiting, rejected with the signal's reason; the query runs on while others wait. */
+  signal?: AbortSignal;
+}
+
 export interface CacheLookup<V> {
   value: V;
   status: "HIT" | "MISS";

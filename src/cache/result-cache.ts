@@ -4,10 +4,13 @@
 // together. Generic: it knows keys and values, not calls, and a caller that
 // stops waiting is rejected with its signal's reason for the caller to map.
 import { type Logger, type TraceSpan, type Tracing, silentLogger, traceAttribute } from "../observability/index.js";
-import type { CacheEvent, CacheLookup, CachePolicy, Compute, Computed, EntryOrigin } from "./cache-types.js";
+import type { CacheCaller, CacheEvent, CacheLookup, CachePolicy, Compute, Computed } from "./cache-types.js";
 import { createEntryStore, storeNow } from "./entry-store.js";
 import { createSingleFlight } from "./single-flight.js";
 import { createWarming } from "./warming.js";
+
+/** Starts a key's computation, which `abort` stops. */
+type Start<V> = (abort: AbortSignal) => Promise<Computed<V>>;
 
 /** What one caller may hold of a full cache, as a fraction of each bound (ResultCacheOptions.sharePerCaller). */
 export const defaultSharePerCaller = 0.5;
@@ -66,18 +69,12 @@ export interface ResultCache<V> {
    * The value of `key`: a HIT while the stored result is younger than
    * `policy.ttlMs`, else a MISS that runs `compute` once for all concurrent
    * callers of the key. Errors are thrown to the callers, never stored.
-   * `signal` lets one caller stop waiting (rejected with the signal's
+   * `caller.signal` lets one caller stop waiting (rejected with the signal's
    * reason); the query is aborted only when no caller waits any more. The
-   * entry keeps `origin.refresh` for its whole life, and counts for
-   * `origin.tenant` until another tenant asks for it.
+   * entry keeps `caller.refresh` for its whole life, and counts for
+   * `caller.tenant` until another tenant asks for it.
    */
-  get(
-    key: string,
-    policy: CachePolicy,
-    compute: Compute<V>,
-    signal?: AbortSignal,
-    origin?: EntryOrigin<V>,
-  ): Promise<CacheLookup<V>>;
+  get(key: string, policy: CachePolicy, compute: Compute<V>, caller?: CacheCaller<V>): Promise<CacheLookup<V>>;
   /**
    * The HIT that `get` would answer, without computing anything on a miss
    * (and without counting it); `tenant` is the caller served, as in `origin`.
@@ -157,14 +154,9 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     return { value: entry.value, status: "HIT", computedAt: entry.computedAt };
   }
 
-  /** `flights.join` in a span: the computation's, for the call that starts it; one linked to it, for a call that joins. */
-  function joinTraced(
-    tracing: Tracing,
-    key: string,
-    policy: CachePolicy,
-    start: (abort: AbortSignal) => Promise<Computed<V>>,
-    signal: AbortSignal | undefined,
-  ): Promise<Computed<V>> {
+  /** `flights.join`, in a span with traces: the computation's, for the call that starts it; one linked to it, for a call that joins. */
+  function join(key: string, policy: CachePolicy, start: Start<V>, signal?: AbortSignal): Promise<Computed<V>> {
+    if (tracing === undefined) return flights.join(key, start, signal);
     const endpoint = { [traceAttribute.endpoint]: policy.label };
     if (computations.has(key)) {
       const running = computations.get(key);
@@ -182,21 +174,20 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
 
   return {
     peek,
-    async get(key, policy, compute, signal, origin = {}) {
-      const hit = peek(key, policy, origin.tenant);
+    async get(key, policy, compute, caller = {}) {
+      const hit = peek(key, policy, caller.tenant);
       if (hit !== undefined) return hit;
+      const { signal } = caller;
       // A caller already gone starts nothing and joins nothing.
       if (signal?.aborted) throw signal.reason;
       onEvent("miss", policy.label ?? "");
-      const kept = { policy, refresh: origin.refresh ?? compute, tenant: origin.tenant ?? "" };
+      const kept = { policy, refresh: caller.refresh ?? compute, tenant: caller.tenant ?? "" };
       const start = (abort: AbortSignal) =>
         compute(abort).then((computed) => {
           put(key, computed, kept, storeNow());
           return computed;
         });
-      const computed = await (tracing === undefined
-        ? flights.join(key, start, signal)
-        : joinTraced(tracing, key, policy, start, signal));
+      const computed = await join(key, policy, start, signal);
       return { value: computed.value, status: "MISS", computedAt: store.get(key)?.computedAt ?? storeNow() };
     },
     grow: (key, value, more) => store.grow(key, value, more),

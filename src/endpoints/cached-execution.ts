@@ -1,8 +1,10 @@
-// Calls whose result is cached: a hit, or the shared computation of the key
-// that the call joins or starts, run to the service's deadline (callers
-// leaving at theirs) or, where an abandoned query runs on, to its callers'
-// deadlines (callers-deadline.ts). The computed response is kept as its JSON
-// body (cached-response.ts) with a refresh that holds nothing of the caller.
+// The endpoint service's peek and execute when it has a cache: a hit read
+// from the result cache, or the shared computation of the key that the call
+// joins or starts, run to the service's deadline (callers leaving at theirs)
+// or, where an abandoned query runs on, to its callers' deadlines
+// (callers-deadline.ts). The computed response is kept as its JSON body
+// (cached-response.ts) with a refresh that holds nothing of the caller.
+// A call without a cache entry is computed as it is.
 import { randomUUID } from "node:crypto";
 import type { CacheLookup, Compute, Computed, ResultCache } from "../cache/index.js";
 import { abortedCallError } from "../errors/index.js";
@@ -28,11 +30,12 @@ export interface CachedExecutionOptions {
   sharedDeadline: "service" | "callers";
 }
 
+/** What EndpointService takes as its own peek and execute, so a hit reaches the cache from the transport in one call. */
 export interface CachedExecution {
-  /** The cached result of `call` if the cache holds a live one, served to `tenant`; never asks the warehouse. */
-  peek(call: CachedCall, tenant?: string): EndpointResult | undefined;
-  /** The result of `call`, from the cache or its key's shared computation. Throws only ConnectError. */
-  execute(call: CachedCall, context: CallContext): Promise<EndpointResult>;
+  /** The cached result of `call` if it has a cache entry and the cache holds a live one, served to `tenant`; never asks the warehouse. */
+  peek(call: PreparedCall, tenant?: string): EndpointResult | undefined;
+  /** The result of `call`, from the cache or its key's shared computation, computed when it has no cache entry. Throws only ConnectError. */
+  execute(call: PreparedCall, context?: CallContext): Promise<EndpointResult>;
 }
 
 export function createCachedExecution(options: CachedExecutionOptions): CachedExecution {
@@ -84,8 +87,8 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
   const joinComputation: JoinComputation = async (call, context, computeIt, signal) => {
     const { key, policy } = call.cacheEntry;
     try {
-      const origin = { refresh: refreshOf(call), tenant: context.tenant ?? "" };
-      return fromCache(await cache.get(key, policy, computeIt, signal, origin));
+      const caller = { refresh: refreshOf(call), tenant: context.tenant ?? "", signal };
+      return fromCache(await cache.get(key, policy, computeIt, caller));
     } catch (error) {
       throw signal?.aborted && error === signal.reason ? abortedCallError(error) : error;
     }
@@ -96,14 +99,17 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
       ? createCallersDeadline({ sharedTimeoutMs, join: joinComputation, computeCached })
       : undefined;
 
-  function peek(call: CachedCall, tenant?: string): EndpointResult | undefined {
-    const lookup = cache.peek(call.cacheEntry.key, call.cacheEntry.policy, tenant);
+  function peek(call: PreparedCall, tenant?: string): EndpointResult | undefined {
+    const entry = call.cacheEntry;
+    if (entry === undefined) return undefined;
+    const lookup = cache.peek(entry.key, entry.policy, tenant);
     return lookup === undefined ? undefined : fromCache(lookup);
   }
 
   return {
     peek,
-    async execute(call, context) {
+    async execute(call, context = {}) {
+      if (!isCached(call)) return compute(call, context);
       if (callersDeadline === undefined) {
         // Other callers may join this computation: it runs to the service's own
         // deadline, each caller leaving at its own (its signal), and stops
@@ -115,3 +121,5 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
     },
   };
 }
+
+const isCached = (call: PreparedCall): call is CachedCall => call.cacheEntry !== undefined;

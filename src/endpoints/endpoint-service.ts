@@ -1,13 +1,14 @@
 // Runs one saved query for a request, whatever transport it came on:
 // parameters bound and checked (prepare-call.ts), then the result cache for
-// endpoints with a lifetime (cached-execution.ts), the executor, and the
-// response in the form the caller reads (computed-response.ts).
+// endpoints with a lifetime (cached-execution.ts, which supplies the
+// service's peek and execute), the executor, and the response in the form
+// the caller reads (computed-response.ts).
 import type { Message } from "@bufbuild/protobuf";
 import type { ResultCache } from "../cache/index.js";
 import { defaultQueryTimeoutMs, type ExecuteOptions, type QueryExecutor } from "../executor/index.js";
 import { systemClock, type Clock } from "../observability/index.js";
 import { createCachedExecution } from "./cached-execution.js";
-import type { CachedCall, CallContext, EndpointResult, PreparedCall } from "./call-types.js";
+import type { CallContext, EndpointResult, PreparedCall } from "./call-types.js";
 import { computedResponse, type ComputedResponse } from "./computed-response.js";
 import { createCallPreparer } from "./prepare-call.js";
 import type { Endpoint } from "./registry.js";
@@ -82,14 +83,12 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
           sharedTimeoutMs: options.sharedTimeoutMs ?? defaultQueryTimeoutMs,
           sharedDeadline: options.sharedDeadline ?? "service",
         });
-  const isCached = (call: PreparedCall): call is CachedCall => call.cacheEntry !== undefined;
 
+  // The cache's own functions, not wrappers: a hit goes from the transport to the cache without a stop here.
   const service: EndpointService = {
     prepare,
-    peek: (call, tenant) => (cached !== undefined && isCached(call) ? cached.peek(call, tenant) : undefined),
-    async execute(call, context = {}) {
-      return cached !== undefined && isCached(call) ? cached.execute(call, context) : compute(call, context);
-    },
+    peek: cached?.peek ?? (() => undefined),
+    execute: cached?.execute ?? (async (call, context = {}) => compute(call, context)),
     async run(endpoint, request, context, scope) {
       return service.execute(service.prepare(endpoint, request, scope), context);
     },

@@ -14,6 +14,9 @@ const isoTimestampProblems = {
   outOfRange: "must be between 1900-01-01 and 2299-12-31",
 } as const;
 
+/** Year, month, day, hour, minute and second, as written. */
+type DateTimeFields = [number, number, number, number, number, number];
+
 export type IsoTimestampReading =
   | { instant: string }
   | { problem: (typeof isoTimestampProblems)[keyof typeof isoTimestampProblems] };
@@ -30,10 +33,10 @@ export function readIsoTimestamp(text: string): IsoTimestampReading {
   const m = pattern.exec(text.trim());
   if (m === null) return malformed;
   const [, y, mo, d, h = "00", mi = "00", s = "00", fraction = "", zone = "Z"] = m;
-  const fields = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
-  const [year, month, day, hour, minute, second] = fields;
+  const fields = [y, mo, d, h, mi, s].map(Number) as DateTimeFields;
+  const [, month, day, hour, minute, second] = fields;
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return malformed;
-  const local = utcMs(year, month, day, hour, minute, second);
+  const local = utcMs(fields);
   if (new Date(local).getUTCDate() !== day) return malformed; // 2026-02-30 rolls over
   const utc = local - zoneOffsetMs(zone);
   if (Number.isNaN(utc)) return malformed;
@@ -46,7 +49,7 @@ export function readIsoTimestamp(text: string): IsoTimestampReading {
  * Milliseconds since the epoch of a UTC date-time, for every year: Date.UTC
  * reads years 0-99 as 1900-1999, which would turn `0050-01-01` into 1950.
  */
-function utcMs(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+function utcMs([year, month, day, hour, minute, second]: DateTimeFields): number {
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second, 0);

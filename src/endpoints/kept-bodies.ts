@@ -1,17 +1,12 @@
-// The bodies made from one response and kept with it, by name: a format,
-// plus its content coding when compressed ("csv", "json+gzip", "ndjson+br").
-// A new kind of body (a message's binary encoding, say) is a new name.
+// The bodies made from one response and kept with it, under names the
+// transport that makes them chooses: endpoints/ stores them and never reads
+// a name, so a new kind of body needs no change here.
 
 /**
- * How a body writes the response: GET's formats, and the response message's
- * RPC encodings, binary or proto3 JSON, bare (Connect) or in a gRPC envelope
- * (gRPC, gRPC-Web).
+ * A kept body's name: opaque here, chosen by the transport that made the
+ * body, which keeps its names apart from every other transport's.
  */
-export type BodyFormatName = "json" | "csv" | "ndjson" | "message" | "message-json" | "envelope" | "envelope-json";
-/** How a body is compressed. */
-export type ContentCodingName = "gzip" | "zstd" | "br";
-/** A kept body's name: its format, and its coding unless it is not compressed. */
-export type BodyName = BodyFormatName | `${BodyFormatName}+${ContentCodingName}`;
+export type BodyName = string;
 
 /**
  * A response's kept bodies. A class rather than closures: every cached entry

@@ -29,8 +29,7 @@ function setup(options: Parameters<typeof createResultCache>[0] = {}) {
       return { value: key, bytes: 10 };
     };
   /** `key` asked by `tenant`: its status. */
-  const ask = async (key: string, tenant: string) =>
-    (await cache.get(key, policy, compute(key), undefined, { tenant })).status;
+  const ask = async (key: string, tenant: string) => (await cache.get(key, policy, compute(key), { tenant })).status;
   const evictions = () => events.filter((e) => e === "eviction").length;
   return { clock, cache, compute, computed, ask, evictions };
 }
@@ -127,7 +126,7 @@ describe("result cache warming between tenants", () => {
         await new Promise((r) => setTimeout(r, 100));
         return { value: key, bytes: 1 };
       };
-    const ask = (key: string, tenant: string) => cache.get(key, policy, slow(key), undefined, { tenant });
+    const ask = (key: string, tenant: string) => cache.get(key, policy, slow(key), { tenant });
     const noisy = Array.from({ length: 20 }, (_, i) => `noisy-${i}`);
     const misses = Promise.all(noisy.map((key) => ask(key, "a")));
     await vi.advanceTimersByTimeAsync(100);
@@ -164,7 +163,7 @@ describe("result cache warming between tenants", () => {
     let filled = false;
     const statuses: string[] = [];
     const ask = (key: string, tenant: string) =>
-      cache.get(key, policy, compute(key), undefined, { tenant }).then((lookup) => {
+      cache.get(key, policy, compute(key), { tenant }).then((lookup) => {
         if (tenant === "quiet") statuses.push(lookup.status);
       });
     const noisy = Array.from({ length: 10_000 }, (_, i) => `noisy-${i}`);

@@ -80,7 +80,7 @@ describe("result cache spans", () => {
 
   it("marks a failed refresh's span failed", async () => {
     const { clock, tracing, cache, compute } = setup();
-    await cache.get("k", policy, compute, undefined, {
+    await cache.get("k", policy, compute, {
       refresh: async () => {
         throw new Error("warehouse unreachable");
       },

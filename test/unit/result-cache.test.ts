@@ -181,7 +181,7 @@ describe("result cache failures and concurrency", () => {
     const hanging: Compute<string> = () => new Promise(() => {});
     const caller = new AbortController();
     const reason = new Error("the caller's own reason");
-    const lookup = cache.get("k", policy, hanging, caller.signal).catch((e: unknown) => e);
+    const lookup = cache.get("k", policy, hanging, { signal: caller.signal }).catch((e: unknown) => e);
     caller.abort(reason);
     expect(await lookup).toBe(reason);
   });
@@ -190,7 +190,9 @@ describe("result cache failures and concurrency", () => {
     const { cache, calls, compute } = setup();
     const gone = new AbortController();
     gone.abort(new ConnectError("the call ran past its deadline", Code.DeadlineExceeded));
-    const error = (await cache.get("k", policy, compute, gone.signal).catch((e: unknown) => e)) as ConnectError;
+    const error = (await cache
+      .get("k", policy, compute, { signal: gone.signal })
+      .catch((e: unknown) => e)) as ConnectError;
     expect(error.code).toBe(Code.DeadlineExceeded);
     expect(calls).toEqual([]);
     // The next caller starts the computation itself, alone.

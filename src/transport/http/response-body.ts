@@ -2,7 +2,7 @@
 // body as the result has it, or one made from it once and kept with the
 // result by name (a cached result counts it in the cache's bound), so a later
 // caller asking for the same one reads it as is.
-import type { BodyName, ComputedResponse, Endpoint } from "../../endpoints/index.js";
+import type { ComputedResponse, Endpoint } from "../../endpoints/index.js";
 import { bodyFormats } from "./body-formats.js";
 import {
   encodings,
@@ -25,7 +25,7 @@ const columnsOf = new WeakMap<Endpoint, string[]>();
 
 /** The kept body's name of each format and coding, by their numbers: "csv", "json+gzip". */
 const bodyNames = formats.map((format) =>
-  encodings.map((encoding) => (encoding === "identity" ? format : `${format}+${encoding}`) as BodyName),
+  encodings.map((encoding) => (encoding === "identity" ? format : `${format}+${encoding}`)),
 );
 
 export function createResponseBodies(compress: Compressor): ResponseBodies {

@@ -8,7 +8,7 @@ import * as zlib from "node:zlib";
 import type { DescMethod, Message } from "@bufbuild/protobuf";
 import type { JsonReadOptions, JsonWriteOptions } from "@bufbuild/protobuf";
 import { createMethodSerializationLookup, type Compression } from "@connectrpc/connect/protocol";
-import type { BodyName, ComputedResponse } from "../../endpoints/index.js";
+import type { ComputedResponse } from "../../endpoints/index.js";
 
 /** Connect-node's compressions with the same output, done synchronously: the work is done once per form. */
 const compressors: Record<string, (bytes: Uint8Array) => Buffer> = {
@@ -86,7 +86,7 @@ export function createMessageEncodings(options: MessageEncodingsOptions = {}): M
   ): EncodedMessage {
     const bytes = plain(result, method, binary);
     if (compression === null || bytes.length < compressMinBytes) return { bytes, compressed: false };
-    const name: BodyName = `${binary ? "message" : "message-json"}+${compression.name as "gzip" | "br"}`;
+    const name = `${binary ? "message" : "message-json"}+${compression.name}`;
     let compressed = result.body(name);
     if (compressed === undefined) {
       compressed = compressors[compression.name]!(bytes);
@@ -100,7 +100,7 @@ export function createMessageEncodings(options: MessageEncodingsOptions = {}): M
       const body = bare(result, method, binary, compression);
       if (!enveloped) return body;
       const format = binary ? "envelope" : "envelope-json";
-      const name: BodyName = body.compressed ? `${format}+${compression!.name as "gzip" | "br"}` : format;
+      const name = body.compressed ? `${format}+${compression!.name}` : format;
       let envelope = result.body(name);
       if (envelope === undefined) {
         envelope = Buffer.allocUnsafe(5 + body.bytes.length);
