@@ -3,7 +3,7 @@
 // itself (stream.respond and end) and asks for the compatibility request and
 // response (Http2ServerRequest, Http2ServerResponse) only for the rest. Those
 // are made as Node makes them for a request listener, with its handling of
-// CONNECT and Expect, so the rest is served exactly as before.
+// CONNECT and Expect, so the rest is served as a request listener would be.
 import {
   constants as http2Constants,
   Http2ServerRequest,
@@ -24,18 +24,20 @@ import {
 
 const noHeaders: Readonly<Record<string, string>> = Object.freeze({});
 
-/**
- * Serves `server`'s streams with `streams`, and with `handler` what Node's
- * compatibility layer would not hand a request listener as is; a stream
- * `refused` names (already answered) is left alone.
- */
-export function serveStreams(
-  server: Http2Server,
-  handler: RequestHandler,
-  streams: StreamHandler,
-  logger: Logger,
-  refused: (stream: ServerHttp2Stream) => boolean = () => false,
-): void {
+export interface ServedStreams {
+  /** Takes each stream with its headers, answering on it or asking for a request and response. */
+  streams: StreamHandler;
+  /** Takes what Node's compatibility layer would not hand a request listener as is (CONNECT, Expect). */
+  handler: RequestHandler;
+  /** Where an exception of `streams` is logged. */
+  logger: Logger;
+  /** Whether a stream was already answered, and is left alone. Default: none is. */
+  refused?: (stream: ServerHttp2Stream) => boolean;
+}
+
+/** Serves `server`'s streams as `served` says. */
+export function serveStreams(server: Http2Server, served: ServedStreams): void {
+  const { streams, handler, logger, refused = () => false } = served;
   server.on(
     "stream",
     (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {

@@ -72,7 +72,7 @@ describe("withCorsStreams", () => {
       },
       () => {},
     );
-    serveStreams(server, () => {}, streams, logger);
+    serveStreams(server, { streams, handler: () => {}, logger });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const client = connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     try {
