@@ -21,7 +21,7 @@ export interface Row {
 export interface HitRow {
   /** The call, its connections and streams. */
   call: string;
-  /** Median calls a second of the service's turns, and of the bare server's. */
+  /** Calls a second of the service and of its bare server in the round whose ratio is the median. */
   service: string;
   bare: string;
   /** Median of the rounds' ratios of calls a second (service / bare). */
@@ -139,6 +139,6 @@ export function writeReport(report: Report, root: string, settings: RunSettings)
   if (report.rows.length > 0) console.log(markdownTable(report.rows));
   if (report.hitRows.length > 0)
     console.log(
-      `\ncache hits: ${settings.rounds} rounds of ${settings.turnSeconds} s a turn on each server; ${settings.pinning}\n\n${hitTable(report.hitRows)}`,
+      `${report.rows.length > 0 ? "\n" : ""}cache hits: ${settings.rounds} rounds of ${settings.turnSeconds} s a turn on each server; ${settings.pinning}\n\n${hitTable(report.hitRows)}`,
     );
 }

@@ -87,9 +87,11 @@ function addRow(context: BenchContext, report: Report, protocol: Protocol, round
   const turns = rounds as Required<Round>[];
   const ratios = roundRatios(turns);
   const verdict = judgeRounds(ratios, protocol.goal, context.pinning.pinned);
-  const of = (side: Side, figure: "rps" | "cpuUsPerCall") => median(turns.map((r) => r[side][figure]));
-  const rps = { service: of("service", "rps"), bare: of("bare", "rps") };
-  const cpu = { service: of("service", "cpuUsPerCall"), bare: of("bare", "cpuUsPerCall") };
+  // Calls a second of the median round, whose quotient is the row's ratio; CPU a call is each side's own median.
+  const middle = turns[ratios.indexOf(verdict.ratio)]!;
+  const rps = { service: middle.service.rps, bare: middle.bare.rps };
+  const cpuOf = (side: Side) => median(turns.map((r) => r[side].cpuUsPerCall));
+  const cpu = { service: cpuOf("service"), bare: cpuOf("bare") };
   report.results[protocol.id] = { rounds: turns, ratios, ...verdict, rps, cpuUsPerCall: cpu };
   report.hitRows.push({
     call,
