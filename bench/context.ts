@@ -1,10 +1,11 @@
 // What the bench's sections share: the run's settings, the API keys and demo
 // project, a seeded demo data set of which each service started gets a copy
 // of its own (chDB takes one data directory per process), and a way to start
-// the service.
+// the service, and where h2load and the servers it loads run.
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { demoProjects } from "../src/warehouse/index.js";
+import { type Pinning, planPinning } from "./pinning.js";
 import { runToEnd, startProcess } from "./processes.js";
 import type { Report } from "./report.js";
 import { temporaryDirectory } from "./temp-directory.js";
@@ -14,8 +15,10 @@ export interface BenchSettings {
   smoke: boolean;
   /** Seconds of each measured load. */
   seconds: number;
-  /** Rounds of the cache-hit section (service and bare servers started afresh each round). */
+  /** Rounds of the cache-hit section: one turn on the service and one on its bare server each. */
   rounds: number;
+  /** Seconds of each cache-hit turn. */
+  turnSeconds: number;
   /** Node options for every service started (BENCH_NODE_ARGS), before any a section adds. */
   serviceNodeArgs: string[];
 }
@@ -33,6 +36,13 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+export interface ServiceOptions {
+  /** Node options after the run's `serviceNodeArgs` (a profiler's, say). Default: none. */
+  nodeArgs?: string[];
+  /** The CPU to run on alone (`pinning.serverCpu`). Default: any. */
+  cpu?: number;
+}
+
 export interface BenchContext extends BenchSettings {
   /** The API key of every call, and a second one for the fairness section. */
   key: string;
@@ -45,8 +55,10 @@ export interface BenchContext extends BenchSettings {
   freshData(name: string): string;
   /** The service's environment for a load test: a fresh copy of the data, no rate limit. */
   serviceEnv(name: string): Record<string, string>;
-  /** Starts `node dist/main.js` with `env` (from `serviceEnv`, say), and `nodeArgs` (a profiler's, say) after the run's `serviceNodeArgs`. */
-  startService(env: Record<string, string>, nodeArgs?: string[]): Promise<Service>;
+  /** Starts `node dist/main.js` with `env` (from `serviceEnv`, say). */
+  startService(env: Record<string, string>, options?: ServiceOptions): Promise<Service>;
+  /** Where h2load and the servers it loads may be pinned on this machine. */
+  pinning: Pinning;
   progress(text: string): void;
 }
 
@@ -92,14 +104,16 @@ export async function createContext(settings: BenchSettings): Promise<BenchConte
       LOG_LEVEL: "warn",
       CHDB_PATH: freshData(name),
     }),
-    startService: async (env, nodeArgs = []) => {
+    startService: async (env, options = {}) => {
       const started = await startProcess(
-        [...settings.serviceNodeArgs, ...nodeArgs, "dist/main.js"],
+        [...settings.serviceNodeArgs, ...(options.nodeArgs ?? []), "dist/main.js"],
         env,
         /listening on (http:\S+)/,
+        options.cpu,
       );
       return { url: started.match[1]!, pid: started.pid, stop: started.stop };
     },
+    pinning: planPinning(),
     progress,
   };
 }

@@ -3,6 +3,7 @@
 // turn, its summary read back, and a turn refused when any answer was not
 // the one expected.
 import { spawn, spawnSync } from "node:child_process";
+import { onCpu } from "./pinning.js";
 
 /** The line printed when h2load is missing. */
 export const installHint =
@@ -31,6 +32,8 @@ export interface H2loadOptions {
   ratePerClient?: number;
   /** Where h2load writes one line per request (start, status, microseconds). Default: none. */
   logFile?: string;
+  /** The CPU h2load runs on alone (`pinning.clientCpu`). Default: any. */
+  cpu?: number;
 }
 
 /** What h2load printed at the end of a run. */
@@ -112,7 +115,7 @@ export function h2loadArguments(options: H2loadOptions): string[] {
 
 /** Runs h2load once and reads its summary; rejects when it fails or runs far past its duration. */
 export function runH2load(options: H2loadOptions): Promise<H2loadSummary> {
-  const child = spawn("h2load", h2loadArguments(options), { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(...onCpu(options.cpu, "h2load", h2loadArguments(options)), { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));

@@ -35,6 +35,8 @@ export interface TurnOptions {
   bodyFile: string | undefined;
   /** The body length of the answer captured for this call. */
   answerBytes: number;
+  /** The CPU h2load runs on alone. Default: any. */
+  clientCpu?: number;
 }
 
 /** Runs one turn; `problems` says what was wrong with the answers, if anything. */
@@ -49,6 +51,7 @@ export async function loadTurn(options: TurnOptions): Promise<Turn> {
     http1: protocol.http === "1.1",
     headers: { ...protocol.headers, ...options.headers },
     ...(options.bodyFile === undefined ? {} : { bodyFile: options.bodyFile }),
+    cpu: options.clientCpu,
   });
   const cpu = cpuMicroseconds(options.pid) - before;
   return {

@@ -3,6 +3,7 @@
 // before it removes their data directories; and commands run to their end.
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { onCpu } from "./pinning.js";
 
 /** The repository's root, where every child runs. */
 export const root = join(import.meta.dirname, "..");
@@ -16,9 +17,18 @@ export interface Started {
   stop(): Promise<void>;
 }
 
-/** Starts `node <args>` with `env` added to the bench's, and resolves when its stdout or stderr matches `ready`. */
-export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<Started> {
-  const child = spawn(process.execPath, args, {
+/**
+ * Starts `node <args>` with `env` added to the bench's, on `cpu` alone when
+ * given (taskset runs node in its own place: the pid is node's), and
+ * resolves when its stdout or stderr matches `ready`.
+ */
+export function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  cpu?: number,
+): Promise<Started> {
+  const child = spawn(...onCpu(cpu, process.execPath, args), {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -57,12 +67,20 @@ export interface BareServers {
   stop(): Promise<void>;
 }
 
-/** Starts the bare servers on `captureFile`, under node with `nodeArgs` too (a profiler's, say). */
-export async function startBareServers(captureFile: string, nodeArgs: string[] = []): Promise<BareServers> {
+export interface BareServerOptions {
+  /** Node options besides the bench's (a profiler's, say). Default: none. */
+  nodeArgs?: string[];
+  /** The CPU to run on alone. Default: any. */
+  cpu?: number;
+}
+
+/** Starts the bare servers on `captureFile`. */
+export async function startBareServers(captureFile: string, options: BareServerOptions = {}): Promise<BareServers> {
   const started = await startProcess(
-    [...nodeArgs, "--import", "tsx", "bench/bare-servers.ts", captureFile],
+    [...(options.nodeArgs ?? []), "--import", "tsx", "bench/bare-servers.ts", captureFile],
     {},
     /ports (\d+) (\d+)/,
+    options.cpu,
   );
   return {
     pid: started.pid,

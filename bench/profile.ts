@@ -3,7 +3,6 @@
 // run under V8's CPU profiler (`--cpu-prof`) with the cache-hit section's
 // load (bench/protocols.ts, h2load), one after the other; each function's
 // self time over the measured turn is divided by the calls answered in it.
-// How to read it: docs/cache-hit-profiling.md, "The first look: how the time was found and cut".
 import { join } from "node:path";
 import { readCommandLine } from "../src/cli/command-line.js";
 import { captureHit, writeCaptureFile } from "./capture.js";
@@ -59,6 +58,7 @@ try {
     smoke: false,
     seconds,
     rounds: 1,
+    turnSeconds: seconds,
     serviceNodeArgs: serviceNodeArgsFromEnvironment(),
   });
   const protocol = cacheHitProtocols(context.project).find((p) => p.id === positionals[0])!;
@@ -66,11 +66,11 @@ try {
   const profiles = context.path("profiles");
   const profiled = (side: string) => ["--cpu-prof", `--cpu-prof-dir=${join(profiles, side)}`];
 
-  const service = await context.startService(context.serviceEnv("profile"), profiled("service"));
+  const service = await context.startService(context.serviceEnv("profile"), { nodeArgs: profiled("service") });
   const answer = await captureHit(service.url, { ...protocol, headers: { ...protocol.headers, ...headers } });
   const captureFile = context.path("answer.json");
   writeCaptureFile(captureFile, [answer]);
-  const bare = await startBareServers(captureFile, profiled("bare"));
+  const bare = await startBareServers(captureFile, { nodeArgs: profiled("bare") });
 
   const bodyFile = bodyFileOf(protocol, context.path);
   const sides = [

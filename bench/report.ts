@@ -17,22 +17,65 @@ export interface Row {
   met: string;
 }
 
-/** The table's rows and, by section, the figures behind them. */
+/** One line of the cache-hit table: a call made to the service and to its bare server, over the rounds. */
+export interface HitRow {
+  /** The call, its connections and streams. */
+  call: string;
+  /** Calls a second of the service and of its bare server in the round whose ratio is the median. */
+  service: string;
+  bare: string;
+  /** Median of the rounds' ratios of calls a second (service / bare). */
+  ratio: string;
+  /** The farthest round from that median, and the rounds' range. */
+  spread: string;
+  /** Median CPU microseconds per call of each server's process: "service / bare". */
+  cpu: string;
+  goal: string;
+  /** "yes", "no", or "not judged" and why. */
+  met: string;
+}
+
+/** The table's rows, the cache-hit table's and, by section, the figures behind them. */
 export interface Report {
   rows: Row[];
+  hitRows: HitRow[];
   results: Record<string, unknown>;
 }
 
 export function createReport(): Report {
-  return { rows: [], results: {} };
+  return { rows: [], hitRows: [], results: {} };
+}
+
+/** `cells` under `head` as a Markdown table. */
+function markdown(head: string[], cells: string[][]): string {
+  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  for (const row of cells) lines.push(`| ${row.join(" | ")} |`);
+  return lines.join("\n");
 }
 
 /** The rows as a Markdown table. */
 export function markdownTable(rows: Row[]): string {
-  const head = ["measure", "service", "baseline", "ratio", "goal", "met"];
-  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
-  for (const r of rows) lines.push(`| ${[r.measure, r.service, r.baseline, r.ratio, r.goal, r.met].join(" | ")} |`);
-  return lines.join("\n");
+  return markdown(
+    ["measure", "service", "baseline", "ratio", "goal", "met"],
+    rows.map((r) => [r.measure, r.service, r.baseline, r.ratio, r.goal, r.met]),
+  );
+}
+
+/** The cache-hit rows as a Markdown table. */
+export function hitTable(rows: HitRow[]): string {
+  return markdown(
+    [
+      "cache hit",
+      "service calls/s",
+      "bare calls/s",
+      "ratio",
+      "spread of the rounds",
+      "CPU µs a call, service / bare",
+      "goal",
+      "met",
+    ],
+    rows.map((r) => [r.call, r.service, r.bare, r.ratio, r.spread, r.cpu, r.goal, r.met]),
+  );
 }
 
 /** The median of `values` (the upper one of an even count); 0 for none. */
@@ -61,6 +104,11 @@ export interface RunSettings {
   smoke: boolean;
   h2load: string;
   sections: string[];
+  /** Cache-hit rounds and the seconds of each of their turns. */
+  rounds: number;
+  turnSeconds: number;
+  /** Where h2load and the servers it loads ran (bench/pinning.ts). */
+  pinning: string;
   /** Node options every service of the run was started with (BENCH_NODE_ARGS). */
   serviceNodeArgs: string[];
   /** Whether only some sections ran (`--only`), or the service with BENCH_NODE_ARGS: its figures are not a full run's. */
@@ -72,7 +120,7 @@ export function resultsFileOf(settings: Pick<RunSettings, "smoke" | "partial">):
   return settings.smoke ? "smoke.json" : settings.partial ? "partial.json" : "latest.json";
 }
 
-/** Writes the report to bench/results/ under `root`, prints the machine line and the table on stdout. */
+/** Writes the report to bench/results/ under `root`, prints the machine line and the tables on stdout. */
 export function writeReport(report: Report, root: string, settings: RunSettings): void {
   const machine = {
     cpus: cpus().length,
@@ -83,10 +131,14 @@ export function writeReport(report: Report, root: string, settings: RunSettings)
   };
   writeFileSync(
     join(root, "bench/results", resultsFileOf(settings)),
-    `${JSON.stringify({ date: new Date().toISOString(), machine, results: report.results, table: report.rows }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), machine, results: report.results, table: report.rows, hitTable: report.hitRows }, null, 2)}\n`,
   );
   console.log(
     `\nmachine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}, ${settings.h2load}; ${settings.seconds} s per load${settings.serviceNodeArgs.length > 0 ? `; service started with ${settings.serviceNodeArgs.join(" ")}` : ""}${settings.smoke ? " (smoke run: not figures to read)" : ""}\n`,
   );
-  console.log(markdownTable(report.rows));
+  if (report.rows.length > 0) console.log(markdownTable(report.rows));
+  if (report.hitRows.length > 0)
+    console.log(
+      `${report.rows.length > 0 ? "\n" : ""}cache hits: ${settings.rounds} rounds of ${settings.turnSeconds} s a turn on each server; ${settings.pinning}\n\n${hitTable(report.hitRows)}`,
+    );
 }

@@ -1,45 +1,47 @@
 // Cache hits of every protocol against the platform: h2load makes the same
 // call of each protocol to the service and to a bare node:http or node:http2
 // server replaying the service's own answer (captured from the wire, framing
-// and trailers included), in turns. Each round starts a service (on its own
-// copy of the data) and the bare servers afresh, since two starts of one
-// server differ widely here (docs/performance.md, "How the rounds are run");
-// each protocol is warmed on both, then measured on one and the other, the
-// first of the two alternating. The ratio is the median of the rounds' ratios.
+// and trailers included), h2load on one CPU and both servers on another
+// where the machine allows (bench/pinning.ts). A round is one short turn on
+// each server, the first of the two alternating from round to round, so that
+// both see the same moment of the machine; the servers are started afresh
+// every few rounds, since two starts of one server differ. A row's ratio is
+// the median of its rounds' ratios, judged only when they agree (rounds.ts).
 import { type CapturedAnswer, cacheHitProblems, captureHit, writeCaptureFile } from "../capture.js";
 import type { BenchContext, Section } from "../context.js";
 import { bodyFileOf, loadTurn, type Turn } from "../load-turn.js";
 import { startBareServers } from "../processes.js";
 import { cacheHitProtocols, type Protocol } from "../protocols.js";
-import { list, median, ratioAgainst, type Report } from "../report.js";
+import { median, ratioAgainst, type Report } from "../report.js";
+import { judgeRounds, roundRatios } from "../rounds.js";
 
 type Side = "service" | "bare";
 type Round = Partial<Record<Side, Turn>> & { problems: string[] };
 
-/** One round: fresh servers, every protocol captured, warmed and measured on both. */
-async function runRound(context: BenchContext, round: number, protocols: Protocol[]): Promise<Round[]> {
+/** Rounds on one start of the servers: enough to warm them once for several, few enough to meet several starts. */
+const roundsPerStart = 5;
+
+/** The rounds `first` to `first + count - 1` on fresh servers, by protocol: every protocol captured, warmed and measured. */
+async function runStart(context: BenchContext, first: number, count: number, protocols: Protocol[]) {
   const headers = { "x-api-key": context.key };
-  const service = await context.startService(context.serviceEnv(`hits-${round}`));
+  const cpus = context.pinning.pinned ? context.pinning : undefined;
+  const service = await context.startService(context.serviceEnv(`hits-${first}`), { cpu: cpus?.serverCpu });
   const answers: CapturedAnswer[] = [];
-  const results: Round[] = [];
-  for (const protocol of protocols) {
-    const call = { ...protocol, headers: { ...protocol.headers, ...headers } };
-    const answer = await captureHit(service.url, call);
-    answers.push(answer);
-    results.push({ problems: cacheHitProblems(answer).map((p) => `captured answer: ${p}`) });
-  }
-  const captureFile = context.path(`hits-${round}-answers.json`);
+  for (const protocol of protocols)
+    answers.push(await captureHit(service.url, { ...protocol, headers: { ...protocol.headers, ...headers } }));
+  const captureFile = context.path(`hits-${first}-answers.json`);
   writeCaptureFile(captureFile, answers);
-  const bare = await startBareServers(captureFile);
+  const bare = await startBareServers(captureFile, { cpu: cpus?.serverCpu });
   const servers = {
     service: (_: Protocol) => ({ url: service.url, pid: service.pid }),
     bare: (protocol: Protocol) => ({ url: bare.url(protocol.http), pid: bare.pid }),
   };
+  const byProtocol: Round[][] = [];
   for (const [i, protocol] of protocols.entries()) {
-    const result = results[i]!;
-    if (result.problems.length > 0) continue;
+    const captured = cacheHitProblems(answers[i]!).map((p) => `captured answer: ${p}`);
+    byProtocol.push([{ problems: captured }]);
+    if (captured.length > 0) continue;
     const bodyFile = bodyFileOf(protocol, context.path);
-    const order: Side[] = (round + i) % 2 === 0 ? ["service", "bare"] : ["bare", "service"];
     const turnOf = (side: Side, seconds: number) =>
       loadTurn({
         protocol,
@@ -48,52 +50,58 @@ async function runRound(context: BenchContext, round: number, protocols: Protoco
         headers,
         bodyFile,
         answerBytes: answers[i]!.body.length,
+        clientCpu: cpus?.clientCpu,
       });
-    for (const side of order) await turnOf(side, context.smoke ? 0.5 : 2); // warm-up, not counted
-    for (const side of order) {
-      const turn = await turnOf(side, context.seconds);
-      result[side] = turn;
-      result.problems.push(...turn.problems.map((p) => `${side}: ${p}`));
+    // Warm-up, not counted: both servers' code compiled before the first round.
+    for (const side of ["service", "bare"] as const) await turnOf(side, context.smoke ? 0.5 : 2);
+    const rounds: Round[] = [];
+    for (let round = first; round < first + count; round++) {
+      const result: Round = { problems: [] };
+      const order: Side[] = round % 2 === 0 ? ["service", "bare"] : ["bare", "service"];
+      for (const side of order) {
+        const turn = await turnOf(side, context.turnSeconds);
+        result[side] = turn;
+        result.problems.push(...turn.problems.map((p) => `${side}: ${p}`));
+      }
+      rounds.push(result);
     }
+    byProtocol[i] = rounds;
   }
   await Promise.all([service.stop(), bare.stop()]);
-  return results;
+  return byProtocol;
 }
 
-/** The table row of one protocol from its rounds. */
-function addRow(report: Report, protocol: Protocol, rounds: Round[]): void {
+/** The cache-hit table's row of one protocol from its rounds. */
+function addRow(context: BenchContext, report: Report, protocol: Protocol, rounds: Round[]): void {
   const connections = `${protocol.clients} connections${protocol.streams > 1 ? ` x ${protocol.streams} streams` : ""}`;
-  const measure = `cache-hit ${protocol.label}, ${connections}: calls/s (CPU µs a call)`;
+  const call = `${protocol.label}, ${connections}`;
   const bareName = protocol.http === "1.1" ? "node:http" : "node:http2";
+  const goal = `>= ${protocol.goal}`;
   const problems = rounds.flatMap((r) => r.problems);
   if (problems.length > 0) {
     report.results[protocol.id] = { problems };
-    report.rows.push({
-      measure,
-      service: `failed: ${problems[0]}`,
-      baseline: bareName,
-      ratio: "",
-      goal: `>= ${protocol.goal}`,
-      met: "no",
-    });
+    const failed = { service: `failed: ${problems[0]}`, bare: bareName, ratio: "", spread: "", cpu: "" };
+    report.hitRows.push({ call, ...failed, goal, met: "no" });
     return;
   }
   const turns = rounds as Required<Round>[];
-  const ratios = turns.map((r) => r.service.rps / r.bare.rps);
-  const ratio = median(ratios);
-  const middle = turns[ratios.indexOf(ratio)]!;
-  const cpu = {
-    service: median(turns.map((r) => r.service.cpuUsPerCall)),
-    bare: median(turns.map((r) => r.bare.cpuUsPerCall)),
-  };
-  report.results[protocol.id] = { rounds: turns, ratios, ratio, cpuUsPerCall: cpu };
-  report.rows.push({
-    measure,
-    service: `${middle.service.rps.toFixed(0)} (${cpu.service.toFixed(0)})`,
-    baseline: `${middle.bare.rps.toFixed(0)} (${cpu.bare.toFixed(0)}) bare ${bareName}, same bytes`,
-    ratio: `${ratioAgainst(ratio, protocol.goal)} (rounds: ${list(ratios)})`,
-    goal: `>= ${protocol.goal}`,
-    met: ratio >= protocol.goal ? "yes" : "no",
+  const ratios = roundRatios(turns);
+  const verdict = judgeRounds(ratios, protocol.goal, context.pinning.pinned);
+  // Calls a second of the median round, whose quotient is the row's ratio; CPU a call is each side's own median.
+  const middle = turns[ratios.indexOf(verdict.ratio)]!;
+  const rps = { service: middle.service.rps, bare: middle.bare.rps };
+  const cpuOf = (side: Side) => median(turns.map((r) => r[side].cpuUsPerCall));
+  const cpu = { service: cpuOf("service"), bare: cpuOf("bare") };
+  report.results[protocol.id] = { rounds: turns, ratios, ...verdict, rps, cpuUsPerCall: cpu };
+  report.hitRows.push({
+    call,
+    service: rps.service.toFixed(0),
+    bare: `${rps.bare.toFixed(0)} ${bareName}`,
+    ratio: ratioAgainst(verdict.ratio, protocol.goal),
+    spread: `±${verdict.spread.toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}, ${ratios.length} rounds)`,
+    cpu: `${cpu.service.toFixed(0)} / ${cpu.bare.toFixed(0)}`,
+    goal,
+    met: verdict.met,
   });
 }
 
@@ -101,18 +109,15 @@ export const cacheHitsSection: Section = {
   name: "cache-hits",
   async run(context, report) {
     const protocols = cacheHitProtocols(context.project);
-    const rounds: Round[][] = [];
-    for (let round = 0; round < context.rounds; round++) {
+    const rounds: Round[][] = protocols.map(() => []);
+    for (let first = 0; first < context.rounds; first += roundsPerStart) {
+      const count = Math.min(roundsPerStart, context.rounds - first);
       context.progress(
-        `cache hits, round ${round + 1} of ${context.rounds}: ${protocols.length} protocols, ${context.seconds} s per server`,
+        `cache hits, rounds ${first + 1}-${first + count} of ${context.rounds} on fresh servers: ${protocols.length} protocols, ${context.turnSeconds} s a turn`,
       );
-      rounds.push(await runRound(context, round, protocols));
+      const started = await runStart(context, first, count, protocols);
+      for (const [i, protocolRounds] of started.entries()) rounds[i]!.push(...protocolRounds);
     }
-    for (const [i, protocol] of protocols.entries())
-      addRow(
-        report,
-        protocol,
-        rounds.map((r) => r[i]!),
-      );
+    for (const [i, protocol] of protocols.entries()) addRow(context, report, protocol, rounds[i]!);
   },
 };
