@@ -1,7 +1,6 @@
 // The call log: one row per call of a saved query, written to `service_calls`
 // (migration 0005) in batches, so that recording a call never waits for the
 // warehouse nor fails because of it (docs/usage-accounting.md, The call log).
-import type { Counter } from "prom-client";
 import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
 import { createCallLogBuffer } from "./call-log-buffer.js";
 import { toDateTime64Param } from "./datetime-param.js";
@@ -59,7 +58,7 @@ export interface CallLogOptions {
   /** `CALL_LOG_MAX_ROWS`: rows held at most; past it the oldest are dropped. Default 100,000. */
   maxRows?: number;
   /** Counts the rows dropped (Metrics.callLogDroppedRows). Default: not counted. */
-  droppedRows?: Pick<Counter, "inc">;
+  droppedRows?: { inc(rows: number): void };
   /** Stamps rows recorded without `at`. Default: the system clock. */
   clock?: Clock;
   /** Default: silent. */

@@ -41,7 +41,7 @@ const calls: Call[] = [
 
 beforeAll(async () => {
   const log = createCallLog(setup.warehouse().client, { flushMs: 60_000 });
-  calls.forEach(([caller, endpoint, ago, durationMs, code, cache, rowsRead], i) =>
+  for (const [i, [caller, endpoint, ago, durationMs, code, cache, rowsRead]] of calls.entries()) {
     log.record({
       requestId: `req-${i}`,
       endpoint,
@@ -54,8 +54,8 @@ beforeAll(async () => {
       durationMs,
       responseBytes: 100,
       at: NOW - ago,
-    }),
-  );
+    });
+  }
   await log.close();
 });
 
