@@ -23,23 +23,36 @@ export function showChart(container: HTMLElement, rows: readonly Row[], endpoint
   container.replaceChildren();
   const columns = chartableColumns(rows);
   if (columns.length === 0) return;
-  // Rows come newest first from some queries: uPlot wants x ascending.
+  // Rows come newest first from some queries: uPlot wants x ascending, each x once.
   const points = rows
     .map((row) => ({ x: Date.parse(String(row.timestamp)) / 1000, row }))
     .filter((point) => Number.isFinite(point.x))
     .sort((a, b) => a.x - b.x);
+  const xs = [...new Set(points.map((p) => p.x))];
+  // Rows of several saved queries per time (service.call-stats): one series of calls per saved query.
+  const keys = [...new Set(points.map((p) => p.row.endpoint))];
+  const bySeries =
+    keys.length > 1 && keys.every((key) => typeof key === "string") && columns.includes("calls")
+      ? keys.map((key) => ({ label: `calls of ${String(key)}`, column: "calls", only: key }))
+      : columns.map((column) => ({ label: column, column, only: undefined as unknown }));
   const data: uPlot.AlignedData = [
-    points.map((p) => p.x),
-    ...columns.map((column) =>
-      points.map((p) => (typeof p.row[column] === "number" ? (p.row[column] as number) : null)),
-    ),
+    xs,
+    ...bySeries.map(({ column, only }) => {
+      const values = new Map(
+        points.filter((p) => only === undefined || p.row.endpoint === only).map((p) => [p.x, p.row[column]]),
+      );
+      return xs.map((x) => {
+        const value = values.get(x);
+        return typeof value === "number" ? value : null;
+      });
+    }),
   ];
   const figure = document.createElement("div");
   figure.className = "chart";
   figure.setAttribute("role", "img");
   figure.setAttribute(
     "aria-label",
-    `${endpoint}: ${columns.join(", ")} over time, ${points.length} points (the table below holds the values)`,
+    `${endpoint}: ${bySeries.map((series) => series.label).join(", ")} over time, ${xs.length} points (the table below holds the values)`,
   );
   container.append(figure);
   current = new uPlot(
@@ -51,11 +64,11 @@ export function showChart(container: HTMLElement, rows: readonly Row[], endpoint
       tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), "Etc/UTC"),
       series: [
         { label: "time (UTC)" },
-        ...columns.map((column, i) => ({
-          label: column,
+        ...bySeries.map(({ label }, i) => ({
+          label,
           stroke: palette[i % palette.length],
           width: 1.5,
-          points: { show: points.length <= 60 },
+          points: { show: xs.length <= 60 },
         })),
       ],
     },

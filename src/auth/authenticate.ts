@@ -6,7 +6,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { Clock, Logger } from "../observability/index.js";
 import { createApiKeyCheck } from "./api-key-check.js";
 import { createAuthFailureThrottle } from "./auth-failure-throttle.js";
-import { presentedSecret, type Credential, type HeaderReader } from "./credential.js";
+import { presentedSecret, seeingOwnCallsOnly, type Credential, type HeaderReader } from "./credential.js";
 import { keyDigest, type KeyFile } from "./key-file.js";
 import { createRateLimiter } from "./rate-limiter.js";
 import { looksLikeToken, type TokenVerifier } from "./token-verifier.js";
@@ -61,7 +61,10 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
       throttle.check(address);
       const secret = presentedSecret(headers);
       // Keys first (an operator's key may look like a token), then a token.
-      const key = secret === undefined ? undefined : (keyFile?.lookup(keyDigest(secret)) ?? checkKey(secret));
+      // A key-file key or a token sees only its own calls in service.call-stats; an API_KEYS key sees all.
+      const fileKey = secret === undefined ? undefined : keyFile?.lookup(keyDigest(secret));
+      if (fileKey !== undefined) return admitted(seeingOwnCallsOnly(fileKey));
+      const key = secret === undefined ? undefined : checkKey(secret);
       if (key !== undefined) return admitted(key);
       if (secret === undefined) throw refused(address, false);
       if (verifyToken === undefined || !looksLikeToken(secret)) throw refused(address, true);
@@ -71,13 +74,13 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
       } catch {
         throw refused(address, true);
       }
-      if (!(verified instanceof Promise)) return admitted(verified);
+      if (!(verified instanceof Promise)) return admitted(seeingOwnCallsOnly(verified));
       // A token seen for the first time: its place among the address's failures is taken now.
       throttle.reserve(address);
       return verified.then(
         (credential) => {
           throttle.settle(address, false);
-          return admitted(credential);
+          return admitted(seeingOwnCallsOnly(credential));
         },
         () => {
           throttle.settle(address, true);

@@ -26,6 +26,24 @@ export function isScoped(credential: Credential): boolean {
   return credential.endpoints !== undefined || credential.fixed !== undefined;
 }
 
+const ownCallsOnly = new WeakMap<Credential, Credential>();
+
+/**
+ * `credential` as a key-file key or a token calls: with the `caller`
+ * parameter (service.call-stats) fixed to its own id, so that it sees its own
+ * calls only; a `caller` its scope fixes otherwise is overridden. Made once
+ * per credential. Full-access keys (API_KEYS) are not passed here: they see
+ * every caller.
+ */
+export function seeingOwnCallsOnly(credential: Credential): Credential {
+  let scoped = ownCallsOnly.get(credential);
+  if (scoped === undefined) {
+    scoped = { ...credential, fixed: { ...credential.fixed, caller: credential.id } };
+    ownCallsOnly.set(credential, scoped);
+  }
+  return scoped;
+}
+
 /** The secret a call presents: `X-API-KEY` (gRPC metadata `x-api-key`), else `Authorization: Bearer <secret>`. */
 export function presentedSecret(headers: HeaderReader): string | undefined {
   const apiKey = headers.get("x-api-key");

@@ -1,7 +1,7 @@
 // Authentication: API keys checked in constant time, per-key rate limits and
 // per-address throttling of failures, the same for every transport.
 export { createApiKeyCheck } from "./api-key-check.js";
-export { isScoped, presentedSecret } from "./credential.js";
+export { isScoped, presentedSecret, seeingOwnCallsOnly } from "./credential.js";
 export type { Credential, HeaderReader } from "./credential.js";
 export { createAuthenticator } from "./authenticate.js";
 export type { Authenticator } from "./authenticate.js";

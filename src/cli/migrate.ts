@@ -21,7 +21,11 @@ await runCli(async () => {
   const logger = createLogger();
   const warehouse = await openWarehouse(config.warehouse);
   try {
-    const result = await migrate(warehouse.client, { logger, cluster: warehouse.cluster });
+    const result = await migrate(warehouse.client, {
+      logger,
+      cluster: warehouse.cluster,
+      callLogRetentionDays: config.callLog.retentionDays,
+    });
     logger.info("migrate done", { location: warehouse.location, ...result });
   } finally {
     await warehouse.close();

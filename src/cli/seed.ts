@@ -26,7 +26,11 @@ await runCli(async () => {
   const logger = createLogger();
   const warehouse = await openWarehouse(config.warehouse);
   try {
-    await migrate(warehouse.client, { logger, cluster: warehouse.cluster });
+    await migrate(warehouse.client, {
+      logger,
+      cluster: warehouse.cluster,
+      callLogRetentionDays: config.callLog.retentionDays,
+    });
     const started = Date.now();
     const rows = await seedDemoData(warehouse.client, { now: Date.now(), scale, onProgress: progressLogger(logger) });
     logger.info("seed done", { rows, location: warehouse.location, seconds: (Date.now() - started) / 1000 });

@@ -42,6 +42,20 @@ export interface Config {
   corsOrigins: "*" | string[];
   /** `EXPLORER`: the explorer page at `GET /` (docs/explorer.md). */
   explorer: boolean;
+  /** The record of the service's own calls in `service_calls` (docs/usage-accounting.md). */
+  callLog: CallLogConfig;
+}
+
+/** `CALL_LOG`, `CALL_LOG_FLUSH_SECONDS`, `CALL_LOG_MAX_ROWS` and `CALL_LOG_RETENTION_DAYS`. */
+export interface CallLogConfig {
+  /** `CALL_LOG`: calls are recorded. */
+  enabled: boolean;
+  /** `CALL_LOG_FLUSH_SECONDS`: the period of the writes, in ms. */
+  flushMs: number;
+  /** `CALL_LOG_MAX_ROWS`: rows held while the warehouse does not take them; the oldest are dropped past it. */
+  maxRows: number;
+  /** `CALL_LOG_RETENTION_DAYS`: the table's TTL. */
+  retentionDays: number;
 }
 
 /** Where scoped credentials come from; every field is optional. */

@@ -133,5 +133,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     corsOrigins: value.CORS_ORIGINS,
     explorer: value.EXPLORER,
+    callLog: {
+      enabled: value.CALL_LOG,
+      flushMs: value.CALL_LOG_FLUSH_SECONDS,
+      maxRows: value.CALL_LOG_MAX_ROWS,
+      retentionDays: value.CALL_LOG_RETENTION_DAYS,
+    },
   };
 }

@@ -18,6 +18,7 @@ import { defaultKeylessLimit } from "../transport/http/keyless-limit.js";
 import { defaultConnectionLimits } from "../transport/single-port-server.js";
 import { defaultUnsentBytes } from "../transport/unsent-bytes.js";
 import { warehouseCapabilities } from "../warehouse/capabilities.js";
+import { defaultCallLog } from "../warehouse/call-log.js";
 import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
   corsOrigins,
@@ -188,6 +189,37 @@ export const variables = {
     default: defaultLogLevel,
     description:
       "`debug`, `info`, `warn` or `error`. `debug` also logs every successful call; every failed call is logged at `info`, and internal failures also at `error`. Lines are JSON, one a line, on standard error; an error in a line is written with its stack and cause chain. The stack names places in the bundles of `dist/`; with `NODE_OPTIONS=--enable-source-maps` it names the lines of `src/` instead (the bundles carry source maps).",
+  }),
+  CALL_LOG: variable({
+    name: "CALL_LOG",
+    section: "Logging",
+    parser: flag,
+    default: true,
+    description:
+      "`1` records every call of a saved query, on every transport, as a row of the `service_calls` table, read by `service.call-stats`; `0` records nothing (`service.call-stats` then answers no rows) ([usage-accounting.md](usage-accounting.md#the-call-log))",
+  }),
+  CALL_LOG_FLUSH_SECONDS: variable({
+    name: "CALL_LOG_FLUSH_SECONDS",
+    section: "Logging",
+    parser: fractionalSeconds(0.1),
+    default: defaultCallLog.flushMs,
+    description:
+      "the call log writes the calls recorded since its last write every this many seconds, one insert at a time. A number of at least 0.1",
+  }),
+  CALL_LOG_MAX_ROWS: variable({
+    name: "CALL_LOG_MAX_ROWS",
+    section: "Logging",
+    parser: whole(1),
+    default: defaultCallLog.maxRows,
+    description:
+      "calls the call log holds while the warehouse does not take them; past it the oldest are dropped and counted in `sqe_call_log_dropped_rows_total`",
+  }),
+  CALL_LOG_RETENTION_DAYS: variable({
+    name: "CALL_LOG_RETENTION_DAYS",
+    section: "Logging",
+    parser: whole(1),
+    default: defaultCallLog.retentionDays,
+    description: "days a row of `service_calls` is kept (the table's TTL, set by the migrations at start)",
   }),
   CORS_ORIGINS: variable({
     name: "CORS_ORIGINS",

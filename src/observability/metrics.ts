@@ -21,6 +21,8 @@ export interface Metrics {
   callerRequests: SeriesCounter<"caller" | "code">;
   /** Counts one call of `caller` that ended with `code`. */
   countCaller(caller: string, code: string): void;
+  /** Rows of the call log dropped, oldest first, because its buffer was full. */
+  callLogDroppedRows: Counter;
 }
 
 export interface MetricsOptions {
@@ -74,6 +76,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       ["caller", "code"],
       registers,
     ),
+    callLogDroppedRows: new Counter({
+      name: "sqe_call_log_dropped_rows_total",
+      help: "Rows of the call log dropped, oldest first, because its buffer was full (the warehouse was down or slow).",
+      registers,
+    }),
     cacheEntries: new Gauge({ name: "sqe_cache_entries", help: "Results held in the cache.", registers }),
     cacheBytes: new Gauge({ name: "sqe_cache_bytes", help: "Bytes of results held in the cache.", registers }),
   };

@@ -6,9 +6,10 @@
 // A log table `t` of the single-node schema becomes two tables on every node:
 // `t_local`, a ReplicatedMergeTree holding the node's shard, and `t`, a
 // Distributed table over the `t_local` of every shard, sharded by
-// `cityHash64(project)`. Readers and shippers keep using `t`. A table without
-// a `project` column (the service's own bookkeeping, such as the demo data
-// loads) is not sharded: one ReplicatedMergeTree `t` that every node holds whole.
+// `cityHash64(project)`. Readers and shippers keep using `t`. The service's
+// call log is sharded the same way by `caller`. A table with neither column
+// (the service's own bookkeeping, such as the demo data loads) is not
+// sharded: one ReplicatedMergeTree `t` that every node holds whole.
 import { splitStatements } from "./sql-files.js";
 
 /** Where the cluster's tables live. Both names are plain identifiers (checked by the configuration). */
@@ -23,15 +24,21 @@ export interface ClusterLayout {
 const localTableSuffix = "_local";
 
 /**
- * The sharding key of every log table. `project` is a column of every log
- * table, inserted or MATERIALIZED from `metadata`; the Distributed table
- * declares it the same way, computes it for each inserted row before it
- * picks the shard, and sends only the inserted columns on (the shard computes
- * the MATERIALIZED ones again). Keying on the column rather than on the
- * JSON expression lets `optimize_skip_unused_shards` read a `project = x`
- * filter.
+ * The columns a table is sharded by, the first one it has: `project` for
+ * every log table, `caller` for the call log (`service_calls`). `project` is
+ * inserted or MATERIALIZED from `metadata`; the Distributed table declares
+ * it the same way, computes it for each inserted row before it picks the
+ * shard, and sends only the inserted columns on (the shard computes the
+ * MATERIALIZED ones again). Keying on the column rather than on the JSON
+ * expression lets `optimize_skip_unused_shards` read a `project = x` filter.
  */
-const shardingKey = "cityHash64(project)";
+const shardingColumns = ["project", "caller"] as const;
+
+/** `cityHash64(<column>)` of the first sharding column among `columns`, or undefined: not sharded. */
+function shardingKeyOf(columns: string): string | undefined {
+  const column = shardingColumns.find((name) => new RegExp(`^\\s*${name}\\s`, "m").test(columns));
+  return column === undefined ? undefined : `cityHash64(${column})`;
+}
 
 /**
  * The statements a migration applies: its statements as written on a single
@@ -64,7 +71,8 @@ function clusterStatements(statement: string, layout: ClusterLayout): string[] {
   const create = createTable.exec(statement);
   if (create !== null) {
     const [, table, columns, rest] = create as unknown as [string, string, string, string];
-    if (!/^\s*project\s/m.test(columns)) {
+    const shardingKey = shardingKeyOf(columns);
+    if (shardingKey === undefined) {
       return [
         `CREATE TABLE IF NOT EXISTS ${qualified(table, layout)} ON CLUSTER ${layout.cluster}\n(${columns})\n` +
           `ENGINE = ReplicatedMergeTree('/clickhouse/tables/all/{database}/${table}', '{replica}')\n${rest}`,

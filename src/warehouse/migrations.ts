@@ -8,6 +8,7 @@ import { silentLogger, type Clock, type Logger, systemClock } from "../observabi
 import { readMigrationFiles, type MigrationFile } from "./sql-files.js";
 import { toDateTime64Param } from "./datetime-param.js";
 import { migrationStatements } from "./cluster-ddl.js";
+import { keepCallLogRetention } from "./call-log-retention.js";
 import { clusterLedgerStatements, createClusterLedger, type ClusterLedgerOptions } from "./cluster-ledger.js";
 
 export interface MigrateOptions {
@@ -22,6 +23,8 @@ export interface MigrateOptions {
    * Distributed ones, one process applying each migration. Default: a single node.
    */
   cluster?: ClusterLedgerOptions;
+  /** `CALL_LOG_RETENTION_DAYS`: the TTL of `service_calls`, set when it differs. Default: left as it is. */
+  callLogRetentionDays?: number;
 }
 
 export interface MigrateResult {
@@ -99,6 +102,11 @@ export async function migrate(client: WarehouseClient, options: MigrateOptions =
     }
     logger.info("migration applied", { migration: migration.name });
     result.applied.push(migration.name);
+  }
+  if (options.callLogRetentionDays !== undefined) {
+    if (await keepCallLogRetention(client, options.callLogRetentionDays, options.cluster)) {
+      logger.info("call log retention set", { days: options.callLogRetentionDays });
+    }
   }
   return result;
 }

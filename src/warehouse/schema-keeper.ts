@@ -23,6 +23,8 @@ export interface SchemaKeeperOptions extends RetryOptions {
   logger: Logger;
   /** Apply on a cluster (see MigrateOptions). Default: a single node. */
   cluster?: MigrateOptions["cluster"];
+  /** The call log's TTL in days (see MigrateOptions). Default: left as it is. */
+  callLogRetentionDays?: number;
   /** Runs once after the migrations are applied (demo data, say); a failure is logged. */
   afterMigrate?: (client: WarehouseClient) => Promise<void>;
 }
@@ -38,7 +40,7 @@ export function keepSchema(client: WarehouseClient, options: SchemaKeeperOptions
   const done = new Promise<void>((resolve) => {
     retrying = retryWithBackoff(
       async () => {
-        await migrate(client, { logger, cluster: options.cluster });
+        await migrate(client, { logger, cluster: options.cluster, callLogRetentionDays: options.callLogRetentionDays });
         const failedTries = streak.end();
         logger.info("warehouse reachable, schema up to date", failedTries > 0 ? { failedTries } : undefined);
         await options

@@ -152,6 +152,17 @@ describe("cluster DDL", () => {
     ]);
   });
 
+  it("shards the call log by a hash of the caller, its TTL on the replicated tables only", () => {
+    const [local, distributed] = migrationStatements(migration("0005_service_calls.sql"), layout);
+    expect(local).toContain(
+      "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/service_calls_local', '{replica}')\n" +
+        "PARTITION BY toDate(timestamp)\nORDER BY (caller, timestamp)\nTTL toDateTime(timestamp) + toIntervalDay(30)",
+    );
+    expect(distributed).toMatch(
+      /^CREATE TABLE IF NOT EXISTS analytics\.service_calls ON CLUSTER logs\n[\s\S]*\nENGINE = Distributed\(logs, analytics, service_calls_local, cityHash64\(caller\)\)$/,
+    );
+  });
+
   it("transforms every migration file", () => {
     for (const file of readMigrationFiles()) expect(() => migrationStatements(file, layout)).not.toThrow();
   });

@@ -1,0 +1,225 @@
+// The call log's buffer and writes, with a fake warehouse client and fake
+// timers: the oldest rows dropped and counted past the bound, rows kept and
+// written again after a failed insert, one insert at a time, and nothing at
+// all when the log is off.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { fixedClock } from "../../src/observability/index.js";
+import { createCallLog, type CallLogRow } from "../../src/warehouse/index.js";
+
+const at = Date.UTC(2026, 10, 20, 21, 59, 0, 123);
+
+function call(requestId: string, overrides: Partial<CallLogRow> = {}): CallLogRow {
+  return {
+    requestId,
+    endpoint: "usage.api-counts",
+    caller: "tenant-a",
+    protocol: "get",
+    code: "ok",
+    cache: "miss",
+    rowsRead: 10,
+    bytesRead: 200,
+    durationMs: 3.5,
+    responseBytes: 99,
+    ...overrides,
+  };
+}
+
+/** A client whose inserts are answered by `answer` (default: taken at once); records each batch's request ids. */
+function fakeClient(answer: () => Promise<void> = () => Promise.resolve()) {
+  const batches: string[][] = [];
+  const values: Record<string, unknown>[][] = [];
+  let running = 0;
+  let mostAtOnce = 0;
+  const client = {
+    async insert(params: { table: string; values: Record<string, unknown>[]; format: string }) {
+      expect([params.table, params.format]).toEqual(["service_calls", "JSONEachRow"]);
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      try {
+        batches.push(params.values.map((row) => row.request_id as string));
+        values.push(params.values);
+        await answer();
+      } finally {
+        running -= 1;
+      }
+    },
+  };
+  return {
+    client: client as never,
+    batches,
+    values,
+    get mostAtOnce() {
+      return mostAtOnce;
+    },
+  };
+}
+
+function droppedCounter() {
+  let count = 0;
+  return {
+    inc: (n = 1) => {
+      count += n;
+    },
+    get count() {
+      return count;
+    },
+  };
+}
+
+describe("createCallLog", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("writes the rows recorded, in the table's columns, once per period", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const fake = fakeClient();
+    const log = createCallLog(fake.client, { flushMs: 5_000, clock: fixedClock(at) });
+    log.record(call("r1", { at: at + 0.456 }));
+    log.record(call("r2", { protocol: "grpc", code: "resource_exhausted", cache: "hit" }));
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(fake.batches).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fake.batches).toEqual([["r1", "r2"]]);
+    expect(fake.values[0]![0]).toEqual({
+      timestamp: "2026-11-20 21:59:00.123456",
+      request_id: "r1",
+      endpoint: "usage.api-counts",
+      caller: "tenant-a",
+      protocol: "get",
+      code: "ok",
+      cache: "miss",
+      rows_read: 10,
+      bytes_read: 200,
+      duration_ms: 3.5,
+      response_bytes: 99,
+    });
+    expect(fake.values[0]![1]).toMatchObject({
+      timestamp: "2026-11-20 21:59:00.123000",
+      protocol: "grpc",
+      cache: "hit",
+    });
+    log.record(call("r3"));
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(fake.batches).toEqual([["r1", "r2"], ["r3"]]);
+    await log.close();
+  });
+
+  it("drops the oldest rows past the bound and counts them", async () => {
+    const fake = fakeClient();
+    const dropped = droppedCounter();
+    const log = createCallLog(fake.client, { maxRows: 3, droppedRows: dropped, clock: fixedClock(at) });
+    for (const id of ["r1", "r2", "r3", "r4", "r5"]) log.record(call(id));
+    await log.flush();
+    expect(fake.batches).toEqual([["r3", "r4", "r5"]]);
+    expect(dropped.count).toBe(2);
+    await log.close();
+  });
+
+  it("keeps the rows of a failed insert and writes them with the next, within the bound", async () => {
+    let failing = true;
+    const fake = fakeClient(() => (failing ? Promise.reject(new Error("connect ECONNREFUSED")) : Promise.resolve()));
+    const dropped = droppedCounter();
+    const log = createCallLog(fake.client, { maxRows: 3, droppedRows: dropped, clock: fixedClock(at) });
+    log.record(call("r1"));
+    log.record(call("r2"));
+    await log.flush();
+    log.record(call("r3"));
+    log.record(call("r4"));
+    await log.flush();
+    failing = false;
+    await log.flush();
+    await log.flush();
+    // r1 was dropped when r4 came: four rows for a bound of three.
+    expect(fake.batches).toEqual([
+      ["r1", "r2"],
+      ["r2", "r3", "r4"],
+      ["r2", "r3", "r4"],
+    ]);
+    expect(dropped.count).toBe(1);
+    await log.close();
+  });
+
+  it("counts a row pushed out of a batch being written only when that batch fails", async () => {
+    let release!: (ok: boolean) => void;
+    const fake = fakeClient(
+      () => new Promise<void>((resolve, reject) => (release = (ok) => (ok ? resolve() : reject(new Error("down"))))),
+    );
+    const dropped = droppedCounter();
+    const log = createCallLog(fake.client, { maxRows: 2, droppedRows: dropped, clock: fixedClock(at) });
+    log.record(call("r1"));
+    log.record(call("r2"));
+    const written = log.flush();
+    log.record(call("r3")); // pushes r1 out of the buffer while r1 and r2 are being written
+    release(true);
+    await written;
+    expect(dropped.count).toBe(0);
+    const failed = log.flush();
+    expect(fake.batches).toEqual([["r1", "r2"], ["r3"]]);
+    log.record(call("r4"));
+    log.record(call("r5")); // pushes r3 out while its batch is out
+    release(false);
+    await failed;
+    expect(dropped.count).toBe(1);
+    const next = log.flush();
+    release(true);
+    await next;
+    expect(fake.batches.at(-1)).toEqual(["r4", "r5"]);
+    await log.close();
+  });
+
+  it("never starts an insert while another is under way", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const fake = fakeClient(() => new Promise<void>((resolve) => setTimeout(resolve, 12_000)));
+    const log = createCallLog(fake.client, { flushMs: 5_000, clock: fixedClock(at) });
+    log.record(call("r1"));
+    await vi.advanceTimersByTimeAsync(5_000);
+    log.record(call("r2"));
+    const asked = log.flush(); // joins the insert under way
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(fake.batches).toEqual([["r1"]]);
+    await vi.advanceTimersByTimeAsync(2_000);
+    await asked;
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(fake.batches).toEqual([["r1"], ["r2"]]);
+    expect(fake.mostAtOnce).toBe(1);
+    const closing = log.close(1_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await closing;
+  });
+
+  it("writes what it holds when closed, giving up at the deadline, and ignores later rows", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const fake = fakeClient(() => new Promise<void>(() => {}));
+    const log = createCallLog(fake.client, { flushMs: 5_000, clock: fixedClock(at) });
+    log.record(call("r1"));
+    let closed = false;
+    const closing = log.close(2_000).then(() => (closed = true));
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect([fake.batches, closed]).toEqual([[["r1"]], false]);
+    await vi.advanceTimersByTimeAsync(1);
+    await closing;
+    expect(closed).toBe(true);
+    log.record(call("r2"));
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(fake.batches).toEqual([["r1"]]);
+  });
+
+  it("records nothing and writes nothing when off", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const fake = fakeClient();
+    const log = createCallLog(fake.client, { enabled: false });
+    log.record(call("r1"));
+    await vi.advanceTimersByTimeAsync(60_000);
+    await log.flush();
+    await log.close();
+    expect(fake.batches).toEqual([]);
+  });
+
+  it("never throws from record, whatever the row", () => {
+    const log = createCallLog(fakeClient().client, { clock: () => Number.NaN });
+    expect(() => log.record(call("r1"))).not.toThrow();
+    expect(() => log.record(null as never)).not.toThrow();
+    void log.close(0);
+  });
+});
