@@ -42,6 +42,7 @@ describe("readConfig", () => {
       },
       corsOrigins: "*",
       explorer: true,
+      callLog: { enabled: true, flushMs: 5000, maxRows: 100_000, retentionDays: 30 },
     });
   });
 

@@ -55,7 +55,12 @@ describe("endpointListing", () => {
 
   it("lists every saved query, in the order of the services, with no fixed parameters", () => {
     const { result } = endpointListing(registry);
-    expect(result.map((e) => e.name)).toEqual(["functions.invocation-stats", "usage.api-counts", "logs.all"]);
+    expect(result.map((e) => e.name)).toEqual([
+      "functions.invocation-stats",
+      "usage.api-counts",
+      "logs.all",
+      "service.call-stats",
+    ]);
     for (const listed of result) expect(listed).not.toHaveProperty("fixed_parameters");
   });
 
@@ -74,12 +79,13 @@ describe("endpointListing", () => {
       ["functions.invocation-stats", { project: "p" }],
       ["usage.api-counts", { project: "p" }],
       ["logs.all", { project: "p", project_tier: "PRO" }],
+      ["service.call-stats", undefined],
     ]);
   });
 
   it("leaves fixed_parameters out where a scope fixes none of the endpoint's", () => {
     const { result } = endpointListing(registry, { fixed: { project_tier: "PRO" } });
-    expect(result.map((e) => "fixed_parameters" in e)).toEqual([false, false, true]);
+    expect(result.map((e) => "fixed_parameters" in e)).toEqual([false, false, true, false]);
   });
 
   it("states the registry's longest parameter value", () => {

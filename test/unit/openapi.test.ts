@@ -29,6 +29,8 @@ describe("openApiDocument", () => {
         "/api/endpoints/query/c4e8a2b6-3d5f-4a7c-8e9b-1d3f5a7c9e2b",
         "/api/endpoints/usage.api-counts",
         "/api/endpoints/query/6b2d9e4f-8a1c-4f3e-b5d7-9e1f3a5c7b9d",
+        "/api/endpoints/service.call-stats",
+        "/api/endpoints/query/1d36b8df-50a5-4f41-ba2e-fa4ed9458c33",
       ].sort(),
     );
   });

@@ -160,6 +160,7 @@ describe("createEndpointRegistry", () => {
       "functions.invocation-stats",
       "usage.api-counts",
       "logs.all",
+      "service.call-stats",
     ]);
   });
 

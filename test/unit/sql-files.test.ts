@@ -25,6 +25,7 @@ describe("saved query SQL", () => {
       "functions.invocation-stats",
       "usage.api-counts",
       "logs.all",
+      "service.call-stats",
     ]);
     for (const endpoint of registry.endpoints) {
       expect(endpoint.savedQuery.sql).toContain("{now:DateTime64(6, 'UTC')}");
