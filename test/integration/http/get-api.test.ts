@@ -359,6 +359,12 @@ describe("listing, OpenAPI, health and metrics", () => {
         cache_ttl_seconds: 0,
         cache_warming_seconds: 0,
       }),
+      expect.objectContaining({
+        name: "service.call-stats",
+        grpc_method: "calls.v1.CallsService/GetCallStats",
+        cache_ttl_seconds: 60,
+        cache_warming_seconds: 0,
+      }),
     ]);
   });
 
