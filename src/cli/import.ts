@@ -13,11 +13,17 @@
 import { closeSync, existsSync } from "node:fs";
 import { readConfig } from "../config/index.js";
 import { silentLogger } from "../observability/index.js";
-import { logTables, migrate, openWarehouse, type LogTable } from "../warehouse/index.js";
+import {
+  defaultMaxDepth,
+  logTables,
+  migrate,
+  openWarehouse,
+  shippedColumns,
+  type LogTable,
+} from "../warehouse/index.js";
 import { readCommandLine } from "./command-line.js";
 import { runImportPasses } from "./import-passes.js";
 import { openImportFile } from "./import-source.js";
-import { defaultMaxDepth, shippedColumns } from "./log-line.js";
 import { runCli } from "./run-cli.js";
 
 const usage = `usage: npm run import -- --table TABLE [--skip-invalid] [--batch-size N] FILE
