@@ -2,6 +2,7 @@
 // per-address throttling of failures, the same for every transport.
 export { createApiKeyCheck } from "./api-key-check.js";
 export { isScoped, presentedSecret } from "./credential.js";
+export { assertImportScope } from "./import-scope.js";
 export type { Credential, HeaderReader } from "./credential.js";
 export { createAuthenticator } from "./authenticate.js";
 export type { Authenticator } from "./authenticate.js";
