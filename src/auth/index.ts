@@ -9,7 +9,7 @@ export type { Authenticator } from "./authenticate.js";
 export { throttledAddress } from "./auth-failure-throttle.js";
 export { createRateLimiter } from "./rate-limiter.js";
 export { createTokenBuckets } from "./token-buckets.js";
-export { loadOrCreateApiKey } from "./api-key-file.js";
+export { loadOrCreateApiKey, readStoredApiKey } from "./api-key-file.js";
 export { openKeyFile, parseKeyFile, keyDigest } from "./key-file.js";
 export { createTokenVerifier, InvalidTokenError } from "./token-verifier.js";
 export type { TokenVerifierOptions } from "./token-verifier.js";
