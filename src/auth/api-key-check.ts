@@ -14,7 +14,8 @@ export type ApiKeyCheck = (presented: string | undefined) => Credential | undefi
  */
 export function createApiKeyCheck(keys: readonly string[]): ApiKeyCheck {
   const accepted = [...keys];
-  const credentials: Credential[] = keys.map((key) => ({ id: keyId(key) }));
+  // Full access includes the import scope.
+  const credentials: Credential[] = keys.map((key) => ({ id: keyId(key), mayImport: true }));
   return (presented) => {
     let match = -1;
     if (presented !== undefined) {

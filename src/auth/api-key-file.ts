@@ -6,6 +6,17 @@ import { join } from "node:path";
 
 const apiKeyFileName = "api-key";
 
+/** The key stored in `directory`, or undefined when there is none: for a command that calls the service. */
+export function readStoredApiKey(directory: string): string | undefined {
+  try {
+    const key = readFileSync(join(directory, apiKeyFileName), "utf8").trim();
+    return key === "" ? undefined : key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
 /** Reads the stored key from `directory`, creating it first if there is none. */
 export function loadOrCreateApiKey(directory: string): { key: string; created: boolean; path: string } {
   const path = join(directory, apiKeyFileName);

@@ -19,6 +19,8 @@ export interface Credential {
   fixed?: Readonly<Record<string, string>>;
   /** Its own rate limit in place of the service's. */
   rateLimit?: { perSecond: number; burst: number };
+  /** The `import` scope: it may post rows to the import route. Full-access keys have it; undefined: not. */
+  mayImport?: true;
 }
 
 /** Whether `credential` is limited to some endpoints or parameter values. */

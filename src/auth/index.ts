@@ -2,13 +2,14 @@
 // per-address throttling of failures, the same for every transport.
 export { createApiKeyCheck } from "./api-key-check.js";
 export { isScoped, presentedSecret, seeingOwnCallsOnly } from "./credential.js";
+export { assertImportScope } from "./import-scope.js";
 export type { Credential, HeaderReader } from "./credential.js";
 export { createAuthenticator } from "./authenticate.js";
 export type { Authenticator } from "./authenticate.js";
 export { throttledAddress } from "./auth-failure-throttle.js";
 export { createRateLimiter } from "./rate-limiter.js";
 export { createTokenBuckets } from "./token-buckets.js";
-export { loadOrCreateApiKey } from "./api-key-file.js";
+export { loadOrCreateApiKey, readStoredApiKey } from "./api-key-file.js";
 export { openKeyFile, parseKeyFile, keyDigest } from "./key-file.js";
 export { createTokenVerifier, InvalidTokenError } from "./token-verifier.js";
 export type { TokenVerifierOptions } from "./token-verifier.js";

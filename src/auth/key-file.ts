@@ -1,6 +1,6 @@
 // Scoped API keys from a JSON file (API_KEYS_FILE), stored only as SHA-256
 // digests: {"keys": [{"id", "sha256", "endpoints"?, "fixed"?,
-// "rate_limit_per_second"?, "rate_limit_burst"?}]}. The file is read again on
+// "rate_limit_per_second"?, "rate_limit_burst"?, "import"?}]}. The file is read again on
 // `reload()` (SIGHUP) and when its content changes (a hash of it, read on each
 // poll: a file rewritten in place with the same size and time is noticed); a
 // file that does not read keeps the keys in force and says why in one log
@@ -167,12 +167,24 @@ export function parseKeyFile(
         throw new Error(`${where}.rate_limit_burst must be a number of at least 1`);
       credential.rateLimit = { perSecond, burst: (burst as number | undefined) ?? Math.max(1, 2 * perSecond) };
     }
+    const mayImport = entry.import;
+    if (mayImport !== undefined && typeof mayImport !== "boolean")
+      throw new Error(`${where}.import must be true or false`);
+    if (mayImport === true) credential.mayImport = true;
     byDigest.set(digest, credential);
   });
   return byDigest;
 }
 
-const entryFields = new Set(["id", "sha256", "endpoints", "fixed", "rate_limit_per_second", "rate_limit_burst"]);
+const entryFields = new Set([
+  "id",
+  "sha256",
+  "endpoints",
+  "fixed",
+  "rate_limit_per_second",
+  "rate_limit_burst",
+  "import",
+]);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

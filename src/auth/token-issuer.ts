@@ -10,6 +10,8 @@ export interface TokenClaims {
   fixed?: Readonly<Record<string, string>>;
   /** Its own rate limit, calls a second. */
   rps?: number;
+  /** The `import` scope. Default: without it. */
+  import?: boolean;
 }
 
 export interface IssueOptions {
@@ -29,6 +31,7 @@ export async function issueToken(claims: TokenClaims, options: IssueOptions): Pr
   if (claims.endpoints !== undefined) payload.endpoints = [...claims.endpoints];
   if (claims.fixed !== undefined) payload.fixed = { ...claims.fixed };
   if (claims.rps !== undefined) payload.rps = claims.rps;
+  if (claims.import === true) payload.import = true;
   const token = new SignJWT(payload)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(claims.sub)

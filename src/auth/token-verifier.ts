@@ -1,7 +1,7 @@
 // Signed tokens (JWT, verified with jose): HS256 with a shared secret, or
 // RS256, ES256 and EdDSA with a public key or a JWKS. Claims: `exp`
-// (required), `nbf`, `sub` (the caller's id), `endpoints`, `fixed` and `rps`,
-// with the meaning of the key file's fields. A token verified once is kept
+// (required), `nbf`, `sub` (the caller's id), `endpoints`, `fixed`, `rps` and
+// `import`, with the meaning of the key file's fields. A token verified once is kept
 // until it expires, so a repeated call costs a Map lookup, not a signature.
 import { createPublicKey, hash, type KeyObject } from "node:crypto";
 import type { JSONWebKeySet, JWTPayload } from "jose";
@@ -96,10 +96,17 @@ async function verificationKey(options: TokenVerifierOptions): Promise<Verificat
 }
 
 function credentialOf(token: string, payload: JWTPayload, known: TokenVerifierOptions): Credential {
-  const { sub, endpoints, fixed, rps } = payload as JWTPayload & {
+  const {
+    sub,
+    endpoints,
+    fixed,
+    rps,
+    import: mayImport,
+  } = payload as JWTPayload & {
     endpoints?: unknown;
     fixed?: unknown;
     rps?: unknown;
+    import?: unknown;
   };
   // Token callers are named apart from keys and the service's own work. Without
   // a subject the signed part is the caller (by a hash, never the token): the
@@ -129,5 +136,8 @@ function credentialOf(token: string, payload: JWTPayload, known: TokenVerifierOp
     if (typeof rps !== "number" || !(rps > 0)) throw new InvalidTokenError("claim rps must be a positive number");
     credential.rateLimit = { perSecond: rps, burst: Math.max(1, 2 * rps) };
   }
+  if (mayImport !== undefined && typeof mayImport !== "boolean")
+    throw new InvalidTokenError("claim import must be true or false");
+  if (mayImport === true) credential.mayImport = true;
   return credential;
 }

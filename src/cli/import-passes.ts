@@ -3,9 +3,8 @@
 // only if its lines are the bytes checked. The insert and the messages are
 // passed in, so tests run the passes over real files without a warehouse.
 import { createHash } from "node:crypto";
-import type { LogTable, ShippedRow } from "../warehouse/index.js";
-import { boundedLines, contentDigest, fileChange, type ImportFile, readFromStart } from "./import-source.js";
-import { checkLogLine } from "./log-line.js";
+import { boundedLines, checkSourceLine, type LogTable, maxReportedLines, type ShippedRow } from "../warehouse/index.js";
+import { contentDigest, fileChange, type ImportFile, readFromStart } from "./import-source.js";
 
 export interface ImportPassesOptions {
   table: LogTable;
@@ -28,9 +27,6 @@ export interface ImportPassesOptions {
   /** Runs after the check and before the file is looked at again (tests change the file here). Default: nothing. */
   afterCheck?: () => Promise<void> | void;
 }
-
-/** The most bad lines reported one by one; the rest are counted. */
-const maxReported = 20;
 
 /** Runs the passes; throws (with nothing inserted) for bad lines without `skipInvalid` or a file that changed. */
 export async function runImportPasses(options: ImportPassesOptions): Promise<{ inserted: number; bad: number }> {
@@ -56,9 +52,9 @@ export async function runImportPasses(options: ImportPassesOptions): Promise<{ i
       continue;
     }
     bad += 1;
-    if (bad <= maxReported) say(`line ${number}: ${check.problems.join("; ")}`);
+    if (bad <= maxReportedLines) say(`line ${number}: ${check.problems.join("; ")}`);
   }
-  if (bad > maxReported) say(`... and ${bad - maxReported} more bad lines`);
+  if (bad > maxReportedLines) say(`... and ${bad - maxReportedLines} more bad lines`);
   if (bad > 0 && !options.skipInvalid) {
     throw new Error(
       `${bad} bad line${bad === 1 ? "" : "s"} in ${name}; nothing was inserted (${good === 0 ? "no line is good" : `--skip-invalid inserts the ${good} good one${good === 1 ? "" : "s"}`})`,
@@ -118,13 +114,8 @@ function checkedLines(
   async function* lines() {
     for await (const line of boundedLines(input, bounds.maxLineBytes, whole)) {
       batch.update(`${line.number}\n${"text" in line ? line.text : `(${line.tooLongBytes} bytes)`}\n`);
-      if ("tooLongBytes" in line) {
-        const problems = [`longer than ${bounds.maxLineBytes} bytes (${line.tooLongBytes})`];
-        yield { number: line.number, check: { ok: false as const, problems } };
-        continue;
-      }
-      if (line.text.trim() === "") continue;
-      const check = checkLogLine(table, line.text, bounds.maxDepth);
+      const check = checkSourceLine(table, line, bounds);
+      if (check === undefined) continue;
       if (check.ok && ++goodInBatch === batchSize) {
         batchDigests.push(batch.digest("hex"));
         batch = createHash("sha256");

@@ -10,17 +10,30 @@
 // its bytes are those checked. It is never held in memory; standard input,
 // which cannot be read twice, is held. Lines are bounded in bytes and
 // nesting: a longer or deeper one is a bad line like any other.
+// When a running service holds the embedded data directory, or `--url` names
+// a service, the file goes to its import route instead, which checks the
+// lines the same way (import-through-service.ts).
 import { closeSync, existsSync } from "node:fs";
-import { readConfig } from "../config/index.js";
+import { type Config, readConfig } from "../config/index.js";
 import { silentLogger } from "../observability/index.js";
-import { logTables, migrate, openWarehouse, type LogTable } from "../warehouse/index.js";
+import {
+  DataDirectoryHeldError,
+  defaultMaxDepth,
+  logTables,
+  migrate,
+  openWarehouse,
+  shippedColumns,
+  type LogTable,
+  type Warehouse,
+} from "../warehouse/index.js";
 import { readCommandLine } from "./command-line.js";
 import { runImportPasses } from "./import-passes.js";
-import { openImportFile } from "./import-source.js";
-import { defaultMaxDepth, shippedColumns } from "./log-line.js";
+import { ServiceUnreachableError } from "./import-client.js";
+import { type ImportFile, openImportFile } from "./import-source.js";
+import { configuredServiceUrl, importThroughService, serviceKey } from "./import-through-service.js";
 import { runCli } from "./run-cli.js";
 
-const usage = `usage: npm run import -- --table TABLE [--skip-invalid] [--batch-size N] FILE
+const usage = `usage: npm run import -- --table TABLE [--skip-invalid] [--batch-size N] [--url URL] FILE
 
 Loads log rows into the configured warehouse (CLICKHOUSE_URL, or the embedded
 engine in CHDB_PATH). FILE holds one JSON object a line (NDJSON) with the
@@ -29,6 +42,12 @@ checked before anything is inserted: with any bad line, each is reported by
 its number and nothing is inserted, unless --skip-invalid. FILE must be a
 regular file (a pipe is read as -); if it changes before its rows are
 inserted, nothing is.
+
+While the service runs on the embedded data directory (which belongs to one
+process), FILE is sent to its route POST /api/import/TABLE at HOST:PORT
+instead, with the first key of API_KEYS or the key stored in
+CHDB_PATH/api-key; the service checks every line the same way, all or
+nothing, and inserts. --url sends FILE to the service at URL in any case.
 
 TABLE is one of: ${logTables.join(", ")}.
 
@@ -39,6 +58,9 @@ options:
   --max-line-bytes N  longest line; a longer one is a bad line (default 1048576)
   --max-depth N     deepest nesting of arrays and objects in a line or its
                     metadata; a deeper one is a bad line (default ${defaultMaxDepth})
+  --url URL         send FILE to the service at URL (http://host:port), which
+                    checks and inserts it; --skip-invalid, --batch-size,
+                    --max-line-bytes and --max-depth are then the service's
   -h, --help        print this and exit`;
 
 const { values, positionals } = readCommandLine({
@@ -49,6 +71,7 @@ const { values, positionals } = readCommandLine({
     "batch-size": { type: "string", default: "10000" },
     "max-line-bytes": { type: "string", default: "1048576" },
     "max-depth": { type: "string", default: String(defaultMaxDepth) },
+    url: { type: "string" },
   },
   allowPositionals: true,
   check: ({ values, positionals }) => {
@@ -65,6 +88,11 @@ const { values, positionals } = readCommandLine({
       if (!(Number.isSafeInteger(n) && n > 0 && n <= 512 * 1024 * 1024))
         problems.push(`--${name} must be a whole number from 1 to 536870912`);
     }
+    if (values.url !== undefined) {
+      if (!/^https?:\/\/[^/]/.test(values.url)) problems.push("--url must be an http:// or https:// URL");
+      if (values["skip-invalid"] === true)
+        problems.push("--skip-invalid and --url do not go together: the service's import is all or nothing");
+    }
     if (positionals.length !== 1) problems.push("give exactly one FILE, or - for standard input");
     else if (positionals[0] !== "-" && !existsSync(positionals[0]!)) problems.push(`${positionals[0]} does not exist`);
     return problems;
@@ -77,10 +105,53 @@ await runCli(async () => {
   const say = (line: string) => process.stderr.write(`import: ${line}\n`);
   // Opened before the warehouse: a FIFO or a device is refused at once, and never waited on.
   const file = source === "-" ? undefined : openImportFile(source);
+  const config = readConfig();
+  const through = (url: string) =>
+    importThroughService({
+      url,
+      key: serviceKey(config),
+      table,
+      source: file === undefined ? { stdin: process.stdin } : { file, path: source },
+      say,
+    }).then(({ inserted }) => process.stdout.write(`imported ${inserted} rows into ${table}\n`));
 
-  // The warehouse first: a data directory another process holds, or a server
-  // that does not answer, is said before a long file is read.
-  const warehouse = await openWarehouse(readConfig().warehouse);
+  try {
+    if (values.url !== undefined) return void (await through(values.url));
+    const warehouse = await openHeldOrNot(config, through);
+    if (warehouse !== undefined) await importHere(warehouse, file, source, table, say);
+  } finally {
+    if (file !== undefined) closeSync(file.fd);
+  }
+});
+
+/**
+ * The warehouse, opened first: a server that does not answer is said before
+ * a long file is read. A data directory another process holds goes to the
+ * configured service instead (undefined then); with no service there, or
+ * with --skip-invalid, the held directory is what is said.
+ */
+async function openHeldOrNot(config: Config, through: (url: string) => Promise<unknown>) {
+  try {
+    return await openWarehouse(config.warehouse);
+  } catch (error) {
+    if (!(error instanceof DataDirectoryHeldError) || values["skip-invalid"] === true) throw error;
+    try {
+      await through(configuredServiceUrl(config));
+      return undefined;
+    } catch (failure) {
+      throw failure instanceof ServiceUnreachableError ? error : failure;
+    }
+  }
+}
+
+/** Checks and inserts into the warehouse this process opened. */
+async function importHere(
+  warehouse: Warehouse,
+  file: ImportFile | undefined,
+  source: string,
+  table: LogTable,
+  say: (line: string) => void,
+) {
   try {
     await migrate(warehouse.client, { logger: silentLogger });
     const { inserted, bad } = await runImportPasses({
@@ -101,6 +172,5 @@ await runCli(async () => {
       process.stdout.write(`imported ${inserted} rows into ${table}${bad > 0 ? ` (${bad} bad lines skipped)` : ""}\n`);
   } finally {
     await warehouse.close();
-    if (file !== undefined) closeSync(file.fd);
   }
-});
+}

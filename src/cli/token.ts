@@ -11,7 +11,7 @@ const registry = createEndpointRegistry({ services: savedQueryServices });
 const parameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.name)));
 
 const { values } = readCommandLine({
-  usage: `usage: npm run token -- --sub ID [--endpoints NAME,...] [--fixed NAME=VALUE]... [--ttl 1h] [--rps N]
+  usage: `usage: npm run token -- --sub ID [--endpoints NAME,...] [--fixed NAME=VALUE]... [--ttl 1h] [--rps N] [--import]
 
 Prints a token signed with JWT_SECRET (HS256), which the service accepts in
 X-API-KEY or Authorization: Bearer like a key.
@@ -24,6 +24,7 @@ options:
                        e.g. --fixed 'project=^https://abc\\.')
   --ttl DURATION       how long it lasts: 90s, 15m, 1h, 7d (default 1h)
   --rps N              its own rate limit, calls a second (default: the service's)
+  --import             the import scope: it may post rows to POST /api/import/<table>
   -h, --help           print this and exit`,
   options: {
     sub: { type: "string" },
@@ -31,6 +32,7 @@ options:
     fixed: { type: "string", multiple: true },
     ttl: { type: "string", default: "1h" },
     rps: { type: "string" },
+    import: { type: "boolean", default: false },
   },
   check: ({ values }) => {
     const problems: string[] = [];
@@ -59,7 +61,7 @@ await runCli(async () => {
   const rps = values.rps === undefined ? undefined : Number(values.rps);
   const ttlSeconds = parseDuration(values.ttl)!;
   process.stdout.write(
-    `${await issueToken({ sub: values.sub!, endpoints: endpointNames(values.endpoints), fixed, rps }, { secret, ttlSeconds })}\n`,
+    `${await issueToken({ sub: values.sub!, endpoints: endpointNames(values.endpoints), fixed, rps, import: values.import }, { secret, ttlSeconds })}\n`,
   );
 });
 

@@ -76,6 +76,8 @@ export interface CredentialsConfig {
 export interface Limits {
   /** `MAX_BODY_BYTES`: largest Connect, gRPC or gRPC-Web request message, after decompression. */
   maxBodyBytes: number;
+  /** `MAX_IMPORT_BYTES`: largest NDJSON body of the import route. */
+  maxImportBytes: number;
   /** `MAX_PARAMETER_LENGTH`: longest value of any parameter, in characters. */
   maxParameterLength: number;
   /** `MAX_CONNECTIONS`: open connections; more are refused while existing ones keep working. */

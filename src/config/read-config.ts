@@ -114,6 +114,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { perSecond: value.RATE_LIMIT_PER_SECOND, burst: value.RATE_LIMIT_BURST },
     limits: {
       maxBodyBytes: value.MAX_BODY_BYTES,
+      maxImportBytes: value.MAX_IMPORT_BYTES,
       maxParameterLength: value.MAX_PARAMETER_LENGTH,
       maxConnections: value.MAX_CONNECTIONS,
       maxConnectionsPerAddress: value.MAX_CONNECTIONS_PER_ADDRESS,

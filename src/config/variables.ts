@@ -19,6 +19,7 @@ import { defaultConnectionLimits } from "../transport/single-port-server.js";
 import { defaultUnsentBytes } from "../transport/unsent-bytes.js";
 import { warehouseCapabilities } from "../warehouse/capabilities.js";
 import { defaultCallLog } from "../warehouse/call-log.js";
+import { defaultMaxImportBytes } from "../warehouse/import-rows.js";
 import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
   corsOrigins,
@@ -311,6 +312,14 @@ export const variables = {
     parser: whole(1),
     default: defaultAppLimits.maxBodyBytes,
     description: "largest Connect, gRPC or gRPC-Web request message, after decompression",
+  }),
+  MAX_IMPORT_BYTES: variable({
+    name: "MAX_IMPORT_BYTES",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultMaxImportBytes,
+    description:
+      "largest NDJSON body of `POST /api/import/<table>`; a larger one is refused with `resource_exhausted` and nothing of it is inserted",
   }),
   MAX_PARAMETER_LENGTH: variable({
     name: "MAX_PARAMETER_LENGTH",

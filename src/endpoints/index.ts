@@ -3,7 +3,6 @@
 export { savedQueryServices } from "./services.js";
 export { createEndpointRegistry } from "./registry.js";
 export type { Endpoint, EndpointRegistry } from "./registry.js";
-export { readIsoTimestamp } from "./iso-timestamp.js";
 export { createEndpointService } from "./endpoint-service.js";
 export type { EndpointService } from "./endpoint-service.js";
 export type { CallContext, EndpointResult, PreparedCall } from "./call-types.js";

@@ -6,7 +6,7 @@ import { ParameterFormat } from "../gen/endpoints/v1/endpoint_options_pb.js";
 import { invalidArgument, type FieldViolation } from "../errors/index.js";
 import type { QueryParamValue } from "../executor/index.js";
 import type { Endpoint } from "./registry.js";
-import { readIsoTimestamp } from "./iso-timestamp.js";
+import { readIsoTimestamp } from "../warehouse/index.js";
 import { re2PatternProblem } from "./re2-pattern.js";
 
 export interface BoundParameters {

@@ -1,5 +1,6 @@
 // The warehouse: the ClickHouse client (server or embedded), schema migrations,
-// the project's SQL files and the demo data set.
+// the project's SQL files, the demo data set, and rows imported into the log
+// tables (each line checked against the contract, all or nothing).
 export { openWarehouse, openResilientWarehouse } from "./warehouse-client.js";
 export { createReopeningClient, isEmbeddedEngineGone, WarehouseClosedError } from "./reopening-client.js";
 export type { WarehouseClient, ReopeningClient } from "./reopening-client.js";
@@ -12,6 +13,20 @@ export { clusterLedgerStatements, createClusterLedger } from "./cluster-ledger.j
 export { sqlDirectory, readSavedQuerySql, readMigrationFiles, splitStatements } from "./sql-files.js";
 export type { MigrationFile } from "./sql-files.js";
 export { toDateTime64Param } from "./datetime-param.js";
+export { readIsoTimestamp } from "./iso-timestamp.js";
+export { checkLogLine, defaultMaxDepth, shippedColumns } from "./log-line.js";
+export type { LogLineCheck } from "./log-line.js";
+export { boundedLines } from "./bounded-lines.js";
+export type { SourceLine } from "./bounded-lines.js";
+export {
+  checkSourceLine,
+  defaultImportBatchSize,
+  defaultMaxImportBytes,
+  defaultMaxLineBytes,
+  importRows,
+  maxReportedLines,
+} from "./import-rows.js";
+export type { ImportRowsOptions } from "./import-rows.js";
 export { logTables, tablesWithProjectColumn } from "./log-tables.js";
 export type { LogTable } from "./log-tables.js";
 export { generateDemoRows, demoProjects } from "./demo-data.js";

@@ -23,6 +23,7 @@ describe("readConfig", () => {
       rateLimit: { perSecond: 100, burst: 200 },
       limits: {
         maxBodyBytes: 65_536,
+        maxImportBytes: 16 * 1024 * 1024,
         maxParameterLength: 1024,
         maxConnections: 4096,
         maxConnectionsPerAddress: 256,
@@ -51,6 +52,7 @@ describe("readConfig", () => {
       CLICKHOUSE_URL: "http://ch:8123",
       API_KEYS: "0123456789abcdef",
       MAX_BODY_BYTES: "1000",
+      MAX_IMPORT_BYTES: "2000",
       MAX_PARAMETER_LENGTH: "64",
       MAX_CONNECTIONS: "10",
       FIRST_REQUEST_TIMEOUT_SECONDS: "2",
@@ -69,6 +71,7 @@ describe("readConfig", () => {
     });
     expect(config.limits).toEqual({
       maxBodyBytes: 1000,
+      maxImportBytes: 2000,
       maxParameterLength: 64,
       maxConnections: 10,
       maxConnectionsPerAddress: 256,

@@ -5,6 +5,8 @@ import { Code, type ConnectError } from "@connectrpc/connect";
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import {
+  assertImportScope,
+  createApiKeyCheck,
   createTokenVerifier,
   InvalidTokenError,
   issueToken,
@@ -276,5 +278,51 @@ describe("applyScope", () => {
       message: "this credential may not call logs.all",
       fields: [],
     });
+  });
+});
+
+describe("the import scope", () => {
+  const now = Date.UTC(2026, 10, 20, 12, 0, 0);
+  const denied = (credential: Parameters<typeof assertImportScope>[0]) => {
+    try {
+      assertImportScope(credential);
+      return undefined;
+    } catch (error) {
+      return (error as ConnectError).code;
+    }
+  };
+
+  it("is the key file's import field, a token's import claim, and every full-access key's", async () => {
+    const keys = parseKeyFile(
+      JSON.stringify({
+        keys: [
+          { id: "shipper", sha256: digest, import: true },
+          { id: "reader", sha256: keyDigest("reader-key-0123456789"), import: false },
+        ],
+      }),
+      known,
+    );
+    const verify = createTokenVerifier({ secret, ...known, clock: fixedClock(now) });
+    const withClaim = await verify(await issueToken({ sub: "s", import: true }, { secret, ttlSeconds: 60, now }));
+    const without = await verify(await issueToken({ sub: "r" }, { secret, ttlSeconds: 60, now }));
+    const fullAccess = createApiKeyCheck(["full-access-key-0123456789"])("full-access-key-0123456789")!;
+    expect(keys.get(digest)).toEqual({ id: "shipper", mayImport: true });
+    expect([keys.get(digest)!, withClaim, fullAccess].map(denied)).toEqual([undefined, undefined, undefined]);
+    expect([keys.get(keyDigest("reader-key-0123456789"))!, without].map(denied)).toEqual([
+      Code.PermissionDenied,
+      Code.PermissionDenied,
+    ]);
+  });
+
+  it("refuses an import field or claim that is not true or false", async () => {
+    expect(() => parseKeyFile(JSON.stringify({ keys: [{ id: "a", sha256: digest, import: "yes" }] }), known)).toThrow(
+      "keys[0].import must be true or false",
+    );
+    const token = await new SignJWT({ import: 1 })
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime(now / 1000 + 60)
+      .sign(new TextEncoder().encode(secret));
+    const verify = createTokenVerifier({ secret, ...known, clock: fixedClock(now) });
+    await expect(async () => verify(token)).rejects.toThrow("claim import must be true or false");
   });
 });

@@ -8,9 +8,8 @@ import { renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runImportPasses, type ImportPassesOptions } from "../../src/cli/import-passes.js";
-import { boundedLines, openImportFile } from "../../src/cli/import-source.js";
-import { checkLogLine } from "../../src/cli/log-line.js";
-import type { ShippedRow } from "../../src/warehouse/index.js";
+import { openImportFile } from "../../src/cli/import-source.js";
+import { boundedLines, checkLogLine, type ShippedRow } from "../../src/warehouse/index.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../support/temp-directory.js";
 
 const directory = makeTemporaryDirectory("sqe-import-passes-");

@@ -1,7 +1,7 @@
 // ISO 8601 bounds of logs.all: accepted forms, zones, microseconds, refusals,
 // and a well-formed instant outside the range told apart from malformed text.
 import { describe, expect, it } from "vitest";
-import { readIsoTimestamp } from "../../src/endpoints/index.js";
+import { readIsoTimestamp } from "../../src/warehouse/index.js";
 
 const malformed = { problem: "must be an ISO 8601 date or date-time, e.g. 2026-11-20T21:59:00Z" };
 const outOfRange = { problem: "must be between 1900-01-01 and 2299-12-31" };

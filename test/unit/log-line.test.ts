@@ -1,7 +1,7 @@
 // One line of a log file against the log-table contract: columns per table,
 // their types, and the metadata fields the tables derive columns from.
 import { describe, expect, it } from "vitest";
-import { checkLogLine } from "../../src/cli/log-line.js";
+import { checkLogLine } from "../../src/warehouse/index.js";
 
 const id = "0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d";
 const edge = {

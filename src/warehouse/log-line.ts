@@ -3,8 +3,9 @@
 // type, and `metadata` a JSON array of one object holding the fields the
 // table derives its columns from. Returns the row to insert, or every
 // problem of the line.
-import { readIsoTimestamp } from "../endpoints/index.js";
-import { tablesWithProjectColumn, type LogTable, type ShippedRow } from "../warehouse/index.js";
+import type { ShippedRow } from "./demo-data.js";
+import { readIsoTimestamp } from "./iso-timestamp.js";
+import { type LogTable, tablesWithProjectColumn } from "./log-tables.js";
 
 export type LogLineCheck = { ok: true; row: ShippedRow } | { ok: false; problems: string[] };
 

@@ -1,5 +1,5 @@
-// Parses the ISO 8601 bounds of logs.all into DateTime64(6, 'UTC') text,
-// keeping microseconds (a JavaScript Date would keep only milliseconds).
+// Parses ISO 8601 instants (the bounds of logs.all, the timestamps of rows
+// imported) into DateTime64(6, 'UTC') text, keeping microseconds (a JavaScript Date would keep only milliseconds).
 
 const pattern =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
