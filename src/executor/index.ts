@@ -6,4 +6,4 @@ export type { QueryStatistics } from "./query-statistics.js";
 export { createQueryTuning } from "./query-tuning.js";
 export { deadlineSignal } from "./deadline-signal.js";
 export { readLimitError } from "./read-limits.js";
-export type { ReadLimit, ReadLimitName, ReadLimits, ReadLimitSource } from "./read-limits.js";
+export type { ReadLimit, ReadLimitName, ReadLimits, ReadLimitSource, ReadLimitValues } from "./read-limits.js";

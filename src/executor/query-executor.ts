@@ -22,7 +22,7 @@ import { createFailFastGate } from "./fail-fast.js";
 import { logQueryFailure, queryFailure } from "./query-failure.js";
 import type { QueryStatistics } from "./query-statistics.js";
 import type { QueryTuning } from "./query-tuning.js";
-import type { ReadLimitName, ReadLimits } from "./read-limits.js";
+import type { ReadLimitName } from "./read-limits.js";
 import type { QueryParamValue, SavedQuery, WarehouseRow } from "./saved-query.js";
 import { queryWarehouse, type WarehouseQueryTrace } from "./warehouse-query.js";
 import { warehouseRequest } from "./warehouse-request.js";
@@ -54,8 +54,6 @@ export interface ExecuteOptions {
    * queue. Default false.
    */
   finishOnceStarted?: boolean;
-  /** Rows and bytes the warehouse may read for the query (read-limits.ts). Default: none. */
-  readLimits?: ReadLimits;
 }
 
 export interface QueryResult {
@@ -230,7 +228,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         engineTimeoutMs,
         // Without a way to stop the query, the answer is awaited whole (see killAbortedQueries).
         abortSignal: stopsAbortedQueries ? signal : undefined,
-        readLimits: executeOptions.readLimits,
+        readLimits: query.readLimits,
         owner: { endpoint: query.name, caller: executeOptions.tenant ?? "", request_id: executeOptions.requestId ?? "" },
       });
       const { rows, statistics } = await queryWarehouse(client, request, queryId, logger, query.name, trace);
@@ -246,7 +244,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         signal,
         stopsAbortedQueries,
         finishOnceStarted: executeOptions.finishOnceStarted === true,
-        readLimits: executeOptions.readLimits,
+        readLimits: query.readLimits,
       });
       const { error, readLimit } = failure;
       if (error.code === Code.Unavailable) gate.unreachable();

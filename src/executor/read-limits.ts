@@ -53,3 +53,9 @@ export function readLimitSettings(limits: ReadLimits | undefined): Partial<Recor
   }
   return settings;
 }
+
+/** The read limits one source sets (a saved query, a credential, the defaults); absent or 0: none. */
+export interface ReadLimitValues {
+  maxRowsToRead?: number;
+  maxBytesToRead?: number;
+}
