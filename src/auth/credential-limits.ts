@@ -18,7 +18,9 @@ export function rateProblem(value: unknown, offAllowed: boolean): string | undef
 
 /** Why `value` cannot be a credential's burst, or undefined. */
 export function burstProblem(value: unknown): string | undefined {
-  return typeof value !== "number" || !Number.isFinite(value) || value < 1 ? "must be a number of at least 1" : undefined;
+  return typeof value !== "number" || !Number.isFinite(value) || value < 1
+    ? "must be a number of at least 1"
+    : undefined;
 }
 
 /** The names of the read limits in the key file and in token claims. */
@@ -28,9 +30,10 @@ export const readLimitFields = { max_rows_to_read: "maxRowsToRead", max_bytes_to
  * The read limits among `fields` (key-file fields or token claims), or a
  * problem naming the first one that is not a whole number of at least 1.
  */
-export function readLimitsOf(
-  fields: Record<string, unknown>,
-): { limits?: ReadLimitValues; problem?: { field: string; description: string } } {
+export function readLimitsOf(fields: Record<string, unknown>): {
+  limits?: ReadLimitValues;
+  problem?: { field: string; description: string };
+} {
   let limits: ReadLimitValues | undefined;
   for (const [field, name] of Object.entries(readLimitFields)) {
     const value = fields[field];

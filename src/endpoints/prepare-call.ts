@@ -39,7 +39,11 @@ export function createCallPreparer(cached: boolean, defaultReadLimits?: ReadLimi
   const endpointLimits = new Map<Endpoint, ReadLimits | undefined>();
   function readLimitsOf(endpoint: Endpoint, scope: Scope | undefined): ReadLimits | undefined {
     if (scope?.readLimits !== undefined)
-      return chooseReadLimits({ savedQuery: endpoint.readLimits, credential: scope.readLimits, defaults: defaultReadLimits });
+      return chooseReadLimits({
+        savedQuery: endpoint.readLimits,
+        credential: scope.readLimits,
+        defaults: defaultReadLimits,
+      });
     if (!endpointLimits.has(endpoint))
       endpointLimits.set(endpoint, chooseReadLimits({ savedQuery: endpoint.readLimits, defaults: defaultReadLimits }));
     return endpointLimits.get(endpoint);
@@ -49,7 +53,8 @@ export function createCallPreparer(cached: boolean, defaultReadLimits?: ReadLimi
     const effective = scope === undefined ? request : applyScope(endpoint, request, scope);
     const { queryParams, normalized } = bindParameters(endpoint, effective);
     const readLimits = readLimitsOf(endpoint, scope);
-    const call: PreparedCall = readLimits === undefined ? { endpoint, queryParams } : { endpoint, queryParams, readLimits };
+    const call: PreparedCall =
+      readLimits === undefined ? { endpoint, queryParams } : { endpoint, queryParams, readLimits };
     const policy = policyOf(endpoint);
     if (!cached || policy.ttlMs === 0) return call;
     let key = cacheKey(endpoint.definition.name, normalized);

@@ -139,7 +139,8 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
 
 /** A read limit option as a number; one past what a number holds exactly is a mistake of `proto/`. */
 function readLimitOption(name: string, option: string, value: bigint): number {
-  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`${name}: ${option} is larger than ${Number.MAX_SAFE_INTEGER}`);
+  if (value > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new Error(`${name}: ${option} is larger than ${Number.MAX_SAFE_INTEGER}`);
   return Number(value);
 }
 

@@ -229,7 +229,11 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         // Without a way to stop the query, the answer is awaited whole (see killAbortedQueries).
         abortSignal: stopsAbortedQueries ? signal : undefined,
         readLimits: query.readLimits,
-        owner: { endpoint: query.name, caller: executeOptions.tenant ?? "", request_id: executeOptions.requestId ?? "" },
+        owner: {
+          endpoint: query.name,
+          caller: executeOptions.tenant ?? "",
+          request_id: executeOptions.requestId ?? "",
+        },
       });
       const { rows, statistics } = await queryWarehouse(client, request, queryId, logger, query.name, trace);
       const capped = rows.slice(0, query.maxRows);
@@ -250,7 +254,11 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       if (error.code === Code.Unavailable) gate.unreachable();
       if (failure.aborted !== undefined) killQuery(queryId);
       const durationMs = performance.now() - started;
-      observe(readLimit === undefined ? { query: query.name, durationMs, error } : { query: query.name, durationMs, error, readLimit });
+      observe(
+        readLimit === undefined
+          ? { query: query.name, durationMs, error }
+          : { query: query.name, durationMs, error, readLimit },
+      );
       logQueryFailure(
         logger,
         failure,

@@ -42,7 +42,11 @@ export function queryFailure(cause: unknown, context: QueryFailureContext): Quer
   const callerLeft =
     !stopsAbortedQueries && signal.aborted && (!isDeadline(signal.reason) || context.finishOnceStarted);
   const { readLimits } = context;
-  const error = connectErrorFromClickHouse(cause, { regexpParameter: context.query.regexpParameter, aborted, readLimits });
+  const error = connectErrorFromClickHouse(cause, {
+    regexpParameter: context.query.regexpParameter,
+    aborted,
+    readLimits,
+  });
   const readLimit = aborted === undefined ? readLimitPassedBy(cause, readLimits) : undefined;
   return {
     error,
