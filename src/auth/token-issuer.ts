@@ -10,6 +10,10 @@ export interface TokenClaims {
   fixed?: Readonly<Record<string, string>>;
   /** Its own rate limit, calls a second. */
   rps?: number;
+  /** Rows the warehouse may read for one of its calls. */
+  max_rows_to_read?: number;
+  /** Bytes the warehouse may read for one of its calls. */
+  max_bytes_to_read?: number;
 }
 
 export interface IssueOptions {
@@ -29,6 +33,8 @@ export async function issueToken(claims: TokenClaims, options: IssueOptions): Pr
   if (claims.endpoints !== undefined) payload.endpoints = [...claims.endpoints];
   if (claims.fixed !== undefined) payload.fixed = { ...claims.fixed };
   if (claims.rps !== undefined) payload.rps = claims.rps;
+  if (claims.max_rows_to_read !== undefined) payload.max_rows_to_read = claims.max_rows_to_read;
+  if (claims.max_bytes_to_read !== undefined) payload.max_bytes_to_read = claims.max_bytes_to_read;
   const token = new SignJWT(payload)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(claims.sub)
