@@ -8,7 +8,7 @@ import {
   type EndpointRegistry,
   type EndpointService,
 } from "../endpoints/index.js";
-import { createQueryExecutor, createQueryTuning } from "../executor/index.js";
+import { createQueryExecutor, createQueryTuning, type ReadLimitValues } from "../executor/index.js";
 import type { Clock, Logger, Metrics, Tracing } from "../observability/index.js";
 import { codeName, recordCallOutcome } from "../transport/index.js";
 import { type Warehouse, warehouseCapabilities } from "../warehouse/index.js";
@@ -34,6 +34,8 @@ export interface QueryPathOptions {
   cacheLimits?: { maxEntries?: number; maxBytes?: number };
   /** Spans of the cache and the executor, and the call's cache outcome (docs/observability.md). Default: none. */
   tracing?: Tracing;
+  /** `MAX_ROWS_TO_READ` and `MAX_BYTES_TO_READ`: read limits of every call; 0 is none. Default: none. */
+  readLimits?: ReadLimitValues;
 }
 
 export interface QueryPath {
@@ -67,9 +69,10 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
         registry.endpoints.filter((e) => e.definition.cacheTtlSeconds > 0).map((e) => e.definition.name),
       ),
     }),
-    observe: ({ query, durationMs, error }) => {
+    observe: ({ query, durationMs, error, readLimit }) => {
       metrics.warehouseQueryDuration.observe({ endpoint: query }, durationMs / 1000);
       if (error !== undefined) metrics.warehouseQueryErrors.inc({ endpoint: query, code: codeName(error.code) });
+      if (readLimit !== undefined) metrics.readLimitRefusals.inc({ endpoint: query, limit: readLimit });
     },
   });
   const cache = createResultCache<ComputedResponse>({
@@ -92,6 +95,7 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
     clock,
     sharedTimeoutMs: options.maxQueryMs,
     sharedDeadline: capabilities.stopsAbandonedQueries ? "service" : "callers",
+    defaultReadLimits: options.readLimits,
   });
   return { cache, service };
 }

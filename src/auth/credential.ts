@@ -1,5 +1,6 @@
 // What the service knows of a caller once authenticated, whichever kind of
 // credential it presented, and where the secret is read from a call.
+import type { ReadLimitValues } from "../executor/index.js";
 
 /** Header lookup by lowercase name: a fetch Headers, or a cheaper view of a Node request's headers. */
 export interface HeaderReader {
@@ -21,11 +22,16 @@ export interface Credential {
   rateLimit?: { perSecond: number; burst: number };
   /** The `import` scope: it may post rows to the import route. Full-access keys have it; undefined: not. */
   mayImport?: true;
+  /** Rows and bytes the warehouse may read for one of its calls; the smallest limit that applies wins. */
+  readLimits?: ReadLimitValues;
 }
 
-/** Whether `credential` is limited to some endpoints or parameter values. */
+/**
+ * Whether `credential` is limited to some endpoints, parameter values or
+ * reads: a call prepared under it then depends on it and is not shared.
+ */
 export function isScoped(credential: Credential): boolean {
-  return credential.endpoints !== undefined || credential.fixed !== undefined;
+  return credential.endpoints !== undefined || credential.fixed !== undefined || credential.readLimits !== undefined;
 }
 
 const ownCallsOnly = new WeakMap<Credential, Credential>();

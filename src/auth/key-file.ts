@@ -1,6 +1,7 @@
 // Scoped API keys from a JSON file (API_KEYS_FILE), stored only as SHA-256
 // digests: {"keys": [{"id", "sha256", "endpoints"?, "fixed"?,
-// "rate_limit_per_second"?, "rate_limit_burst"?, "import"?}]}. The file is read again on
+// "rate_limit_per_second"?, "rate_limit_burst"?, "import"?, "max_rows_to_read"?,
+// "max_bytes_to_read"?}]}. The file is read again on
 // `reload()` (SIGHUP) and when its content changes (a hash of it, read on each
 // poll: a file rewritten in place with the same size and time is noticed); a
 // file that does not read keeps the keys in force and says why in one log
@@ -9,6 +10,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { type Logger, silentLogger } from "../observability/index.js";
 import type { Credential } from "./credential.js";
+import { burstProblem, rateProblem, readLimitFields, readLimitsOf } from "./credential-limits.js";
 
 export interface KeyFileOptions {
   path: string;
@@ -163,14 +165,19 @@ export function parseKeyFile(
     if (perSecond !== undefined || burst !== undefined) {
       if (typeof perSecond !== "number" || !(perSecond >= 0))
         throw new Error(`${where}.rate_limit_per_second must be a number of at least 0`);
-      if (burst !== undefined && (typeof burst !== "number" || !(burst >= 1)))
-        throw new Error(`${where}.rate_limit_burst must be a number of at least 1`);
+      const rate = rateProblem(perSecond, true);
+      if (rate !== undefined) throw new Error(`${where}.rate_limit_per_second ${rate}`);
+      const burstIs = burst === undefined ? undefined : burstProblem(burst);
+      if (burstIs !== undefined) throw new Error(`${where}.rate_limit_burst ${burstIs}`);
       credential.rateLimit = { perSecond, burst: (burst as number | undefined) ?? Math.max(1, 2 * perSecond) };
     }
     const mayImport = entry.import;
     if (mayImport !== undefined && typeof mayImport !== "boolean")
       throw new Error(`${where}.import must be true or false`);
     if (mayImport === true) credential.mayImport = true;
+    const { limits, problem } = readLimitsOf(entry);
+    if (problem !== undefined) throw new Error(`${where}.${problem.field} ${problem.description}`);
+    if (limits !== undefined) credential.readLimits = limits;
     byDigest.set(digest, credential);
   });
   return byDigest;
@@ -184,6 +191,7 @@ const entryFields = new Set([
   "rate_limit_per_second",
   "rate_limit_burst",
   "import",
+  ...Object.keys(readLimitFields),
 ]);
 
 function isObject(value: unknown): value is Record<string, unknown> {

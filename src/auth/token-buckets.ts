@@ -18,7 +18,7 @@ export interface TokenBucketsOptions {
 }
 
 export interface TokenBuckets {
-  /** Takes a token from `key`'s bucket: 0 when one was there, else the whole seconds until one is. */
+  /** Takes a token from `key`'s bucket: 0 when one was there, else the whole seconds until one is (at most a day). */
   take(key: string): number;
   /** Like `take`, without taking anything. */
   peek(key: string): number;
@@ -27,6 +27,9 @@ export interface TokenBuckets {
   /** Gives back a token taken from `key`'s bucket (never past `burst`). */
   giveBack(key: string): void;
 }
+
+/** The longest wait a bucket tells: a day, the wait of the slowest rate a credential may have. */
+const maxWaitSeconds = 86_400;
 
 export function createTokenBuckets(options: TokenBucketsOptions): TokenBuckets {
   const { perSecond } = options;
@@ -51,7 +54,8 @@ export function createTokenBuckets(options: TokenBucketsOptions): TokenBuckets {
     return bucket;
   }
 
-  const wait = (tokens: number) => Math.max(1, Math.ceil((1 - tokens) / perSecond));
+  // Whole seconds, and at most a day, so that Retry-After is a plain integer however slow the rate.
+  const wait = (tokens: number) => Math.min(maxWaitSeconds, Math.max(1, Math.ceil((1 - tokens) / perSecond)));
 
   return {
     take(key) {

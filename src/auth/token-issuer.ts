@@ -12,6 +12,10 @@ export interface TokenClaims {
   rps?: number;
   /** The `import` scope. Default: without it. */
   import?: boolean;
+  /** Rows the warehouse may read for one of its calls. */
+  max_rows_to_read?: number;
+  /** Bytes the warehouse may read for one of its calls. */
+  max_bytes_to_read?: number;
 }
 
 export interface IssueOptions {
@@ -32,6 +36,8 @@ export async function issueToken(claims: TokenClaims, options: IssueOptions): Pr
   if (claims.fixed !== undefined) payload.fixed = { ...claims.fixed };
   if (claims.rps !== undefined) payload.rps = claims.rps;
   if (claims.import === true) payload.import = true;
+  if (claims.max_rows_to_read !== undefined) payload.max_rows_to_read = claims.max_rows_to_read;
+  if (claims.max_bytes_to_read !== undefined) payload.max_bytes_to_read = claims.max_bytes_to_read;
   const token = new SignJWT(payload)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(claims.sub)

@@ -1,12 +1,14 @@
 // Signed tokens (JWT, verified with jose): HS256 with a shared secret, or
 // RS256, ES256 and EdDSA with a public key or a JWKS. Claims: `exp`
-// (required), `nbf`, `sub` (the caller's id), `endpoints`, `fixed`, `rps` and
-// `import`, with the meaning of the key file's fields. A token verified once is kept
+// (required), `nbf`, `sub` (the caller's id), `endpoints`, `fixed`, `rps`,
+// `import`, `max_rows_to_read` and `max_bytes_to_read`, with the meaning of the
+// key file's fields. A token verified once is kept
 // until it expires, so a repeated call costs a Map lookup, not a signature.
 import { createPublicKey, hash, type KeyObject } from "node:crypto";
 import type { JSONWebKeySet, JWTPayload } from "jose";
 import { type Clock, systemClock } from "../observability/index.js";
 import type { Credential } from "./credential.js";
+import { rateProblem, readLimitsOf } from "./credential-limits.js";
 
 export interface TokenVerifierOptions {
   /** `JWT_SECRET`: HS256 tokens. */
@@ -134,10 +136,15 @@ function credentialOf(token: string, payload: JWTPayload, known: TokenVerifierOp
   }
   if (rps !== undefined) {
     if (typeof rps !== "number" || !(rps > 0)) throw new InvalidTokenError("claim rps must be a positive number");
+    const problem = rateProblem(rps, false);
+    if (problem !== undefined) throw new InvalidTokenError(`claim rps ${problem}`);
     credential.rateLimit = { perSecond: rps, burst: Math.max(1, 2 * rps) };
   }
   if (mayImport !== undefined && typeof mayImport !== "boolean")
     throw new InvalidTokenError("claim import must be true or false");
   if (mayImport === true) credential.mayImport = true;
+  const { limits, problem } = readLimitsOf(payload as Record<string, unknown>);
+  if (problem !== undefined) throw new InvalidTokenError(`claim ${problem.field} ${problem.description}`);
+  if (limits !== undefined) credential.readLimits = limits;
   return credential;
 }

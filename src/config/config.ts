@@ -92,6 +92,8 @@ export interface Limits {
   idleTimeoutMs: number;
   /** `MAX_QUERY_SECONDS`: the longest deadline of a call, whatever the client asks; admission wait included. */
   maxQueryMs: number;
+  /** `MAX_ROWS_TO_READ` and `MAX_BYTES_TO_READ`: what the warehouse may read for one call; 0 is no limit. */
+  readLimits: { maxRowsToRead: number; maxBytesToRead: number };
   /** `WAREHOUSE_CONCURRENCY`: warehouse queries running at once. The default depends on the engine (variables.ts). */
   warehouseConcurrency: number;
   /** `WAREHOUSE_QUEUE`: warehouse queries waiting for a turn, all keys together. */

@@ -122,6 +122,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       firstRequestTimeoutMs: value.FIRST_REQUEST_TIMEOUT_SECONDS,
       idleTimeoutMs: value.IDLE_TIMEOUT_SECONDS,
       maxQueryMs: value.MAX_QUERY_SECONDS,
+      readLimits: { maxRowsToRead: value.MAX_ROWS_TO_READ, maxBytesToRead: value.MAX_BYTES_TO_READ },
       warehouseConcurrency,
       warehouseQueue: value.WAREHOUSE_QUEUE,
       warehouseCallsPerKey: value.WAREHOUSE_CALLS_PER_KEY,

@@ -372,6 +372,22 @@ export const variables = {
     description:
       "the longest deadline of a call, whatever its client asks, the wait for a warehouse turn included; also the deadline of cache refreshes",
   }),
+  MAX_ROWS_TO_READ: variable({
+    name: "MAX_ROWS_TO_READ",
+    section: "Bounds",
+    parser: whole(0),
+    default: 0,
+    description:
+      "rows the warehouse may read for one call (`max_rows_to_read`); `0` is no limit. A saved query's or a credential's smaller limit wins; past it a call is `resource_exhausted`",
+  }),
+  MAX_BYTES_TO_READ: variable({
+    name: "MAX_BYTES_TO_READ",
+    section: "Bounds",
+    parser: whole(0),
+    default: 0,
+    description:
+      "bytes the warehouse may read for one call (`max_bytes_to_read`); `0` is no limit. A saved query's or a credential's smaller limit wins",
+  }),
   WAREHOUSE_CONCURRENCY: variable({
     name: "WAREHOUSE_CONCURRENCY",
     section: "Bounds",

@@ -1,7 +1,7 @@
 // What a call to a saved query is on its way through the endpoint service:
 // the caller's context, the call once prepared, and the result it gets.
 import type { CachePolicy, Compute } from "../cache/index.js";
-import type { QueryParamValue } from "../executor/index.js";
+import type { QueryParamValue, ReadLimits } from "../executor/index.js";
 import type { ComputedResponse } from "./computed-response.js";
 import type { Endpoint } from "./registry.js";
 
@@ -35,6 +35,8 @@ export interface PreparedCall {
   queryParams: Record<string, QueryParamValue>;
   /** Where the result is cached; undefined when it is not (no cache, or no lifetime). */
   cacheEntry?: CacheEntry;
+  /** The read limits the query runs under (read-limit-choice.ts); undefined: none. */
+  readLimits?: ReadLimits;
 }
 
 export interface EndpointResult extends ComputedResponse {

@@ -5,7 +5,12 @@
 // the caller reads (computed-response.ts).
 import type { Message } from "@bufbuild/protobuf";
 import type { ResultCache } from "../cache/index.js";
-import { defaultQueryTimeoutMs, type ExecuteOptions, type QueryExecutor } from "../executor/index.js";
+import {
+  defaultQueryTimeoutMs,
+  type ExecuteOptions,
+  type QueryExecutor,
+  type ReadLimitValues,
+} from "../executor/index.js";
 import { systemClock, type Clock } from "../observability/index.js";
 import { createCachedExecution } from "./cached-execution.js";
 import type { CallContext, EndpointResult, PreparedCall } from "./call-types.js";
@@ -55,16 +60,24 @@ export interface EndpointServiceOptions {
    * caller leaves behind is what it asked for, and is not wasted.
    */
   sharedDeadline?: "service" | "callers";
+  /**
+   * Read limits of every call (`MAX_ROWS_TO_READ`, `MAX_BYTES_TO_READ`); a
+   * saved query's or a credential's smaller one wins (read-limit-choice.ts).
+   * Default: none.
+   */
+  defaultReadLimits?: ReadLimitValues;
 }
 
 export function createEndpointService(options: EndpointServiceOptions): EndpointService {
   const { executor, cache } = options;
   const clock = options.clock ?? systemClock;
-  const prepare = createCallPreparer(cache !== undefined);
+  const prepare = createCallPreparer(cache !== undefined, options.defaultReadLimits);
 
   async function compute(call: PreparedCall, executeOptions: ExecuteOptions): Promise<ComputedResponse> {
-    const { endpoint, queryParams } = call;
-    const { rows, durationMs, statistics } = await executor.execute(endpoint.savedQuery, queryParams, executeOptions);
+    const { endpoint, queryParams, readLimits } = call;
+    // The options may be a transport's context with getters: the limits go with the query instead.
+    const query = readLimits === undefined ? endpoint.savedQuery : { ...endpoint.savedQuery, readLimits };
+    const { rows, durationMs, statistics } = await executor.execute(query, queryParams, executeOptions);
     return computedResponse(endpoint, rows, {
       warehouseMs: durationMs,
       serializeMs: 0,

@@ -1,10 +1,13 @@
 // Preparing a call: the caller's scope applied, the parameters bound and
-// checked, and where its result is cached (the endpoint and its normalised
-// parameters), all from the request alone.
+// checked, the read limits it runs under, and where its result is cached
+// (the endpoint and its normalised parameters, and the limits when the
+// credential's are among them), all from the request and its scope alone.
 import type { Message } from "@bufbuild/protobuf";
 import { cacheKey, type CachePolicy } from "../cache/index.js";
+import type { ReadLimits, ReadLimitValues } from "../executor/index.js";
 import type { PreparedCall } from "./call-types.js";
 import { bindParameters } from "./parameters.js";
+import { chooseReadLimits, setByCredential } from "./read-limit-choice.js";
 import type { Endpoint } from "./registry.js";
 import { applyScope, type Scope } from "./scope.js";
 
@@ -12,9 +15,10 @@ export type PrepareCall = (endpoint: Endpoint, request: Message, scope?: Scope) 
 
 /**
  * Prepares calls; with `cached` false (no cache) no call gets a cache entry.
+ * `defaultReadLimits` apply to every call (MAX_ROWS_TO_READ, MAX_BYTES_TO_READ).
  * Throws PERMISSION_DENIED (scope) or INVALID_ARGUMENT (every problem listed).
  */
-export function createCallPreparer(cached: boolean): PrepareCall {
+export function createCallPreparer(cached: boolean, defaultReadLimits?: ReadLimitValues): PrepareCall {
   /** One policy per endpoint, so entries of an endpoint share it. */
   const policies = new Map<Endpoint, CachePolicy>();
 
@@ -31,11 +35,31 @@ export function createCallPreparer(cached: boolean): PrepareCall {
     return policy;
   }
 
+  /** The limits of calls without a credential's own, by endpoint. */
+  const endpointLimits = new Map<Endpoint, ReadLimits | undefined>();
+  function readLimitsOf(endpoint: Endpoint, scope: Scope | undefined): ReadLimits | undefined {
+    if (scope?.readLimits !== undefined)
+      return chooseReadLimits({
+        savedQuery: endpoint.readLimits,
+        credential: scope.readLimits,
+        defaults: defaultReadLimits,
+      });
+    if (!endpointLimits.has(endpoint))
+      endpointLimits.set(endpoint, chooseReadLimits({ savedQuery: endpoint.readLimits, defaults: defaultReadLimits }));
+    return endpointLimits.get(endpoint);
+  }
+
   return (endpoint, request, scope) => {
     const effective = scope === undefined ? request : applyScope(endpoint, request, scope);
     const { queryParams, normalized } = bindParameters(endpoint, effective);
+    const readLimits = readLimitsOf(endpoint, scope);
+    const call: PreparedCall =
+      readLimits === undefined ? { endpoint, queryParams } : { endpoint, queryParams, readLimits };
     const policy = policyOf(endpoint);
-    if (!cached || policy.ttlMs === 0) return { endpoint, queryParams };
-    return { endpoint, queryParams, cacheEntry: { key: cacheKey(endpoint.definition.name, normalized), policy } };
+    if (!cached || policy.ttlMs === 0) return call;
+    let key = cacheKey(endpoint.definition.name, normalized);
+    // A call stopped by its credential's limit must not be joined by callers without it, nor the other way round.
+    if (setByCredential(readLimits)) key += `\n${JSON.stringify(readLimits)}`;
+    return { ...call, cacheEntry: { key, policy } };
   };
 }

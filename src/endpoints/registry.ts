@@ -15,7 +15,7 @@ import {
   ParameterFormat,
   type EndpointDefinition,
 } from "../gen/endpoints/v1/endpoint_options_pb.js";
-import type { SavedQuery } from "../executor/index.js";
+import type { ReadLimitValues, SavedQuery } from "../executor/index.js";
 import { readSavedQuerySql } from "../warehouse/index.js";
 import { allowedValueProblems, sandboxProblem } from "./definition-checks.js";
 import { placeholderProblems } from "./sql-placeholders.js";
@@ -48,6 +48,8 @@ export interface Endpoint {
   /** The row message of the response's repeated `result` field. */
   rowSchema: DescMessage;
   savedQuery: SavedQuery;
+  /** The saved query's own read limits (`max_rows_to_read`, `max_bytes_to_read` options; 0 is none). */
+  readLimits: ReadLimitValues;
 }
 
 export interface EndpointRegistry {
@@ -108,6 +110,10 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
         grpcMethod: `${service.typeName}/${method.name}`,
         parameters,
         rowSchema: rowSchemaOf(method.output),
+        readLimits: {
+          maxRowsToRead: readLimitOption(definition.name, "max_rows_to_read", definition.maxRowsToRead),
+          maxBytesToRead: readLimitOption(definition.name, "max_bytes_to_read", definition.maxBytesToRead),
+        },
         savedQuery: {
           name: definition.name,
           sql,
@@ -129,6 +135,13 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
     endpoints,
     find: (nameOrId) => byKey.get(nameOrId) ?? byKey.get(nameOrId.toLowerCase()),
   };
+}
+
+/** A read limit option as a number; one past what a number holds exactly is a mistake of `proto/`. */
+function readLimitOption(name: string, option: string, value: bigint): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new Error(`${name}: ${option} is larger than ${Number.MAX_SAFE_INTEGER}`);
+  return Number(value);
 }
 
 function parameterSpec(field: DescField, maxLength: number): ParameterSpec {

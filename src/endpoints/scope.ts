@@ -6,12 +6,14 @@
 import { clone, create, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { BadRequestSchema, BadRequest_FieldViolationSchema } from "../gen/google/rpc/error_details_pb.js";
+import type { ReadLimitValues } from "../executor/index.js";
 import type { Endpoint } from "./registry.js";
 
-/** What a credential limits: the endpoints it may call (undefined: all) and the parameters it fixes. */
+/** What a credential limits: the endpoints it may call (undefined: all), the parameters it fixes and what the warehouse may read for it. */
 export interface Scope {
   endpoints?: ReadonlySet<string>;
   fixed?: Readonly<Record<string, string>>;
+  readLimits?: ReadLimitValues;
 }
 
 /** `request` as `scope` lets it run: the same message when nothing is fixed, else a copy with the fixed values. */

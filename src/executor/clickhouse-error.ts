@@ -3,12 +3,15 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { callerGoneError, causeChain, deadlineError, invalidArgument } from "../errors/index.js";
 import { isEmbeddedEngineGone, WarehouseClosedError } from "../warehouse/index.js";
+import { passedReadLimit, readLimitError, type ReadLimitName, type ReadLimits } from "./read-limits.js";
 
 export interface ClickHouseErrorContext {
   /** The query parameter that is a regular expression, named when it fails to compile. */
   regexpParameter?: string;
   /** Why the query's abort signal fired, when it did. */
   aborted?: "deadline" | "caller";
+  /** The read limits the query ran under: one it ran past is named in the message. */
+  readLimits?: ReadLimits;
 }
 
 /** Node system error codes that mean the warehouse cannot be reached at all. */
@@ -26,13 +29,18 @@ const unreachableSystemCodes = new Set([
 
 /** ClickHouse error codes, by number, and the code each one is for a caller. */
 const codeByClickHouseCode = new Map<number, Code>([
+  [158, Code.ResourceExhausted], // TOO_MANY_ROWS
   [159, Code.DeadlineExceeded], // TIMEOUT_EXCEEDED
   [160, Code.DeadlineExceeded], // TOO_SLOW
   [202, Code.Unavailable], // TOO_MANY_SIMULTANEOUS_QUERIES
   [209, Code.Unavailable], // SOCKET_TIMEOUT
   [210, Code.Unavailable], // NETWORK_ERROR
+  [241, Code.ResourceExhausted], // MEMORY_LIMIT_EXCEEDED
   [242, Code.Unavailable], // TABLE_IS_READ_ONLY
   [279, Code.Unavailable], // ALL_CONNECTION_TRIES_FAILED
+  [290, Code.ResourceExhausted], // LIMIT_EXCEEDED
+  [307, Code.ResourceExhausted], // TOO_MANY_BYTES
+  [396, Code.ResourceExhausted], // TOO_MANY_ROWS_OR_BYTES
 ]);
 
 /** CANNOT_COMPILE_REGEXP: a pattern parameter RE2 cannot compile. */
@@ -40,12 +48,15 @@ const cannotCompileRegexp = 427;
 
 const messages: Partial<Record<Code, string>> = {
   [Code.Unavailable]: "warehouse unavailable, try again later",
+  [Code.ResourceExhausted]: "the query ran past a resource limit of the warehouse",
   [Code.Internal]: "internal error",
 };
 
 /**
  * Translates anything a warehouse query threw into a ConnectError:
  * an uncompilable regular expression is INVALID_ARGUMENT naming the parameter,
+ * a read limit passed or another resource limit of the warehouse (memory, say)
+ * RESOURCE_EXHAUSTED (naming the read limit when it is one of `readLimits`),
  * an unreachable warehouse UNAVAILABLE, a deadline DEADLINE_EXCEEDED, and
  * everything else INTERNAL with a fixed message.
  */
@@ -61,10 +72,19 @@ export function connectErrorFromClickHouse(error: unknown, context: ClickHouseEr
       const field = context.regexpParameter;
       return invalidArgument([{ field, description: `${field} is not a valid RE2 regular expression` }], error);
     }
+    const passed = passedReadLimit(clickHouseCode, context.readLimits);
+    if (passed !== undefined) return readLimitError(passed, context.readLimits![passed]!, error);
     return withCode(codeByClickHouseCode.get(clickHouseCode) ?? Code.Internal, error);
   }
   if (chain.some(isUnreachable) || isEmbeddedEngineGone(error)) return withCode(Code.Unavailable, error);
   return withCode(Code.Internal, error);
+}
+
+/** The read limit of `limits` that the warehouse said `error`'s query ran past, if any. */
+export function readLimitPassedBy(error: unknown, limits: ReadLimits | undefined): ReadLimitName | undefined {
+  if (limits === undefined) return undefined;
+  const clickHouseCode = firstDefined(causeChain(error), clickHouseCodeOf);
+  return clickHouseCode === undefined ? undefined : passedReadLimit(clickHouseCode, limits);
 }
 
 function withCode(code: Code, cause: unknown): ConnectError {

@@ -22,6 +22,7 @@ import { createFailFastGate } from "./fail-fast.js";
 import { logQueryFailure, queryFailure } from "./query-failure.js";
 import type { QueryStatistics } from "./query-statistics.js";
 import type { QueryTuning } from "./query-tuning.js";
+import type { ReadLimitName } from "./read-limits.js";
 import type { QueryParamValue, SavedQuery, WarehouseRow } from "./saved-query.js";
 import { queryWarehouse, type WarehouseQueryTrace } from "./warehouse-query.js";
 import { warehouseRequest } from "./warehouse-request.js";
@@ -61,12 +62,17 @@ export interface QueryResult {
   queryId: string;
   /** Wall time of the warehouse round trip. */
   durationMs: number;
-  /** Rows and bytes the query read, when the warehouse reports them (a server does; the embedded engine does not). */
+  /** Rows and bytes the query read and its time in the warehouse, as the warehouse reports them. */
   statistics?: QueryStatistics;
 }
 
-/** Called after every query, for metrics. */
-export type QueryObserver = (event: { query: string; durationMs: number; error?: ConnectError }) => void;
+/** Called after every query, for metrics; `readLimit` names the read limit a refused query ran past. */
+export type QueryObserver = (event: {
+  query: string;
+  durationMs: number;
+  error?: ConnectError;
+  readLimit?: ReadLimitName;
+}) => void;
 
 export interface QueryExecutorOptions {
   client: WarehouseClient;
@@ -222,6 +228,12 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         engineTimeoutMs,
         // Without a way to stop the query, the answer is awaited whole (see killAbortedQueries).
         abortSignal: stopsAbortedQueries ? signal : undefined,
+        readLimits: query.readLimits,
+        owner: {
+          endpoint: query.name,
+          caller: executeOptions.tenant ?? "",
+          request_id: executeOptions.requestId ?? "",
+        },
       });
       const { rows, statistics } = await queryWarehouse(client, request, queryId, logger, query.name, trace);
       const capped = rows.slice(0, query.maxRows);
@@ -236,12 +248,17 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
         signal,
         stopsAbortedQueries,
         finishOnceStarted: executeOptions.finishOnceStarted === true,
+        readLimits: query.readLimits,
       });
-      const { error } = failure;
+      const { error, readLimit } = failure;
       if (error.code === Code.Unavailable) gate.unreachable();
       if (failure.aborted !== undefined) killQuery(queryId);
       const durationMs = performance.now() - started;
-      observe({ query: query.name, durationMs, error });
+      observe(
+        readLimit === undefined
+          ? { query: query.name, durationMs, error }
+          : { query: query.name, durationMs, error, readLimit },
+      );
       logQueryFailure(
         logger,
         failure,

@@ -4,7 +4,8 @@
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { isDeadline } from "../errors/index.js";
 import type { Logger } from "../observability/index.js";
-import { connectErrorFromClickHouse } from "./clickhouse-error.js";
+import { connectErrorFromClickHouse, readLimitPassedBy } from "./clickhouse-error.js";
+import type { ReadLimitName, ReadLimits } from "./read-limits.js";
 import type { SavedQuery } from "./saved-query.js";
 
 export interface QueryFailure {
@@ -14,6 +15,8 @@ export interface QueryFailure {
   aborted?: "deadline" | "caller";
   /** Answered already, where the warehouse ran the query on after its caller went away. */
   callerLeft: boolean;
+  /** The read limit the query ran past, when that is why it failed. */
+  readLimit?: ReadLimitName;
 }
 
 export interface QueryFailureContext {
@@ -24,6 +27,8 @@ export interface QueryFailureContext {
   stopsAbortedQueries: boolean;
   /** Whether the query was asked to finish once it had its turn. */
   finishOnceStarted: boolean;
+  /** The read limits the query ran under. */
+  readLimits?: ReadLimits;
 }
 
 /** Classifies what a warehouse query threw. */
@@ -36,11 +41,22 @@ export function queryFailure(cause: unknown, context: QueryFailureContext): Quer
   // A query asked to finish was left by all its callers, at their deadlines or not.
   const callerLeft =
     !stopsAbortedQueries && signal.aborted && (!isDeadline(signal.reason) || context.finishOnceStarted);
-  const error = connectErrorFromClickHouse(cause, { regexpParameter: context.query.regexpParameter, aborted });
-  return aborted === undefined ? { error, callerLeft } : { error, aborted, callerLeft };
+  const { readLimits } = context;
+  const error = connectErrorFromClickHouse(cause, {
+    regexpParameter: context.query.regexpParameter,
+    aborted,
+    readLimits,
+  });
+  const readLimit = aborted === undefined ? readLimitPassedBy(cause, readLimits) : undefined;
+  return {
+    error,
+    callerLeft,
+    ...(aborted === undefined ? {} : { aborted }),
+    ...(readLimit === undefined ? {} : { readLimit }),
+  };
 }
 
-/** Logs a failed query: the caller's own mistake and a deadline nobody waited for at debug, the rest at warn. */
+/** Logs a failed query: the caller's own mistake, a read limit and a deadline nobody waited for at debug, the rest at warn. */
 export function logQueryFailure(
   logger: Logger,
   failure: QueryFailure,
@@ -54,6 +70,9 @@ export function logQueryFailure(
     // The caller's input (a pattern the warehouse cannot compile): its call is logged as a 400 already,
     // and a warn line with the warehouse's stacks for each such call would let any caller fill the log.
     logger.debug("warehouse refused the caller's input", { ...line, reason: error.rawMessage });
+  } else if (failure.readLimit !== undefined) {
+    // A limit doing its work: the caller is told which; one warn line per refused call would let callers fill the log.
+    logger.debug("warehouse stopped a query at its read limit", { ...line, limit: failure.readLimit });
   } else if (callerLeft && error.code === Code.DeadlineExceeded) {
     // Stopped by the warehouse at its deadline, as it should be; nobody was waiting for it any more.
     logger.debug("warehouse query ended at its deadline after its caller left", line);

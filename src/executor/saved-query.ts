@@ -1,5 +1,6 @@
 // What the executor runs and what it answers with: a saved query, its
 // parameter values and the rows the warehouse sends back.
+import type { ReadLimits } from "./read-limits.js";
 
 /** A saved query as the executor needs it. */
 export interface SavedQuery {
@@ -14,6 +15,8 @@ export interface SavedQuery {
   maxRows: number;
   /** The parameter that is an RE2 regular expression, if any. */
   regexpParameter?: string;
+  /** Rows and bytes the warehouse may read for this run of it (read-limits.ts). Default: none. */
+  readLimits?: ReadLimits;
 }
 
 /** A query parameter value. Instants travel as `YYYY-MM-DD hh:mm:ss.ffffff` text. */

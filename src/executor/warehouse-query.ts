@@ -5,15 +5,15 @@
 import { randomUUID } from "node:crypto";
 import { traceAttribute, type Logger, type TraceSpan, type Tracing } from "../observability/index.js";
 import type { WarehouseClient } from "../warehouse/index.js";
-import { statisticsFromHeaders, type QueryStatistics } from "./query-statistics.js";
-import { readResultRows } from "./result-rows.js";
+import { mergedStatistics, statisticsFromHeaders, type QueryStatistics } from "./query-statistics.js";
+import { readWarehouseAnswer } from "./result-rows.js";
 import type { WarehouseRow } from "./saved-query.js";
 import type { WarehouseRequest } from "./warehouse-request.js";
 
 export interface WarehouseAnswer {
   /** Every row the warehouse sent, uncapped. */
   rows: WarehouseRow[];
-  /** Rows and bytes read, when the warehouse reports them. */
+  /** Rows and bytes read and the warehouse's time, when it reports them. */
   statistics?: QueryStatistics;
 }
 
@@ -27,7 +27,7 @@ export interface WarehouseQueryTrace {
 /**
  * Sends `request` as `queryId` and reads its rows. Throws what the client
  * throws (the caller translates it), or an Error when even the second answer
- * is not one JSON array of rows.
+ * is not one JSON document of rows.
  */
 export async function queryWarehouse(
   client: WarehouseClient,
@@ -46,18 +46,18 @@ export async function queryWarehouse(
           (span) => roundTrip(client, request, id, span, trace.propagate),
         );
   let { answer, text } = await ask(queryId);
-  let rows = readResultRows(text);
-  if (rows === undefined) {
+  let read = readWarehouseAnswer(text);
+  if (read === undefined) {
     // Output a failed query left behind came first (result-rows.ts); it
     // went with this answer, so the next one is the query's own.
     logger.warn("warehouse answer held more than this query's rows; asked again", { query: name, queryId });
     ({ answer, text } = await ask(randomUUID()));
-    rows = readResultRows(text);
-    if (rows === undefined)
-      throw new Error("the warehouse answered twice with something other than one JSON array of rows");
+    read = readWarehouseAnswer(text);
+    if (read === undefined)
+      throw new Error("the warehouse answered twice with something other than one JSON document of rows");
   }
-  const statistics = statisticsFromHeaders(answer.response_headers);
-  return statistics === undefined ? { rows } : { rows, statistics };
+  const statistics = mergedStatistics(statisticsFromHeaders(answer.response_headers), read.statistics);
+  return statistics === undefined ? { rows: read.rows } : { rows: read.rows, statistics };
 }
 
 /** One request and its whole answer, in `span` when traced, with the span's traceparent when `propagate`. */

@@ -10,6 +10,8 @@ export interface Metrics {
   requestDuration: SeriesHistogram<"endpoint" | "protocol">;
   warehouseQueryDuration: Histogram<"endpoint">;
   warehouseQueryErrors: Counter<"endpoint" | "code">;
+  /** Calls refused because their query ran past a read limit, by endpoint and limit (`max_rows_to_read`, `max_bytes_to_read`). */
+  readLimitRefusals: Counter<"endpoint" | "limit">;
   cacheEvents: SeriesCounter<"endpoint" | "event">;
   cacheEntries: Gauge;
   cacheBytes: Gauge;
@@ -62,6 +64,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       name: "sqe_warehouse_query_errors_total",
       help: "Failed warehouse queries by endpoint and code.",
       labelNames: ["endpoint", "code"],
+      registers,
+    }),
+    readLimitRefusals: new Counter({
+      name: "sqe_read_limit_refusals_total",
+      help: "Warehouse queries stopped at a read limit, by endpoint and limit.",
+      labelNames: ["endpoint", "limit"],
       registers,
     }),
     cacheEvents: new SeriesCounter(

@@ -3,6 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { fieldViolationsOf } from "../../src/errors/index.js";
 import { connectErrorFromClickHouse } from "../../src/executor/clickhouse-error.js";
+import type { ReadLimits } from "../../src/executor/read-limits.js";
 import { WarehouseClosedError } from "../../src/warehouse/index.js";
 
 /** An error shaped like ClickHouseError: numeric code as text, and the type name. */
@@ -90,5 +91,55 @@ describe("connectErrorFromClickHouse", () => {
   it("passes a ConnectError through unchanged", () => {
     const error = new ConnectError("x", Code.NotFound);
     expect(connectErrorFromClickHouse(error)).toBe(error);
+  });
+});
+
+describe("connectErrorFromClickHouse and resource limits", () => {
+  const limits: ReadLimits = {
+    max_rows_to_read: { value: 1000, source: "credential" },
+    max_bytes_to_read: { value: 1048576, source: "saved query" },
+  };
+
+  it.each([
+    ["TOO_MANY_ROWS", clickhouse("TOO_MANY_ROWS", "158"), "rows to read past the limit of 1000 set by the credential"],
+    [
+      "TOO_MANY_BYTES",
+      clickhouse("TOO_MANY_BYTES", "307"),
+      "bytes to read past the limit of 1048576 set by the saved query",
+    ],
+    [
+      "chDB's TOO_MANY_ROWS, down the chain",
+      wrapping(chdb("CHDB_QUERY", 158)),
+      "rows to read past the limit of 1000 set by the credential",
+    ],
+  ])("names the read limit a query ran past (%s), with no Retry-After", (_label, error, message) => {
+    const translated = connectErrorFromClickHouse(error, { readLimits: limits });
+    expect(translated.code).toBe(Code.ResourceExhausted);
+    expect(translated.rawMessage).toBe(message);
+    expect(translated.metadata.get("retry-after")).toBeNull();
+  });
+
+  it.each([
+    ["MEMORY_LIMIT_EXCEEDED", clickhouse("MEMORY_LIMIT_EXCEEDED", "241")],
+    ["TOO_MANY_ROWS_OR_BYTES", clickhouse("TOO_MANY_ROWS_OR_BYTES", "396")],
+    ["LIMIT_EXCEEDED", clickhouse("LIMIT_EXCEEDED", "290")],
+    ["TOO_MANY_ROWS without a read limit of the call", clickhouse("TOO_MANY_ROWS", "158")],
+    ["chDB's MEMORY_LIMIT_EXCEEDED", chdb("CHDB_QUERY", 241)],
+  ])("answers another resource limit (%s) as resource_exhausted with a fixed message", (_label, error) => {
+    const translated = connectErrorFromClickHouse(error);
+    expect(translated.code).toBe(Code.ResourceExhausted);
+    expect(translated.rawMessage).toBe("the query ran past a resource limit of the warehouse");
+    expect(translated.message).not.toContain("warehouse says");
+    expect(translated.metadata.get("retry-after")).toBeNull();
+  });
+
+  it("names the row limit only for TOO_MANY_ROWS, the byte limit only for TOO_MANY_BYTES", () => {
+    const rowsOnly: ReadLimits = { max_rows_to_read: { value: 5, source: "default" } };
+    expect(connectErrorFromClickHouse(clickhouse("TOO_MANY_BYTES", "307"), { readLimits: rowsOnly }).rawMessage).toBe(
+      "the query ran past a resource limit of the warehouse",
+    );
+    expect(connectErrorFromClickHouse(clickhouse("TOO_MANY_ROWS", "158"), { readLimits: rowsOnly }).rawMessage).toBe(
+      "rows to read past the limit of 5 set by the service's default",
+    );
   });
 });

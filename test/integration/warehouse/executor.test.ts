@@ -29,11 +29,13 @@ describe("query executor", () => {
     expect(rows[999]).toEqual({ number: 999 });
   });
 
-  it("reports no rows or bytes read on the embedded engine, which does not say", async () => {
+  it("reports the rows and bytes read on the embedded engine, from the JSON format's statistics", async () => {
     const executor = createQueryExecutor({ client: warehouse.client });
     const result = await executor.execute(query("SELECT count() AS n FROM numbers(1000)"), {});
     expect(result.rows).toEqual([{ n: 1000 }]);
-    expect(result.statistics).toBeUndefined();
+    // 1,000 UInt64 numbers read to return one row.
+    expect(result.statistics).toMatchObject({ rowsRead: 1000, bytesRead: 8000 });
+    expect(result.statistics?.elapsedMs).toBeGreaterThanOrEqual(0);
   });
 
   it("leaves no setting behind for the next statement of the session", async () => {
