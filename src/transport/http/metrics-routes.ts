@@ -2,7 +2,7 @@
 // kept off the API port, where a flood of them cannot reach the callers.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger, MetricsScrape } from "../../observability/index.js";
-import type { RequestHandler } from "../node-http/index.js";
+import { pathOf, type RequestHandler } from "../node-http/index.js";
 import { sendError } from "./error-body.js";
 import { sendBytes } from "./respond.js";
 
@@ -18,8 +18,7 @@ export interface MetricsRoutesOptions {
 /** GET or HEAD /metrics; anything else 404 (405 for another method on /metrics). */
 export function createMetricsRoutes(options: MetricsRoutesOptions): RequestHandler {
   return (request, response) => {
-    const url = request.url ?? "/";
-    const path = url.split("?", 1)[0];
+    const path = pathOf(request.url);
     const method = request.method ?? "GET";
     if (path !== "/metrics") return sendError(request, response, "", new ConnectError("no such route", Code.NotFound));
     if (method !== "GET" && method !== "HEAD") {

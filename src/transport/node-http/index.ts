@@ -3,7 +3,7 @@
 // request id, code -> HTTP status, and the 500 of a handler that threw; the
 // bare HTTP/2 streams the fast paths answer, the one "authenticate, then go
 // on" step, and the calls prepared by request.
-export { copyCorsHeaders, handlerThrew, pathOf, setCorsHeaders } from "./request-handler.js";
+export { copyCorsHeaders, handlerThrew, pathOf, queryOf, setCorsHeaders } from "./request-handler.js";
 export type {
   CorsHeaders,
   CorsHandler,

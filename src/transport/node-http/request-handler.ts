@@ -67,3 +67,10 @@ export function pathOf(url: string | undefined): string {
   const queryAt = target.indexOf("?");
   return queryAt < 0 ? target : target.slice(0, queryAt);
 }
+
+/** The query string of a request target, without its `?`; empty when it has none. */
+export function queryOf(url: string | undefined): string {
+  const target = url ?? "/";
+  const queryAt = target.indexOf("?");
+  return queryAt < 0 ? "" : target.slice(queryAt + 1);
+}
