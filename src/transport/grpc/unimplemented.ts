@@ -29,6 +29,6 @@ export function createUnimplementedFallback(options: UnimplementedOptions): Requ
     const protocol = rpcProtocolOf(request.method, request.headers["content-type"], url);
     if (protocol === undefined) return options.fallback(request, response);
     const message = unimplementedMessage(pathOf(url), services);
-    sendRpcError(request, response, protocol, new ConnectError(message, Code.Unimplemented));
+    sendRpcError([request, response], protocol, new ConnectError(message, Code.Unimplemented));
   };
 }

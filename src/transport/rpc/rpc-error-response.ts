@@ -4,7 +4,7 @@
 // calls of procedures that are not served.
 import { constants as http2Constants } from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { codeName, hasBody, httpStatusFromCode, type HttpRequest, type HttpResponse } from "../node-http/index.js";
+import { codeName, hasBody, httpStatusFromCode, type RequestAndResponse } from "../node-http/index.js";
 
 export type RpcProtocol = "grpc" | "grpc-web" | "connect" | "connect-stream";
 
@@ -39,8 +39,7 @@ const forwardedMetadata = ["retry-after", "ratelimit", "ratelimit-policy", "x-re
  * left unread is closed rather than drained.
  */
 export function sendRpcError(
-  request: HttpRequest,
-  response: HttpResponse,
+  [request, response]: RequestAndResponse,
   protocol: RpcProtocol,
   error: ConnectError,
   httpStatus?: number,
