@@ -16,7 +16,8 @@ import {
   handlerThrew,
   type RequestHead,
 } from "../node-http/index.js";
-import { bodyTooLarge, rpcProtocolOf, sendRpcError, type RpcProtocol } from "./rpc-error-response.js";
+import { bodyTooLarge, sendRpcError } from "./rpc-error-response.js";
+import { type RpcProtocol, rpcProtocolOf } from "./rpc-protocol.js";
 
 export interface RpcGateOptions {
   authenticate: Authenticator;

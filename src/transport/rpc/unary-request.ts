@@ -9,14 +9,12 @@ import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";
 import { type Compression, compressionNegotiate } from "@connectrpc/connect/protocol";
-import { parseContentType as parseConnectType } from "@connectrpc/connect/protocol-connect";
-import { parseContentType as parseGrpcType } from "@connectrpc/connect/protocol-grpc";
-import { parseContentType as parseGrpcWebType } from "@connectrpc/connect/protocol-grpc-web";
 import { createBoundedMemo } from "../../collections/index.js";
 import { queryOf } from "../node-http/index.js";
+import { type CallProtocol, rpcContentTypeOf } from "./rpc-protocol.js";
 
 /** The protocols the fast path answers, named as the logs and metrics name them. */
-export type UnaryProtocol = "grpc" | "grpc-web" | "connect";
+export type UnaryProtocol = CallProtocol;
 
 /** A plain unary call, as far as its headers tell. */
 export interface UnaryRequestForm {
@@ -40,24 +38,8 @@ export interface RequestHead {
 const grpcTimeout = /^\d{1,8}[HMSmun]$/;
 const connectTimeout = /^\d{1,10}$/;
 
-/** Distinct content types and accepted encodings whose reading is kept (collections/bounded-memo.ts): a lookup costs less than a parse. */
+/** Distinct accepted encodings whose reading is kept (collections/bounded-memo.ts): a lookup costs less than a parse. */
 const memoSize = 64;
-
-/** What a POST's content type says, as connect-node's three protocols read it; undefined for none of them. */
-const contentTypeOf = createBoundedMemo(
-  (contentType: string): { protocol: UnaryProtocol; binary: boolean; text: boolean; stream: boolean } | undefined => {
-    const grpc = parseGrpcType(contentType);
-    if (grpc !== undefined) return { protocol: "grpc", binary: grpc.binary, text: false, stream: false };
-    const grpcWeb = parseGrpcWebType(contentType);
-    if (grpcWeb !== undefined)
-      return { protocol: "grpc-web", binary: grpcWeb.binary, text: grpcWeb.text, stream: false };
-    const connect = parseConnectType(contentType);
-    if (connect !== undefined)
-      return { protocol: "connect", binary: connect.binary, text: false, stream: connect.stream };
-    return undefined;
-  },
-  memoSize,
-);
 
 /**
  * The form of `request`, a call of `method`, if it is a plain unary call the
@@ -73,7 +55,7 @@ export function unaryRequestForm(
   const contentType = headers["content-type"];
   if (request.method === "GET") return connectGetForm(request, method, available);
   if (request.method !== "POST" || typeof contentType !== "string") return undefined;
-  const type = contentTypeOf(contentType);
+  const type = rpcContentTypeOf(contentType);
   if (type === undefined || type.text || type.stream) return undefined;
   let accept: string | string[] | undefined;
   if (type.protocol === "connect") {
