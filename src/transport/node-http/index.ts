@@ -18,7 +18,7 @@ export { requestIdFrom } from "./request-id.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";
 export { authenticateThen } from "./authenticated.js";
 export type { AuthenticatedSteps } from "./authenticated.js";
-export { sessionAddress, streamAddress, streamHead } from "./bare-stream.js";
+export { sessionAddress, streamAddress } from "./bare-stream.js";
 export type { RequestHead, StreamHandler } from "./bare-stream.js";
 export { noCors, replyOn, RequestCall, StreamCall } from "./call.js";
 export type { Call, CallHandler, CorsDecision } from "./call.js";

@@ -4,7 +4,7 @@
 // router. It only ever answers hits: anything else (a request it does not
 // read as the router would, a message that does not parse, parameters that
 // do not validate, a miss) goes to the router with the body it read
-// replayed, and is answered exactly as it always was, errors included.
+// replayed, and is answered by the router, errors included.
 import { isScoped } from "../../auth/index.js";
 import type { Endpoint, EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import { type Call, type CallHandler, createPreparedCalls, pathOf } from "../node-http/index.js";

@@ -10,7 +10,7 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";
 import { type Compression, compressionNegotiate } from "@connectrpc/connect/protocol";
 import { createBoundedMemo } from "../../collections/index.js";
-import { queryOf } from "../node-http/index.js";
+import { queryOf, type RequestHead } from "../node-http/index.js";
 import { type CallProtocol, rpcContentTypeOf } from "./rpc-protocol.js";
 
 /** The protocols the fast path answers, named as the logs and metrics name them. */
@@ -25,14 +25,6 @@ export interface UnaryRequestForm {
   get: boolean;
   /** The response compression connect-node would choose; null for none. */
   compression: Compression | null;
-}
-
-/** The request side of a Node HTTP request, as the fast path reads it. */
-export interface RequestHead {
-  method?: string;
-  url?: string;
-  httpVersionMajor: number;
-  headers: Record<string, string | string[] | undefined>;
 }
 
 const grpcTimeout = /^\d{1,8}[HMSmun]$/;
