@@ -1,8 +1,10 @@
 // The composition root: the endpoint registry, the query path below it
 // (query-path.ts), who may call (authentication.ts) and readiness, served as
-// one request handler (and one handler of bare HTTP/2 streams): the GET
-// routes on their fast path, the RPC stack for the rest. Every dependency is passed in, so tests build the same app with
-// their own clock and warehouse.
+// one request handler (and one handler of bare HTTP/2 streams). A request
+// becomes one call value at CORS (transport/cors.ts), is routed once, then
+// goes to the GET routes (transport/http/http-routes.ts) or the RPC stack
+// (transport/rpc-stack.ts). Every dependency is passed in, so tests build the
+// same app with their own clock and warehouse.
 import type { TokenVerifierOptions } from "../auth/index.js";
 import type { ResultCache } from "../cache/index.js";
 import {
@@ -24,8 +26,10 @@ import {
   systemClock,
 } from "../observability/index.js";
 import {
+  type CallHandler,
   createHttpRoutes,
   createKeylessLimit,
+  createRouteOf,
   createRpcStack,
   endpointKeyOf,
   isHttpRoute,
@@ -34,7 +38,6 @@ import {
   withCors,
   withCorsStreams,
   withExplorer,
-  type CorsHandler,
   type CorsOrigins,
   type RequestHandler,
   type StreamHandler,
@@ -215,7 +218,7 @@ export function createApp(options: AppOptions): App {
     service,
     authenticate,
     ready,
-    fallback: httpRoutes.handler,
+    fallback: httpRoutes.noSuchRoute,
     metrics,
     logger,
     defaultTimeoutMs,
@@ -227,42 +230,35 @@ export function createApp(options: AppOptions): App {
     // A traced call's span must stay current while its body is read, which the fast path's reading does not keep.
     fastPath: tracing === undefined && options.rpcFastPath !== false,
   });
-  // GET API paths skip the Connect router's lookup: they are the hot path of plain HTTP callers.
-  const routed: CorsHandler = (request, response, corsHeaders) =>
-    isHttpRoute(request.url ?? "/")
-      ? httpRoutes.handler(request, response, corsHeaders)
-      : rpc.handler(request, response, corsHeaders);
-  // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
-  const traced =
-    tracing === undefined ? routed : traceCalls(routed, { tracing, endpointOf: savedQueryOfPath(registry) });
-  // Browsers: preflights answered before any route or key check (and untraced), and the CORS headers handed to every
-  // other answer (transport/cors.ts); the explorer page beside.
+  // The route of each call, decided once from its target: the GET API's routes skip the Connect router's lookup, they
+  // are the hot path of plain HTTP callers; the explorer page sits beside the RPC stack.
+  const routeOf = createRouteOf(new Set(registry.endpoints.map((e) => `/${e.grpcMethod}`)));
   const explorer = options.explorer;
-  const cors = { origins: options.corsOrigins };
-  const handler = withCors(
+  const rest =
     explorer === undefined
-      ? traced
-      : withExplorer(traced, {
+      ? rpc.serve
+      : withExplorer(rpc.serve, {
           directory: explorer.directory,
           onMissing: (directory) => logger.warn("explorer not built; GET / answers 503", { directory }),
-        }),
-    cors,
-  );
-  // HTTP/2 streams: the GET API and the saved queries' procedures may be answered on the bare stream; the rest is
-  // `handler`'s. With traces, every stream goes to `handler`, where each call has its span.
-  const streams: StreamHandler | undefined =
-    tracing !== undefined
-      ? undefined
-      : withCorsStreams(
-          (stream, headers, toRequest, corsHeaders) => {
-            const path = headers[":path"] ?? "/";
-            if (isHttpRoute(path)) return httpRoutes.stream(stream, headers, toRequest, corsHeaders);
-            if (rpc.keyed(path)) return rpc.stream(stream, headers, toRequest, corsHeaders);
-            handler(...toRequest());
-          },
-          handler,
-          cors,
-        );
+        });
+  const dispatch: CallHandler = (call) => {
+    if (isHttpRoute(call.route)) return httpRoutes.serve(call);
+    if (call.route === "saved-query-procedure") return rpc.serve(call);
+    rest(call);
+  };
+  // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
+  const traced =
+    tracing === undefined ? dispatch : traceCalls(dispatch, { tracing, endpointOf: savedQueryOfPath(registry) });
+  const routed: CallHandler = (call) => {
+    call.route = routeOf(call.head.url ?? "/");
+    traced(call);
+  };
+  // Browsers: preflights answered before any route or key check (and untraced), and every other request made a call
+  // carrying its CORS decision (transport/cors.ts). HTTP/2 streams are taken before Node's compatibility layer, so that
+  // a hit is answered on the bare stream; with traces, every stream goes to `handler`, where each call has its span.
+  const cors = { origins: options.corsOrigins };
+  const handler = withCors(routed, cors);
+  const streams: StreamHandler | undefined = tracing !== undefined ? undefined : withCorsStreams(routed, handler, cors);
   return {
     handler,
     streams,

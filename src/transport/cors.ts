@@ -5,15 +5,15 @@
 // Credentials (cookies) are never allowed: callers send a key or a token.
 import { cors as connectCors } from "@connectrpc/connect";
 import {
-  type CorsHeaders,
-  type CorsHandler,
+  type CallHandler,
+  type CorsDecision,
   hasBody,
   type HttpRequest,
   type HttpResponse,
+  RequestCall,
   type RequestHandler,
-  setCorsHeaders,
+  StreamCall,
   type StreamHandler,
-  withCorsHeadersSet,
 } from "./node-http/index.js";
 
 /** `"*"` for any origin, else the exact origins (`https://app.example.com`) allowed. */
@@ -62,43 +62,53 @@ function isPreflight(request: HttpRequest): boolean {
 }
 
 /**
- * The CORS headers of an answer to a request from `origin`: made once for
- * any origin; with a list of origins, `Vary: Origin` first (the answer then
- * differs by Origin, so caches must keep them apart), then those of an
- * allowed origin.
+ * The CORS decision of an answer to a request from `origin`, made once per
+ * origin: for any origin, its headers alone; with a list of origins,
+ * `Vary: Origin` first (the answer then differs by Origin, so caches must
+ * keep them apart) and the decision says so, then the headers of an allowed
+ * origin.
  */
-function corsHeadersFor(origins: CorsOrigins): (origin: string | undefined) => CorsHeaders {
+function corsDecisionFor(origins: CorsOrigins): (origin: string | undefined) => CorsDecision {
   if (origins === "*") {
-    const anyOriginHeaders = Object.freeze({
-      "access-control-allow-origin": "*",
-      "access-control-expose-headers": exposed,
-      "timing-allow-origin": "*",
+    const anyOrigin: CorsDecision = Object.freeze({
+      headers: Object.freeze({
+        "access-control-allow-origin": "*",
+        "access-control-expose-headers": exposed,
+        "timing-allow-origin": "*",
+      }),
+      varyOrigin: false,
     });
-    return () => anyOriginHeaders;
+    return () => anyOrigin;
   }
-  const allowed = new Set(origins);
-  const refused = Object.freeze({ vary: "Origin" });
-  return (origin) =>
-    origin !== undefined && allowed.has(origin)
-      ? {
+  const allowed = new Map<string, CorsDecision>(
+    origins.map((origin) => [
+      origin,
+      Object.freeze({
+        headers: Object.freeze({
           vary: "Origin",
           "access-control-allow-origin": origin,
           "access-control-expose-headers": exposed,
           "timing-allow-origin": origin,
-        }
-      : refused;
+        }),
+        varyOrigin: true,
+      }),
+    ]),
+  );
+  const refused: CorsDecision = Object.freeze({ headers: Object.freeze({ vary: "Origin" }), varyOrigin: true });
+  return (origin) => (origin === undefined ? refused : (allowed.get(origin) ?? refused));
 }
 
 /**
  * Puts CORS in front of `next`: answers preflights itself (204, before any
- * route or authentication) and hands `next` the CORS headers of every other
- * answer, for it to write with its own (see CorsHandler). Should `next`
- * throw before answering, they are set for the 500 the server writes.
+ * route or authentication) and hands `next` every other request as a call
+ * carrying its CORS decision, for the answer to write with its own headers.
+ * Should `next` throw before answering, they are set for the 500 the server
+ * writes.
  */
-export function withCors(next: CorsHandler, options: CorsOptions = {}): RequestHandler {
+export function withCors(next: CallHandler, options: CorsOptions = {}): RequestHandler {
   const origins = options.origins ?? "*";
   const anyOrigin = origins === "*";
-  const answerHeadersFor = corsHeadersFor(origins);
+  const decisionFor = corsDecisionFor(origins);
   const preflightHeaders = {
     "access-control-allow-methods": corsAllowedMethods.join(", "),
     "access-control-allow-headers": corsAllowedHeaders.join(", "),
@@ -109,22 +119,21 @@ export function withCors(next: CorsHandler, options: CorsOptions = {}): RequestH
     const origin = request.headers.origin;
     if (isPreflight(request)) {
       // Access-Control-Allow-Origin as an answer to `origin` has it; undefined when it is not allowed.
-      const allow = answerHeadersFor(origin)["access-control-allow-origin"];
+      const allow = decisionFor(origin).headers["access-control-allow-origin"];
       const extra: Record<string, string> = anyOrigin ? {} : { vary: "Origin" };
       // A preflight has no body; one sent anyway is not read, and its HTTP/1.1 connection closes.
       if (request.httpVersionMajor === 1 && hasBody(request)) extra.connection = "close";
       return answerPreflight(response, allow, extra, preflightHeaders);
     }
-    const corsHeaders = answerHeadersFor(origin);
+    const call = new RequestCall(request, response, decisionFor(origin));
     try {
-      next(request, response, corsHeaders);
+      next(call);
     } catch (error) {
-      if (!response.headersSent) setCorsHeaders(response, corsHeaders);
+      if (!response.headersSent) call.exchange();
       throw error;
     }
   };
 }
-
 /** 204 with the allowed methods and headers for an allowed origin; without any CORS header (refused) for another. */
 function answerPreflight(
   response: HttpResponse,
@@ -141,27 +150,22 @@ function answerPreflight(
 /**
  * CORS for HTTP/2 streams taken before Node's compatibility layer: a
  * preflight goes to `handler` (withCors answers it); any other stream goes
- * to `next` with the CORS headers every answer on it carries, and with those
- * set on the compatibility response if it makes one, or if `next` throws
- * before answering.
+ * to `next` as a call carrying its CORS decision, whose compatibility
+ * response, if it makes one or if `next` throws before answering, has the
+ * CORS headers set.
  */
-export function withCorsStreams(
-  next: StreamHandler,
-  handler: RequestHandler,
-  options: CorsOptions = {},
-): StreamHandler {
-  const answerHeadersFor = corsHeadersFor(options.origins ?? "*");
-  return (stream, headers, toRequest) => {
+export function withCorsStreams(next: CallHandler, handler: RequestHandler, options: CorsOptions = {}): StreamHandler {
+  const decisionFor = corsDecisionFor(options.origins ?? "*");
+  return (stream, headers, makeRequestAndResponse) => {
     if (headers[":method"] === "OPTIONS" && headers["access-control-request-method"] !== undefined) {
-      return handler(...toRequest());
+      return handler(...makeRequestAndResponse());
     }
-    const corsHeaders = answerHeadersFor(headers.origin);
-    const withHeaders = withCorsHeadersSet(toRequest, corsHeaders);
+    const call = new StreamCall(stream, headers, makeRequestAndResponse, decisionFor(headers.origin));
     try {
-      next(stream, headers, withHeaders, corsHeaders);
+      next(call);
     } catch (error) {
       // As in withCors: the response the server writes its 500 on (h2-streams.ts) has them set.
-      if (!stream.headersSent) withHeaders();
+      if (!stream.headersSent) call.exchange();
       throw error;
     }
   };

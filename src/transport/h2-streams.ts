@@ -19,7 +19,7 @@ import {
   type HttpResponse,
   type RequestHandler,
   type StreamHandler,
-  type ToRequest,
+  type MakeRequestAndResponse as ToRequest,
 } from "./node-http/index.js";
 
 const noHeaders: Readonly<Record<string, string>> = Object.freeze({});

@@ -12,13 +12,12 @@ export {
   createKeylessLimit,
   createMetricsRoutes,
   endpointKeyOf,
-  isHttpRoute,
   withExplorer,
 } from "./http/index.js";
 export { createReadinessPoller, unimplementedMessage } from "./grpc/index.js";
 export { loggingInterceptor, percentEncoded, rpcProtocolOf } from "./rpc/index.js";
-export { codeName } from "./node-http/index.js";
-export type { CorsHandler, RequestHandler, StreamHandler } from "./node-http/index.js";
+export { codeName, createRouteOf, isHttpRoute } from "./node-http/index.js";
+export type { CallHandler, RequestHandler, Route, StreamHandler } from "./node-http/index.js";
 export { withCors, withCorsStreams } from "./cors.js";
 export { recordCallOutcome, traceCalls } from "./trace-calls.js";
 export type { CorsOrigins } from "./cors.js";

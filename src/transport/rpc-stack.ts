@@ -15,13 +15,7 @@ import {
   createUnimplementedFallback,
   serverReflectionServices,
 } from "./grpc/index.js";
-import {
-  type CorsHandler,
-  codeName,
-  type RequestHandler,
-  setCorsHeaders,
-  type StreamHandler,
-} from "./node-http/index.js";
+import { type CallHandler, codeName, type RequestHandler } from "./node-http/index.js";
 import {
   type CallObserver,
   connectRoutes,
@@ -71,11 +65,8 @@ export interface RpcStackOptions {
 }
 
 export interface RpcStack {
-  handler: CorsHandler;
-  /** The stack for a bare HTTP/2 stream of a keyed path (see `keyed`): hits on the stream, the rest as requests. */
-  stream: StreamHandler;
-  /** Whether a request target is a saved query's procedure, which needs a key. */
-  keyed(target: string): boolean;
+  /** A call the router did not give to the GET API: a saved query's procedure (keyed), or anything else. */
+  serve: CallHandler;
   /** Ends the long-lived calls (gRPC health Watch). */
   endStreams(): void;
 }
@@ -86,7 +77,6 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
   const gate = createRpcGate({
     authenticate: options.authenticate,
     maxBodyBytes,
-    keyedPaths: new Set(registry.endpoints.map((endpoint) => `/${endpoint.grpcMethod}`)),
     onRefused: (protocol, error) => {
       metrics.requests.series({ endpoint: "", protocol, code: codeName(error.code) }).inc();
       options.observe?.({ code: codeName(error.code) });
@@ -144,18 +134,9 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           log: createCallLog(options.logger, { observe }),
           maxBodyBytes,
         });
-  const guarded = gate.guard({
-    request(request, response, credential, corsHeaders) {
-      if (credential !== undefined && fastPath !== undefined)
-        return fastPath.serve(request, response, credential, corsHeaders);
-      setCorsHeaders(response, corsHeaders);
-      router.serve(request, response, contextFor(credential));
-    },
-    stream(stream, headers, toRequest, corsHeaders, credential) {
-      if (fastPath !== undefined) return fastPath.stream(stream, headers, toRequest, corsHeaders, credential);
-      const [request, response] = toRequest();
-      router.serve(request, response, contextFor(credential));
-    },
+  const serve = gate.guard((call) => {
+    if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
+    router.serve(...call.exchange(), contextFor(call.credential));
   });
-  return { ...guarded, keyed: gate.keyed, endStreams: () => health.close() };
+  return { serve, endStreams: () => health.close() };
 }

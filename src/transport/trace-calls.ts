@@ -4,22 +4,11 @@
 // served (so the cache's, the executor's and the warehouse's spans descend
 // from it), ended when the response closes. Only wired in when traces are
 // exported (docs/observability.md); otherwise the handler is left as it is.
+// It reads the route each call was given, so it runs after the router.
 import type { IncomingHttpHeaders } from "node:http";
 import { traceAttribute, type Tracing } from "../observability/index.js";
-import { pathOf } from "./node-http/index.js";
+import { type CallHandler, pathOf } from "./node-http/index.js";
 import { rpcProtocolOf } from "./rpc/index.js";
-
-/** What is read of a request (Node's HTTP/1.1 and HTTP/2 requests both have it). */
-interface Request {
-  url?: string;
-  method?: string;
-  headers: IncomingHttpHeaders;
-}
-/** What is read of a response. */
-interface Response {
-  statusCode: number;
-  once(event: "close", listener: () => void): unknown;
-}
 
 export interface TraceCallsOptions {
   tracing: Tracing;
@@ -27,29 +16,29 @@ export interface TraceCallsOptions {
   endpointOf(path: string): string | undefined;
 }
 
-/** `handler` with a server span around each saved-query call; what else it is given (the answer's headers) is passed on. */
-export function traceCalls<Q extends Request, R extends Response, A extends unknown[]>(
-  handler: (request: Q, response: R, ...rest: A) => void,
-  options: TraceCallsOptions,
-): (request: Q, response: R, ...rest: A) => void {
+/** `handler` with a server span around each saved-query call (a call routed to one: node-http/call-route.ts). */
+export function traceCalls(handler: CallHandler, options: TraceCallsOptions): CallHandler {
   const { tracing } = options;
-  return (request, response, ...rest) => {
-    const url = request.url ?? "/";
-    const path = pathOf(url);
-    const endpoint = options.endpointOf(path);
-    if (endpoint === undefined) return handler(request, response, ...rest);
-    const headers = request.headers;
+  return (call) => {
+    const route = call.route;
+    if (route !== "saved-query" && route !== "saved-query-procedure") return handler(call);
+    const head = call.head;
+    const url = head.url ?? "/";
+    const endpoint = options.endpointOf(pathOf(url));
+    if (endpoint === undefined) return handler(call);
+    const headers = head.headers;
     const span = tracing.startCall(endpoint, (name) => headerValue(headers, name), {
       [traceAttribute.endpoint]: endpoint,
-      [traceAttribute.protocol]: path.startsWith("/api/")
-        ? "http"
-        : (rpcProtocolOf(request.method, headers["content-type"], url) ?? "unknown"),
+      [traceAttribute.protocol]:
+        route === "saved-query" ? "http" : (rpcProtocolOf(head.method, headers["content-type"], url) ?? "unknown"),
     });
+    // Traced calls come as Node requests: bare streams are not taken while traces are on.
+    const response = call.response ?? call.exchange()[1];
     response.once("close", () => {
       span.setAttributes({ [traceAttribute.httpStatus]: response.statusCode });
       span.end();
     });
-    tracing.within(span, () => handler(request, response, ...rest));
+    tracing.within(span, () => handler(call));
   };
 }
 

@@ -22,7 +22,7 @@ describe("withCors", () => {
   it("hands the handler the headers of an answer to any origin, setting none", () => {
     const { request, response, set } = fakes("https://page.example");
     let given: CorsHeaders | undefined;
-    withCors((_request, _response, corsHeaders) => void (given = corsHeaders))(request, response);
+    withCors((call) => void (given = call.cors.headers))(request, response);
     expect(given).toEqual({
       "access-control-allow-origin": "*",
       "access-control-expose-headers": expect.stringContaining("X-Cache"),
@@ -33,7 +33,7 @@ describe("withCors", () => {
 
   it("with a list of origins, hands Vary: Origin first, and the rest only to an allowed origin", () => {
     const given: CorsHeaders[] = [];
-    const handler = withCors((_request, _response, corsHeaders) => void given.push(corsHeaders!), {
+    const handler = withCors((call) => void given.push(call.cors.headers), {
       origins: ["https://page.example"],
     });
     for (const origin of ["https://page.example", "https://other.example", undefined]) {

@@ -3,7 +3,7 @@
 // response (HTTP 200, grpc-status 12), Connect gets its `unimplemented` error.
 // Anything else (plain HTTP) goes on to the fallback handler.
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { RequestHandler } from "../node-http/index.js";
+import { pathOf, type RequestHandler } from "../node-http/index.js";
 import { rpcProtocolOf, sendRpcError } from "../rpc/index.js";
 
 export interface UnimplementedOptions {
@@ -28,8 +28,7 @@ export function createUnimplementedFallback(options: UnimplementedOptions): Requ
     const url = request.url ?? "/";
     const protocol = rpcProtocolOf(request.method, request.headers["content-type"], url);
     if (protocol === undefined) return options.fallback(request, response);
-    const queryAt = url.indexOf("?");
-    const message = unimplementedMessage(queryAt < 0 ? url : url.slice(0, queryAt), services);
-    sendRpcError(request, response, protocol, new ConnectError(message, Code.Unimplemented));
+    const message = unimplementedMessage(pathOf(url), services);
+    sendRpcError([request, response], protocol, new ConnectError(message, Code.Unimplemented));
   };
 }

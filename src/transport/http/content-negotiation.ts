@@ -3,9 +3,11 @@
 // Header values repeat from call to call (a client sends the same ones every
 // time), so each of the first distinct values is parsed once and its answer
 // remembered.
-import { remembered } from "../../collections/index.js";
+import { createBoundedMemo } from "../../collections/index.js";
 import { bodyFormats } from "./body-formats.js";
-import { zstdAvailable } from "./response-encoding.js";
+import { type ContentEncoding, encodings, IDENTITY, zstdAvailable } from "./response-encoding.js";
+
+export { type ContentEncoding, encodings, IDENTITY };
 
 /** A body format by its number, its position in bodyFormats (response-body.ts names kept bodies by format and coding). */
 export type BodyFormat = number;
@@ -15,11 +17,6 @@ const numbered = (name: string): BodyFormat => formats.indexOf(name);
 export const JSON_FORMAT: BodyFormat = numbered("json");
 export const CSV_FORMAT: BodyFormat = numbered("csv");
 export const NDJSON_FORMAT: BodyFormat = numbered("ndjson");
-
-/** Content codings by number, the server's preference among equals last to first: br, then zstd, then gzip. */
-export const encodings = ["identity", "gzip", "zstd", "br"] as const;
-export type ContentEncoding = 0 | 1 | 2 | 3;
-export const IDENTITY: ContentEncoding = 0;
 
 /** The `format` query-string value's format; undefined for a name not in bodyFormats (letter case counts). */
 export function formatFromParameter(value: string): BodyFormat | undefined {
@@ -33,8 +30,8 @@ const mediaTypes = new Map<string, BodyFormat>(
 
 const codings: Record<string, ContentEncoding> = { gzip: 1, "x-gzip": 1, br: 3, ...(zstdAvailable ? { zstd: 2 } : {}) };
 
-/** Distinct header values whose answers are remembered (collections/remembered.ts). */
-const rememberedValues = 256;
+/** Distinct header values whose answers are kept (collections/bounded-memo.ts). */
+const memoSize = 256;
 
 /** `name;q=0.5` → [name lowercased, 0.5]; a missing or unreadable q is 1. */
 function weighted(item: string): [string, number] {
@@ -55,7 +52,7 @@ function weighted(item: string): [string, number] {
  * highest q (the first among equals); JSON when none is supported, so a
  * browser asking for HTML or anything reads JSON.
  */
-export const formatFromAccept = remembered((accept: string): BodyFormat => {
+export const formatFromAccept = createBoundedMemo((accept: string): BodyFormat => {
   let best: BodyFormat = JSON_FORMAT;
   let bestQ = 0;
   for (const item of accept.split(",")) {
@@ -67,14 +64,14 @@ export const formatFromAccept = remembered((accept: string): BodyFormat => {
     }
   }
   return best;
-}, rememberedValues);
+}, memoSize);
 
 /**
  * The content coding an `Accept-Encoding` value allows: the highest q, br
  * before zstd before gzip among equals; `*` stands for gzip unless named;
  * identity when none is acceptable.
  */
-export const encodingFromAcceptEncoding = remembered((header: string): ContentEncoding => {
+export const encodingFromAcceptEncoding = createBoundedMemo((header: string): ContentEncoding => {
   let best: ContentEncoding = IDENTITY;
   let bestQ = 0;
   let starQ = 0;
@@ -94,4 +91,4 @@ export const encodingFromAcceptEncoding = remembered((header: string): ContentEn
   }
   if (starQ > bestQ && !named.has("gzip") && !named.has("x-gzip")) best = 1;
   return best;
-}, rememberedValues);
+}, memoSize);

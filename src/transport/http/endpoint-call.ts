@@ -6,7 +6,6 @@
 // (content-negotiation.ts, response-body.ts), with Server-Timing and, where
 // the warehouse reports them, the rows and bytes its query read.
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Credential } from "../../auth/index.js";
 import type { CallContext, Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
 import {
@@ -20,15 +19,7 @@ import {
 } from "./content-negotiation.js";
 import { bodyFormats } from "./body-formats.js";
 import { sendError } from "./error-body.js";
-import {
-  type CorsHeaders,
-  copyCorsHeaders,
-  codeName,
-  type HttpRequest,
-  type HttpResponse,
-  type RequestHead,
-} from "../node-http/index.js";
-import { writeResponse } from "./respond.js";
+import { type Call, codeName, type HttpResponse } from "../node-http/index.js";
 import { createResponseBodies, type ResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
 
@@ -50,35 +41,17 @@ export interface EndpointCallOptions {
 /** What a GET call came to: its saved query, code (`ok`, or a code name such as `not_found`) and caller. */
 export type HttpCallObserver = (event: { endpoint: string; code: string; caller: string }) => void;
 
-/** Writes a whole answer: status, all its headers (content-type and length included) and body (dropped for HEAD). */
-export type Reply = (status: number, headers: Record<string, string>, body: Buffer) => void;
-
 export interface EndpointCalls {
   /**
-   * Answers `call` if its result is cached, at once, with `corsHeaders`
-   * (CORS; none: set already) first: true when it did. The fast path of GET
-   * hits; anything else is `answer`'s.
+   * Answers the call's prepared call if its result is cached, at once, the
+   * CORS headers first: true when it did. The fast path of GET hits;
+   * anything else is `answer`'s.
    */
-  answerHit(
-    head: RequestHead,
-    reply: Reply,
-    corsHeaders: CorsHeaders | undefined,
-    varyOrigin: boolean,
-    call: GetCall,
-    requestId: string,
-    credential: Credential,
-  ): boolean;
-  /** Answers `call`; failures become the JSON error body. */
-  answer(request: HttpRequest, response: HttpResponse, call: GetCall, requestId: string, credential: Credential): void;
+  answerHit(call: Call): boolean;
+  /** Answers the call's prepared call; failures become the JSON error body. */
+  answer(call: Call): void;
   /** Answers a call of `endpoint` whose parameters were refused, counted and logged as calls are. */
-  reject(
-    request: HttpRequest,
-    response: HttpResponse,
-    endpoint: Endpoint,
-    requestId: string,
-    credential: Credential,
-    error: unknown,
-  ): void;
+  reject(call: Call, endpoint: Endpoint, error: unknown): void;
 }
 
 export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls {
@@ -86,77 +59,74 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   const logEveryCall = logger.enabled("debug");
   const bodies = createResponseBodies(createCompressor(options.compression));
 
-  function finish(call: { endpoint: Endpoint }, requestId: string, caller: string, started: number, code: string) {
-    const ms = performance.now() - started;
-    const endpoint = call.endpoint.definition.name;
-    metrics.recordCall(endpoint, "http", code, ms / 1000);
+  function finish(call: Call, endpoint: Endpoint, code: string) {
+    const ms = performance.now() - call.started;
+    const name = endpoint.definition.name;
+    const caller = call.credential!.id;
+    metrics.recordCall(name, "http", code, ms / 1000);
     metrics.countCaller(caller, code);
-    options.observe?.({ endpoint, code, caller });
+    options.observe?.({ endpoint: name, code, caller });
+    const requestId = call.requestId;
     if (code !== "ok")
-      logger.info("call", { requestId, caller, endpoint, protocol: "http", code, durationMs: Math.round(ms) });
+      logger.info("call", { requestId, caller, endpoint: name, protocol: "http", code, durationMs: Math.round(ms) });
     else if (logEveryCall)
-      logger.debug("call", { requestId, caller, endpoint, protocol: "http", code, durationMs: Math.round(ms) });
+      logger.debug("call", { requestId, caller, endpoint: name, protocol: "http", code, durationMs: Math.round(ms) });
   }
 
-  function fail(
-    request: HttpRequest,
-    response: HttpResponse,
-    call: { endpoint: Endpoint },
-    requestId: string,
-    caller: string,
-    started: number,
-    error: unknown,
-  ) {
+  function fail(call: Call, endpoint: Endpoint, error: unknown) {
     const connectError = ConnectError.from(error);
     if (connectError.code === Code.Internal) {
       logger.error("get failed", {
-        requestId,
-        caller,
-        endpoint: call.endpoint.definition.name,
+        requestId: call.requestId,
+        caller: call.credential!.id,
+        endpoint: endpoint.definition.name,
         protocol: "http",
         cause: connectError.cause ?? error,
       });
     }
-    finish(call, requestId, caller, started, codeName(connectError.code));
-    if (!response.headersSent) sendError(request, response, requestId, connectError);
+    finish(call, endpoint, codeName(connectError.code));
+    const exchange = call.exchange();
+    if (!exchange[1].headersSent) sendError(exchange, call.requestId, connectError);
   }
 
   return {
-    answerHit(head, reply, corsHeaders, varyOrigin, call, requestId, credential) {
-      const started = performance.now();
-      const hit = service.peek(call, credential.id);
+    answerHit(call) {
+      const prepared = call.prepared!;
+      call.started = performance.now();
+      const hit = service.peek(prepared, call.credential!.id);
       if (hit === undefined) return false;
-      const lookupMs = performance.now() - started;
-      sendResult(bodies, head, reply, corsHeaders, varyOrigin, requestId, call, hit, lookupMs);
-      finish(call, requestId, credential.id, started, "ok");
+      sendResult(bodies, call, hit, performance.now() - call.started);
+      finish(call, prepared.endpoint, "ok");
       return true;
     },
-    answer(request, response, call, requestId, credential) {
-      const started = performance.now();
-      const hit = service.peek(call, credential.id);
-      const lookupMs = performance.now() - started;
-      const reply: Reply = (status, headers, body) => writeResponse(request, response, status, headers, body);
-      // With a list of CORS origins, Vary: Origin is among the CORS headers set before this (transport/cors.ts).
-      const varyOrigin = response.hasHeader("vary");
+    answer(call) {
+      const prepared = call.prepared!;
+      const tenant = call.credential!.id;
+      call.started = performance.now();
+      const hit = service.peek(prepared, tenant);
+      const lookupMs = performance.now() - call.started;
+      // Every answer but a hit's one write goes through the response, the CORS headers set on it.
+      const [, response] = call.exchange();
       if (hit !== undefined) {
-        sendResult(bodies, request, reply, undefined, varyOrigin, requestId, call, hit, lookupMs);
-        return finish(call, requestId, credential.id, started, "ok");
+        sendResult(bodies, call, hit, lookupMs);
+        return finish(call, prepared.endpoint, "ok");
       }
-      service.execute(call, new GetCallContext(response, requestId, defaultTimeoutMs, credential.id)).then(
+      service.execute(prepared, new GetCallContext(response, call.requestId, defaultTimeoutMs, tenant)).then(
         (result) => {
           try {
-            sendResult(bodies, request, reply, undefined, varyOrigin, requestId, call, result, lookupMs);
+            sendResult(bodies, call, result, lookupMs);
           } catch (error) {
             // Rows that do not fit the row message: a bug, answered as INTERNAL.
-            return fail(request, response, call, requestId, credential.id, started, error);
+            return fail(call, prepared.endpoint, error);
           }
-          finish(call, requestId, credential.id, started, "ok");
+          finish(call, prepared.endpoint, "ok");
         },
-        (error: unknown) => fail(request, response, call, requestId, credential.id, started, error),
+        (error: unknown) => fail(call, prepared.endpoint, error),
       );
     },
-    reject(request, response, endpoint, requestId, credential, error) {
-      fail(request, response, { endpoint }, requestId, credential.id, performance.now(), error);
+    reject(call, endpoint, error) {
+      call.started = performance.now();
+      fail(call, endpoint, error);
     },
   };
 }
@@ -186,25 +156,16 @@ class GetCallContext implements CallContext {
 const contentTypes = bodyFormats.map((f) => f.contentType);
 
 /**
- * 200 with `corsHeaders` (none: set already), then the result's body in
- * the asked format and coding, its cache status and age when it has them,
- * Server-Timing, and the rows and bytes read when known (for a hit, those of
- * the computation it was made by).
+ * 200 with the CORS headers (unless set on the response already), then the
+ * result's body in the asked format and coding, its cache status and age
+ * when it has them, Server-Timing, and the rows and bytes read when known
+ * (for a hit, those of the computation it was made by).
  */
-function sendResult(
-  bodies: ResponseBodies,
-  request: RequestHead,
-  reply: Reply,
-  corsHeaders: CorsHeaders | undefined,
-  varyOrigin: boolean,
-  requestId: string,
-  call: GetCall,
-  result: EndpointResult,
-  lookupMs: number,
-) {
-  const accept = request.headers.accept;
-  const format = call.format ?? (accept === undefined ? JSON_FORMAT : formatFromAccept(accept));
-  const acceptEncoding = request.headers["accept-encoding"];
+function sendResult(bodies: ResponseBodies, call: Call, result: EndpointResult, lookupMs: number) {
+  const requestHeaders = call.head.headers;
+  const accept = requestHeaders.accept;
+  const format = call.prepared!.format ?? (accept === undefined ? JSON_FORMAT : formatFromAccept(accept));
+  const acceptEncoding = requestHeaders["accept-encoding"];
   const encoding: ContentEncoding =
     acceptEncoding === undefined ? IDENTITY : encodingFromAcceptEncoding(acceptEncoding);
   const hit = result.cache?.status === "HIT";
@@ -212,14 +173,14 @@ function sendResult(
   let serializeMs: number | undefined;
   if (body === undefined) {
     const before = performance.now();
-    body = bodies.make(result, call.endpoint, format, encoding);
+    body = bodies.make(result, call.prepared!.endpoint, format, encoding);
     serializeMs = performance.now() - before;
   }
-  const headers = copyCorsHeaders(corsHeaders);
+  const headers = call.corsHeadersToWrite();
   headers["content-type"] = contentTypes[format]!;
   headers["content-length"] = String(body.length);
-  headers.vary = varyOrigin ? "Origin, Accept, Accept-Encoding" : "Accept, Accept-Encoding";
-  headers["x-request-id"] = requestId;
+  headers.vary = call.cors.varyOrigin ? "Origin, Accept, Accept-Encoding" : "Accept, Accept-Encoding";
+  headers["x-request-id"] = call.requestId;
   headers["server-timing"] = serverTiming(result, lookupMs, serializeMs);
   if (encoding !== IDENTITY) headers["content-encoding"] = encodings[encoding];
   if (result.cache !== undefined) {
@@ -231,7 +192,7 @@ function sendResult(
     headers["x-rows-read"] = String(statistics.rowsRead);
     headers["x-bytes-read"] = String(statistics.bytesRead);
   }
-  reply(200, headers, body);
+  call.reply(200, headers, body);
 }
 
 /**

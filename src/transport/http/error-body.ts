@@ -2,7 +2,7 @@
 // {"error": {"code", "message", "details": [{"field", "description"}]}}.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { fieldViolationsOf } from "../../errors/index.js";
-import { codeName, hasBody, httpStatusFromCode, type HttpRequest, type HttpResponse } from "../node-http/index.js";
+import { codeName, hasBody, httpStatusFromCode, type RequestAndResponse } from "../node-http/index.js";
 import { sendJson } from "./respond.js";
 
 export interface ErrorResponse {
@@ -29,25 +29,29 @@ export function errorResponse(error: unknown): ErrorResponse {
   };
 }
 
+/** HTTP's own answers to an error (405 with Allow, 414): headers added to the error's, and the status. */
+export interface ErrorAnswer {
+  headers?: Record<string, string>;
+  status?: number;
+}
+
 /**
  * Answers with the error body of `error`, the request id, and the headers the
- * error carries; `extra` headers and `status` override, for HTTP's own
- * answers (405 with Allow, 414).
+ * error carries; `answer`'s headers and status override.
  */
 export function sendError(
-  request: HttpRequest,
-  response: HttpResponse,
+  exchange: RequestAndResponse,
   requestId: string,
   error: unknown,
-  extra: Record<string, string> = {},
-  status?: number,
+  answer: ErrorAnswer = {},
 ): void {
-  const answer = errorResponse(error);
-  sendJson(request, response, status ?? answer.status, answer.body, {
+  const [request] = exchange;
+  const { status, headers, body } = errorResponse(error);
+  sendJson(exchange, answer.status ?? status, body, {
     "x-request-id": requestId,
-    ...answer.headers,
+    ...headers,
     // A body nobody reads is not drained: the HTTP/1.1 connection closes instead.
     ...(request.httpVersionMajor === 1 && hasBody(request) ? { connection: "close" } : {}),
-    ...extra,
+    ...answer.headers,
   });
 }

@@ -7,8 +7,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { encodingFromAcceptEncoding } from "./content-negotiation.js";
-import { type CorsHandler, pathOf, setCorsHeaders, type HttpRequest, type HttpResponse } from "../node-http/index.js";
-import { sendEmpty, writeResponse } from "./respond.js";
+import { type CallHandler, pathOf, type RequestAndResponse, replyOn } from "../node-http/index.js";
+import { sendEmpty } from "./respond.js";
 
 export interface ExplorerPageOptions {
   /** The built page: index.html, explorer.js and explorer.css (dist/web/). */
@@ -52,20 +52,19 @@ function isExplorerPath(path: string): boolean {
  * Puts the explorer in front of `next`: GET and HEAD of `/`, `/explorer.js`
  * and `/explorer.css` are answered here; everything else goes on.
  */
-export function withExplorer(next: CorsHandler, options: ExplorerPageOptions): CorsHandler {
+export function withExplorer(next: CallHandler, options: ExplorerPageOptions): CallHandler {
   const assets = readAssets(options.directory);
   if (assets === undefined) options.onMissing?.(options.directory);
-  return (request, response, corsHeaders) => {
-    const method = request.method;
-    if (method !== "GET" && method !== "HEAD") return next(request, response, corsHeaders);
-    const path = pathOf(request.url);
-    if (!isExplorerPath(path)) return next(request, response, corsHeaders);
-    setCorsHeaders(response, corsHeaders);
+  return (call) => {
+    const method = call.head.method;
+    if (method !== "GET" && method !== "HEAD") return next(call);
+    const path = pathOf(call.head.url);
+    if (!isExplorerPath(path)) return next(call);
     if (assets === undefined) {
       const body = Buffer.from("the explorer is not built: run npm run build\n");
-      return writeResponse(request, response, 503, { "content-type": "text/plain; charset=utf-8", ...security }, body);
+      return replyOn(call.exchange(), 503, { "content-type": "text/plain; charset=utf-8", ...security }, body);
     }
-    serve(request, response, assets.get(path)!);
+    serve(call.exchange(), assets.get(path)!);
   };
 }
 
@@ -76,7 +75,8 @@ const security = {
   "x-frame-options": "DENY",
 };
 
-function serve(request: HttpRequest, response: HttpResponse, asset: Asset): void {
+function serve(exchange: RequestAndResponse, asset: Asset): void {
+  const [request, response] = exchange;
   const headers: Record<string, string> = {
     ...security,
     "content-type": asset.type,
@@ -97,7 +97,7 @@ function serve(request: HttpRequest, response: HttpResponse, asset: Asset): void
     headers["content-encoding"] = "gzip";
   }
   headers["content-length"] = String(body.length);
-  writeResponse(request, response, 200, headers, body);
+  replyOn(exchange, 200, headers, body);
 }
 
 /** The built files, or undefined when one is missing (the build has not run). */

@@ -1,39 +1,34 @@
-// Everything on the port that is not a Connect, gRPC or gRPC-Web call: the
-// GET API of docs/http-api.md, the listing, the OpenAPI document,
-// health, readiness and metrics.
+// Everything on the port that is not a Connect, gRPC or gRPC-Web call,
+// assembled by the route each call was given (node-http/call-route.ts):
+// health and readiness (probe-routes.ts), metrics (metrics-routes.ts), the
+// OpenAPI document and the listing (document-routes.ts), and the saved
+// queries' GET API of docs/http-api.md (saved-query-route.ts,
+// endpoint-call.ts). Here too: the bounds of keyless requests, of the target's
+// length and of the methods, and the authentication of the keyed routes.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { isScoped, type Authenticator, type Credential, type HeaderReader } from "../../auth/index.js";
-import { fieldViolationsOf, invalidArgument, type FieldViolation } from "../../errors/index.js";
+import type { Authenticator } from "../../auth/index.js";
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import { createMetricsScrape, type Logger, type Metrics, type MetricsScrape } from "../../observability/index.js";
 import {
-  type CorsHeaders,
-  type CorsHandler,
+  type AuthenticatedSteps,
   authenticateThen,
+  type Call,
+  type CallHandler,
   codeName,
-  createPreparedCalls,
   handlerThrew,
-  headerReader,
+  noCors,
   pathOf,
-  requestIdFrom,
-  respondOnStream,
-  setCorsHeaders,
-  streamAddress,
-  streamHead,
-  type HttpRequest,
-  type HttpResponse,
-  type RequestHead,
-  type StreamHandler,
-  type ToRequest,
-  withCorsHeadersSet,
+  RequestCall,
+  type RequestHandler,
 } from "../node-http/index.js";
-import { endpointListing } from "./endpoint-listing.js";
-import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
-import { createEndpointCalls, type GetCall, type HttpCallObserver, type Reply } from "./endpoint-call.js";
+import { createDocumentRoutes } from "./document-routes.js";
+import { createEndpointCalls, type HttpCallObserver } from "./endpoint-call.js";
 import { sendError } from "./error-body.js";
-import { openApiDocument } from "./openapi.js";
-import { requestFromQueryString } from "./query-string.js";
-import { sendBytes, sendEmpty, sendJson, writeResponse } from "./respond.js";
+import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
+import { answerMetrics } from "./metrics-routes.js";
+import { answerHealth, answerReadiness } from "./probe-routes.js";
+import { sendEmpty } from "./respond.js";
+import { createSavedQueryRoute } from "./saved-query-route.js";
 
 export interface HttpRoutesOptions {
   registry: EndpointRegistry;
@@ -57,273 +52,122 @@ export interface HttpRoutesOptions {
   serveMetrics?: boolean;
 }
 
+export interface HttpRoutes {
+  /** A call whose route is one of the GET API's (isHttpRoute). */
+  serve: CallHandler;
+  /** The answer to a request no route takes (the Connect router's fallback for what is not an RPC call). */
+  noSuchRoute: RequestHandler;
+}
+
 const allow = "GET, HEAD, OPTIONS";
 
-/** True for the paths these routes answer; everything else goes to the Connect router. */
-export function isHttpRoute(url: string): boolean {
-  return (
-    url.startsWith("/api/") ||
-    url.startsWith("/api?") ||
-    url === "/api" ||
-    /^\/(healthz|readyz|metrics|openapi\.json)(\?|$)/.test(url)
-  );
-}
-
-export interface HttpRoutes {
-  handler: CorsHandler;
-  /** The same routes for a bare HTTP/2 stream, which answers GET hits without Node's compatibility layer. */
-  stream: StreamHandler;
-}
-
 export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
-  const { registry, service, authenticate, ready, metrics } = options;
+  const { authenticate, ready, metrics, logger } = options;
   const maxUrlLength = options.maxUrlLength ?? 8192;
-  const openapi = Buffer.from(JSON.stringify(openApiDocument(registry)));
-  const listing = Buffer.from(JSON.stringify(endpointListing(registry)));
-  const preparedCalls = createPreparedCalls();
-  const calls = createEndpointCalls(options);
   const scrape = options.scrape ?? createMetricsScrape({ registry: metrics.registry });
   const serveMetrics = options.serveMetrics ?? true;
   const keylessLimit = options.keylessLimit;
+  const documents = createDocumentRoutes(options.registry);
+  const savedQuery = createSavedQueryRoute({
+    ...options,
+    calls: createEndpointCalls(options),
+    refuse,
+  });
+
+  function refuse(call: Call, error: unknown): void {
+    metrics.requests.series({ endpoint: "", protocol: "http", code: codeName(ConnectError.from(error).code) }).inc();
+    sendError(call.exchange(), call.requestId, error);
+  }
 
   /** True (and the refusal answered) when the client is past its bound of keyless requests of `kind`. */
-  function overKeylessLimit(request: HttpRequest, response: HttpResponse, requestId: string, kind: KeylessKind) {
+  function overKeylessLimit(call: Call, kind: KeylessKind): boolean {
     if (keylessLimit === undefined) return false;
     try {
-      keylessLimit(kind, headerReader(request.headers), request.socket?.remoteAddress ?? "");
+      keylessLimit(kind, call, call.address);
       return false;
     } catch (error) {
-      refuse(request, response, requestId, error);
+      refuse(call, error);
       return true;
     }
   }
 
   /** OPTIONS and methods other than GET and HEAD: true when that already answered. */
-  function answeredMethod(request: HttpRequest, response: HttpResponse, requestId: string): boolean {
-    const method = request.method ?? "GET";
-    if (method !== "GET" && method !== "HEAD" && overKeylessLimit(request, response, requestId, "other")) return true;
+  function answeredMethod(call: Call): boolean {
+    const method = call.head.method ?? "GET";
+    if (method !== "GET" && method !== "HEAD" && overKeylessLimit(call, "other")) return true;
     if (method === "OPTIONS") {
       // A browser's preflight was answered before this, by transport/cors.ts.
-      sendEmpty(response, 204, { allow });
+      sendEmpty(call.exchange()[1], 204, { allow });
       return true;
     }
     if (method !== "GET" && method !== "HEAD") {
       // 405 is HTTP's own answer, outside the Connect code mapping.
       const error = new ConnectError(`method ${method} is not allowed; use GET`, Code.Unimplemented);
-      sendError(request, response, requestId, error, { allow }, 405);
+      sendError(call.exchange(), call.requestId, error, { headers: { allow }, status: 405 });
       return true;
     }
     return false;
   }
 
-  function refuse(request: HttpRequest, response: HttpResponse, requestId: string, error: unknown) {
-    metrics.requests.series({ endpoint: "", protocol: "http", code: codeName(ConnectError.from(error).code) }).inc();
-    sendError(request, response, requestId, error);
-  }
+  /** The keyed routes after authentication: the listing, or a saved query's first call. */
+  const keyedSteps: AuthenticatedSteps = {
+    admitted: (call, credential) =>
+      call.route === "listing" ? documents.listing(call, credential) : savedQuery.serve(call, credential),
+    refuse,
+    failed: (call, error) => handlerThrew(...call.exchange(), error, logger),
+  };
 
-  /** Runs `then` with the caller's credential (node-http/authenticated.ts), or answers the refusal. */
-  function authenticated(
-    request: HttpRequest,
-    response: HttpResponse,
-    headers: HeaderReader,
-    requestId: string,
-    then: (credential: Credential) => void,
-  ): void {
-    authenticateThen(authenticate, headers, request.socket?.remoteAddress ?? "", {
-      admitted: then,
-      refuse: (error) => refuse(request, response, requestId, error),
-      failed: (error) => handlerThrew(request, response, error, options.logger),
+  /** Routes that answer later: their failure is logged and answered here, never left unhandled. */
+  function settle(call: Call, work: Promise<void>): void {
+    work.catch((error: unknown) => {
+      logger.error("route failed", { path: pathOf(call.head.url), requestId: call.requestId, error });
+      const exchange = call.exchange();
+      if (!exchange[1].headersSent) sendError(exchange, call.requestId, error);
     });
   }
 
-  /** A known call's answer, its caller authenticated: the prepared call was made without a scope, a scoped caller's is made anew. */
-  function answerKnown(
-    request: HttpRequest,
-    response: HttpResponse,
-    known: GetCall,
-    url: string,
-    requestId: string,
-    credential: Credential,
-  ): void {
-    if (isScoped(credential)) routeApi(request, response, url, requestId, credential);
-    else calls.answer(request, response, known, requestId, credential);
+  function notFound(call: Call): void {
+    if (overKeylessLimit(call, "other")) return;
+    sendError(call.exchange(), call.requestId, new ConnectError("no such route", Code.NotFound));
   }
 
-  /** Any target not asked before: health, metrics, documents, the listing, and first calls of endpoints. */
-  function route(
-    request: HttpRequest,
-    response: HttpResponse,
-    url: string,
-    headers: HeaderReader,
-    requestId: string,
-  ): void {
-    if (url.length > maxUrlLength) {
+  const serve: CallHandler = (call) => {
+    // A target asked before is a known saved-query call: no parsing on the way to the cache.
+    if (call.route === "saved-query" && savedQuery.servedKnown(call)) return;
+    if ((call.head.url ?? "/").length > maxUrlLength) {
       const error = new ConnectError(`request URL longer than ${maxUrlLength} characters`, Code.InvalidArgument);
-      return sendError(request, response, requestId, error, {}, 414);
+      return sendError(call.exchange(), call.requestId, error, { status: 414 });
     }
-    const path = pathOf(url);
-    const keyless = keylessKindOf(path);
-    if (keyless !== undefined && overKeylessLimit(request, response, requestId, keyless)) return;
-    if (path === "/healthz") return sendJson(request, response, 200, { status: "ok" });
-    // Routes that answer later: their failure is logged and answered here, never left unhandled.
-    const settle = (work: Promise<void>) =>
-      void work.catch((error: unknown) => {
-        options.logger.error("route failed", { path, requestId, error });
-        if (!response.headersSent) sendError(request, response, requestId, error);
-      });
-    if (path === "/readyz") return settle(readiness(request, response, ready));
-    if (path === "/metrics" && serveMetrics) return settle(prometheus(request, response, scrape, metrics));
-    if (path === "/openapi.json") return sendBytes(request, response, 200, openapi);
-    if (path !== "/api/endpoints" && !path.startsWith("/api/endpoints/")) {
-      return sendError(request, response, requestId, new ConnectError("no such route", Code.NotFound));
+    switch (call.route) {
+      case "health":
+        if (!overKeylessLimit(call, "probe")) answerHealth(call);
+        return;
+      case "readiness":
+        if (!overKeylessLimit(call, "probe")) settle(call, answerReadiness(call, ready));
+        return;
+      case "metrics":
+        if (!serveMetrics) return notFound(call);
+        if (!overKeylessLimit(call, "other")) settle(call, answerMetrics(call, scrape, metrics));
+        return;
+      case "openapi":
+        if (!overKeylessLimit(call, "other")) documents.openapi(call);
+        return;
+      case "listing":
+      case "saved-query":
+        if (!answeredMethod(call)) authenticateThen(authenticate, call, keyedSteps);
+        return;
+      default:
+        return notFound(call);
     }
-    if (answeredMethod(request, response, requestId)) return;
-    authenticated(request, response, headers, requestId, (credential) =>
-      routeApi(request, response, url, requestId, credential),
-    );
-  }
-
-  /** The listing or an endpoint call, for an authenticated caller. */
-  function routeApi(
-    request: HttpRequest,
-    response: HttpResponse,
-    url: string,
-    requestId: string,
-    credential: Credential,
-  ): void {
-    const fail = (error: unknown) => sendError(request, response, requestId, error);
-    const queryAt = url.indexOf("?");
-    const path = queryAt < 0 ? url : url.slice(0, queryAt);
-    const search = queryAt < 0 ? "" : url.slice(queryAt + 1);
-    const scoped = isScoped(credential);
-    if (path === "/api/endpoints") {
-      return sendBytes(
-        request,
-        response,
-        200,
-        scoped ? Buffer.from(JSON.stringify(endpointListing(registry, credential))) : listing,
-      );
-    }
-    const endpointKey = endpointKeyOf(path);
-    if (endpointKey === undefined)
-      return fail(new ConnectError("malformed endpoint name in path", Code.InvalidArgument));
-    const endpoint = registry.find(endpointKey);
-    if (endpoint === undefined) return fail(new ConnectError("no endpoint of that name or id", Code.NotFound));
-    const { request: message, violations, format } = requestFromQueryString(endpoint, search);
-    let call: GetCall;
-    try {
-      call = service.prepare(endpoint, message, credential);
-    } catch (error) {
-      return calls.reject(request, response, endpoint, requestId, credential, withViolations(violations, error));
-    }
-    if (violations.length > 0)
-      return calls.reject(request, response, endpoint, requestId, credential, invalidArgument(violations));
-    if (format !== undefined) call = { ...call, format }; // the body's format only: the same rows, the same cache entry
-    // A call prepared under a scope depends on the credential too: only unscoped calls are kept by target.
-    if (!scoped) preparedCalls.remember(url, call);
-    calls.answer(request, response, call, requestId, credential);
-  }
-
-  /**
-   * A GET or HEAD of a target asked before, from `head` (a Node request's, or
-   * a bare stream's): a hit, its caller unscoped, is answered with `reply`,
-   * `corsHeaders` first among its headers; everything else, after
-   * the same one authentication, through `toRequest`, whose response has
-   * them set.
-   */
-  function answerKnownTarget(
-    head: RequestHead,
-    address: string,
-    known: GetCall,
-    reply: Reply,
-    corsHeaders: CorsHeaders | undefined,
-    varyOrigin: boolean,
-    toRequest: ToRequest,
-  ): void {
-    const url = head.url ?? "/";
-    const headers = headerReader(head.headers);
-    const requestId = requestIdFrom(headers);
-    authenticateThen(authenticate, headers, address, {
-      admitted(credential) {
-        if (
-          !isScoped(credential) &&
-          calls.answerHit(head, reply, corsHeaders, varyOrigin, known, requestId, credential)
-        )
-          return;
-        answerKnown(...toRequest(), known, url, requestId, credential);
-      },
-      refuse: (error) => refuse(...toRequest(), requestId, error),
-      failed: (error) => handlerThrew(...toRequest(), error, options.logger),
-    });
-  }
-
-  /** A known GET call's target: its prepared call, if it was asked before. */
-  const knownCall = (method: string | undefined, url: string) =>
-    method === "GET" || method === "HEAD" ? preparedCalls.find(url) : undefined;
-
-  const handler: CorsHandler = (request, response, corsHeaders) => {
-    const url = request.url ?? "/";
-    // A target asked before is a known endpoint call: no parsing on the way to the cache.
-    const known = knownCall(request.method, url);
-    if (known === undefined) {
-      setCorsHeaders(response, corsHeaders);
-      const headers = headerReader(request.headers);
-      return route(request, response, url, headers, requestIdFrom(headers));
-    }
-    const reply: Reply = (status, fields, body) => writeResponse(request, response, status, fields, body);
-    // With a list of CORS origins, the answer's headers have Vary: Origin (set already, when not handed over).
-    const varyOrigin = corsHeaders === undefined ? response.hasHeader("vary") : "vary" in corsHeaders;
-    const toRequest = withCorsHeadersSet(() => [request, response], corsHeaders);
-    const address = request.socket?.remoteAddress ?? "";
-    answerKnownTarget(request, address, known, reply, corsHeaders, varyOrigin, toRequest);
   };
 
-  /** A bare HTTP/2 stream: a known call is answered as above, on the stream when a hit; anything else as a request. */
-  const stream: StreamHandler = (stream, streamHeaders, toRequest, corsHeaders) => {
-    const head = streamHead(streamHeaders);
-    const known = knownCall(head.method, head.url ?? "/");
-    if (known === undefined) return handler(...toRequest());
-    const reply: Reply = (status, fields, body) => respondOnStream(stream, head.method, status, fields, body);
-    answerKnownTarget(head, streamAddress(stream), known, reply, corsHeaders, "vary" in corsHeaders, toRequest);
+  return {
+    serve,
+    noSuchRoute: (request, response) => {
+      // The CORS headers are set on the response already, by the RPC stack.
+      const call = new RequestCall(request, response, noCors);
+      call.route = "no-such-route";
+      serve(call);
+    },
   };
-
-  return { handler, stream };
-}
-
-/**
- * One INVALID_ARGUMENT for the query string's problems and those `error`
- * found in the values, each field named once (a repeated parameter left out
- * of the request is not also reported missing).
- */
-function withViolations(violations: FieldViolation[], error: unknown): unknown {
-  if (violations.length === 0 || !(error instanceof ConnectError) || error.code !== Code.InvalidArgument) return error;
-  const named = new Set(violations.map((v) => v.field));
-  return invalidArgument([...violations, ...fieldViolationsOf(error).filter((v) => !named.has(v.field))]);
-}
-
-/** `/api/endpoints/<name>` or `/api/endpoints/query/<id>` → the name or id; undefined when malformed. */
-export function endpointKeyOf(path: string): string | undefined {
-  const rest = path.slice("/api/endpoints/".length);
-  const segment = rest.startsWith("query/") ? rest.slice("query/".length) : rest;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
-}
-
-async function readiness(request: HttpRequest, response: HttpResponse, ready: () => Promise<boolean>) {
-  const isReady = await ready().catch(() => false);
-  sendJson(request, response, isReady ? 200 : 503, { status: isReady ? "ready" : "warehouse unavailable" });
-}
-
-async function prometheus(request: HttpRequest, response: HttpResponse, scrape: MetricsScrape, metrics: Metrics) {
-  sendBytes(request, response, 200, await scrape(), { "content-type": metrics.registry.contentType });
-}
-
-/** Which keyless kind a path not yet answered is: probes, anything but the keyed API, or none (a key is asked). */
-function keylessKindOf(path: string): KeylessKind | undefined {
-  if (path === "/healthz" || path === "/readyz") return "probe";
-  if (path === "/api/endpoints" || path.startsWith("/api/endpoints/")) return undefined;
-  return "other";
 }

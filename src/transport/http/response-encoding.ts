@@ -2,7 +2,11 @@
 // Brotli always, zstd where this Node has it (zlib.zstdCompressSync). The
 // work is synchronous and done once per body a cached result keeps.
 import * as zlib from "node:zlib";
-import type { ContentEncoding } from "./content-negotiation.js";
+
+/** Content codings by number, the server's preference among equals last to first: br, then zstd, then gzip. */
+export const encodings = ["identity", "gzip", "zstd", "br"] as const;
+export type ContentEncoding = 0 | 1 | 2 | 3;
+export const IDENTITY: ContentEncoding = 0;
 
 type ZstdCompress = (body: Buffer) => Buffer;
 const zstdCompressSync = (zlib as unknown as { zstdCompressSync?: ZstdCompress }).zstdCompressSync;

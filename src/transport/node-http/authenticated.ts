@@ -1,37 +1,43 @@
 // The one "authenticate, then go on" step of every keyed request, GET or
 // RPC, on a Node request or a bare HTTP/2 stream: the credential from the
 // headers alone (auth/authenticate.ts), before any body is read.
-import type { Authenticator, Credential, HeaderReader } from "../../auth/index.js";
+import type { Authenticator, Credential } from "../../auth/index.js";
+import type { Call } from "./call.js";
 
+/** What comes after authentication; made once per route, each step handed its call. */
 export interface AuthenticatedSteps {
-  /** Goes on with the caller's credential. */
-  admitted(credential: Credential): void;
+  /** Goes on with the caller's credential (also set on the call). */
+  admitted(call: Call, credential: Credential): void;
   /** Answers the refusal (UNAUTHENTICATED, RESOURCE_EXHAUSTED for a throttled address or caller). */
-  refuse(error: unknown): void;
+  refuse(call: Call, error: unknown): void;
   /** What `admitted` threw after a new token's signature check, which no server guard sees: a 500 and an error line. */
-  failed(error: unknown): void;
+  failed(call: Call, error: unknown): void;
 }
 
 /**
- * Authenticates a request from `headers` and `address`, then goes on: at
- * once for a key or a token verified before, after the signature check for
- * a token seen for the first time.
+ * Authenticates `call` from its headers and address, then goes on: at once
+ * for a key or a token verified before, after the signature check for a
+ * token seen for the first time.
  */
-export function authenticateThen(
-  authenticate: Authenticator,
-  headers: HeaderReader,
-  address: string,
-  steps: AuthenticatedSteps,
-): void {
+export function authenticateThen(authenticate: Authenticator, call: Call, steps: AuthenticatedSteps): void {
   let credential: Credential | Promise<Credential>;
   try {
-    credential = authenticate(headers, address);
+    credential = authenticate(call, call.address);
   } catch (error) {
-    return steps.refuse(error);
+    return steps.refuse(call, error);
   }
   if (credential instanceof Promise) {
-    credential.then(steps.admitted, steps.refuse).catch(steps.failed);
+    credential
+      .then(
+        (admitted) => {
+          call.credential = admitted;
+          steps.admitted(call, admitted);
+        },
+        (error: unknown) => steps.refuse(call, error),
+      )
+      .catch((error: unknown) => steps.failed(call, error));
   } else {
-    steps.admitted(credential);
+    call.credential = credential;
+    steps.admitted(call, credential);
   }
 }

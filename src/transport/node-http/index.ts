@@ -1,14 +1,16 @@
 // Node HTTP helpers below both the GET routes (transport/http) and the RPC
-// stack (transport/rpc): the typed request and response, header reading, the
-// request id, code -> HTTP status, and the 500 of a handler that threw; the
-// bare HTTP/2 streams the fast paths answer, the one "authenticate, then go
-// on" step, and the calls prepared by request.
-export { copyCorsHeaders, handlerThrew, pathOf, setCorsHeaders } from "./request-handler.js";
+// stack (transport/rpc): the call value every step is handed and its route,
+// the typed request and response, header reading, the request id, code ->
+// HTTP status, and the 500 of a handler that threw; the bare HTTP/2 streams
+// the fast paths answer, the one "authenticate, then go on" step, and the
+// calls prepared by request.
+export { copyCorsHeaders, handlerThrew, pathOf, queryOf, setCorsHeaders } from "./request-handler.js";
 export type {
   CorsHeaders,
-  CorsHandler,
   HttpRequest,
   HttpResponse,
+  MakeRequestAndResponse,
+  RequestAndResponse,
   RequestHandler,
 } from "./request-handler.js";
 export { hasBody, headerReader } from "./request-headers.js";
@@ -16,7 +18,11 @@ export { requestIdFrom } from "./request-id.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";
 export { authenticateThen } from "./authenticated.js";
 export type { AuthenticatedSteps } from "./authenticated.js";
-export { respondOnStream, sessionAddress, streamAddress, streamHead, withCorsHeadersSet } from "./bare-stream.js";
-export type { RequestHead, StreamHandler, ToRequest } from "./bare-stream.js";
+export { sessionAddress, streamAddress } from "./bare-stream.js";
+export type { RequestHead, StreamHandler } from "./bare-stream.js";
+export { noCors, replyOn, RequestCall, StreamCall } from "./call.js";
+export type { Call, CallHandler, CorsDecision } from "./call.js";
+export { createRouteOf, isHttpRoute } from "./call-route.js";
+export type { Route } from "./call-route.js";
 export { createPreparedCalls } from "./prepared-calls.js";
 export type { PreparedCalls } from "./prepared-calls.js";

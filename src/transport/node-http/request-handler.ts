@@ -1,7 +1,6 @@
 // The request and response of Node's HTTP/1.1 and HTTP/2 servers, one type
-// each for both versions, the headers every answer carries (handed to a
-// handler, to write with its own), and what every handler does with an
-// exception.
+// each for both versions, the CORS headers every answer carries, and what
+// every handler does with an exception.
 import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "../../observability/index.js";
 
@@ -10,35 +9,29 @@ export type RequestHandler = ReturnType<typeof connectNodeAdapter>;
 export type HttpRequest = Parameters<RequestHandler>[0];
 export type HttpResponse = Parameters<RequestHandler>[1];
 
+/** A request and its response, as Node's servers hand them to a request listener. */
+export type RequestAndResponse = [request: HttpRequest, response: HttpResponse];
+
+/** Makes a bare stream's compatibility request and response (Http2ServerRequest, Http2ServerResponse), once. */
+export type MakeRequestAndResponse = () => RequestAndResponse;
+
 /** Headers every answer to a request carries: the CORS headers of transport/cors.ts. */
 export type CorsHeaders = Readonly<Record<string, string>>;
 
-/**
- * A request handler handed the headers every answer to its request carries,
- * rather than finding them set on its response: a cache hit writes them with
- * its own in one writeHead, which costs less than setting them first (Node's
- * writeHead takes a slower path once a header is set before it;
- * docs/cache-hit-profiling.md). Anything else it answers, it sets them for first
- * (setCorsHeaders). Called as a RequestHandler, without them, they are set
- * already.
- */
-export type CorsHandler = (request: HttpRequest, response: HttpResponse, corsHeaders?: CorsHeaders) => void;
-
-/** Sets `corsHeaders` on `response` (none: set already), for an answer not written in one writeHead with them. */
-export function setCorsHeaders(response: HttpResponse, corsHeaders: CorsHeaders | undefined): void {
-  if (corsHeaders === undefined) return;
+/** Sets `corsHeaders` on `response`, for an answer not written in one writeHead with them. */
+export function setCorsHeaders(response: HttpResponse, corsHeaders: CorsHeaders): void {
   const writable = response as unknown as { setHeader(name: string, value: string): void };
   for (const name in corsHeaders) writable.setHeader(name, corsHeaders[name]!);
 }
 
 /**
- * A new header object holding `corsHeaders` (none: empty), for an answer's
- * own headers to be added to and written at once (writeHead, respond). Copied, not
- * spread: V8 builds spreads slowly on the hit path (docs/cache-hit-profiling.md).
+ * A new header object holding `corsHeaders`, for an answer's own headers to
+ * be added to and written at once (writeHead, respond): copied, not spread,
+ * which V8 builds more slowly.
  */
-export function copyCorsHeaders(corsHeaders: CorsHeaders | undefined): Record<string, string> {
+export function copyCorsHeaders(corsHeaders: CorsHeaders): Record<string, string> {
   const fields: Record<string, string> = {};
-  if (corsHeaders !== undefined) for (const name in corsHeaders) fields[name] = corsHeaders[name]!;
+  for (const name in corsHeaders) fields[name] = corsHeaders[name]!;
   return fields;
 }
 
@@ -66,4 +59,11 @@ export function pathOf(url: string | undefined): string {
   const target = url ?? "/";
   const queryAt = target.indexOf("?");
   return queryAt < 0 ? target : target.slice(0, queryAt);
+}
+
+/** The query string of a request target, without its `?`; empty when it has none. */
+export function queryOf(url: string | undefined): string {
+  const target = url ?? "/";
+  const queryAt = target.indexOf("?");
+  return queryAt < 0 ? "" : target.slice(queryAt + 1);
 }

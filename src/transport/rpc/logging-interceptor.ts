@@ -7,6 +7,7 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../../observability/index.js";
 import { requestIdFrom } from "../node-http/index.js";
 import { credentialKey, requestIdKey } from "./request-context.js";
+import { callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
 
 export type CallObserver = (event: {
   method: DescMethod;
@@ -91,7 +92,9 @@ export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOp
       method: request.method,
       procedure: `${request.service.typeName}/${request.method.name}`,
       endpoint: endpointOf(request.method),
-      protocol: protocolOf(request.header.get("content-type")),
+      protocol: callProtocolOf(
+        rpcProtocolOf(request.requestMethod, request.header.get("content-type") ?? undefined, request.url),
+      ),
       requestId,
       caller: request.contextValues.get(credentialKey)?.id,
       started: performance.now(),
@@ -124,11 +127,3 @@ const callersDoing: ReadonlySet<Code | "ok"> = new Set([
 
 /** Codes that mean the service, not the caller or the load, went wrong. */
 const serverFault: ReadonlySet<Code | "ok"> = new Set([Code.Internal, Code.Unknown, Code.DataLoss]);
-
-/** The protocol of a call by its content type, as logs and metrics name it. */
-export function protocolOf(contentType: string | null): string {
-  if (contentType === null) return "connect";
-  if (contentType.startsWith("application/grpc-web")) return "grpc-web";
-  if (contentType.startsWith("application/grpc")) return "grpc";
-  return "connect";
-}

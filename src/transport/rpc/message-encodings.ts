@@ -9,6 +9,7 @@ import type { DescMethod, Message } from "@bufbuild/protobuf";
 import type { JsonReadOptions, JsonWriteOptions } from "@bufbuild/protobuf";
 import { createMethodSerializationLookup, type Compression } from "@connectrpc/connect/protocol";
 import type { ComputedResponse } from "../../endpoints/index.js";
+import type { UnaryRequestForm } from "./unary-request.js";
 
 /** Connect-node's compressions with the same output, done synchronously: the work is done once per form. */
 const compressors: Record<string, (bytes: Uint8Array) => Buffer> = {
@@ -36,18 +37,12 @@ export interface MessageEncodingsOptions {
 
 export interface MessageEncodings {
   /**
-   * `result`'s message for a call of `method`, binary or JSON, compressed as
-   * negotiated, bare (`enveloped` false) or as one gRPC envelope (flags and
-   * length first). Throws INTERNAL, as the router would, when the result's
+   * `result`'s message for a call of `method` in `form`: binary or JSON,
+   * compressed as negotiated, bare for Connect or as one gRPC envelope (flags
+   * and length first). Throws INTERNAL, as the router would, when the result's
    * rows do not fit the message.
    */
-  encoded(
-    result: ComputedResponse,
-    method: DescMethod,
-    binary: boolean,
-    compression: Compression | null,
-    enveloped: boolean,
-  ): EncodedMessage;
+  encoded(result: ComputedResponse, method: DescMethod, form: UnaryRequestForm): EncodedMessage;
   /** The request message of `method` from its bytes, parsed as the router parses it; throws what it throws. */
   parse(method: DescMethod, binary: boolean, bytes: Uint8Array): Message;
 }
@@ -96,9 +91,9 @@ export function createMessageEncodings(options: MessageEncodingsOptions = {}): M
   }
 
   return {
-    encoded(result, method, binary, compression, enveloped) {
+    encoded(result, method, { binary, compression, protocol }) {
       const body = bare(result, method, binary, compression);
-      if (!enveloped) return body;
+      if (protocol === "connect") return body;
       const format = binary ? "envelope" : "envelope-json";
       const name = body.compressed ? `${format}+${compression!.name}` : format;
       let envelope = result.body(name);

@@ -4,29 +4,8 @@
 // calls of procedures that are not served.
 import { constants as http2Constants } from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { codeName, hasBody, httpStatusFromCode, type HttpRequest, type HttpResponse } from "../node-http/index.js";
-
-export type RpcProtocol = "grpc" | "grpc-web" | "connect" | "connect-stream";
-
-const grpcWeb = /^application\/grpc-web(-text)?(\+|;|$)/i;
-const grpc = /^application\/grpc(\+|;|$)/i;
-const connectUnary = /^application\/(json|proto)(;|$)/i;
-const connectStream = /^application\/connect\+(json|proto)(;|$)/i;
-
-/** The RPC protocol a request speaks, judged from its method, content type and query; undefined for plain HTTP. */
-export function rpcProtocolOf(
-  method: string | undefined,
-  contentType: string | undefined,
-  url: string,
-): RpcProtocol | undefined {
-  const type = contentType ?? "";
-  if (grpcWeb.test(type)) return "grpc-web";
-  if (grpc.test(type)) return "grpc";
-  if (method === "POST" && connectUnary.test(type)) return "connect";
-  if (method === "POST" && connectStream.test(type)) return "connect-stream";
-  if (method === "GET" && /[?&]connect=v1(&|$)/.test(url)) return "connect";
-  return undefined;
-}
+import { codeName, hasBody, httpStatusFromCode, type RequestAndResponse } from "../node-http/index.js";
+import type { RpcProtocol } from "./rpc-protocol.js";
 
 const forwardedMetadata = ["retry-after", "ratelimit", "ratelimit-policy", "x-request-id"];
 
@@ -39,8 +18,7 @@ const forwardedMetadata = ["retry-after", "ratelimit", "ratelimit-policy", "x-re
  * left unread is closed rather than drained.
  */
 export function sendRpcError(
-  request: HttpRequest,
-  response: HttpResponse,
+  [request, response]: RequestAndResponse,
   protocol: RpcProtocol,
   error: ConnectError,
   httpStatus?: number,

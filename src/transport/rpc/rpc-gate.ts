@@ -1,38 +1,28 @@
-// The gate in front of the Connect router: a call of a procedure that needs a
-// key (Connect, gRPC or gRPC-Web) is authenticated from its headers, and
-// refused when it declares a body over the bound, before the router reads a
-// byte of its body, on a Node request or a bare HTTP/2 stream. An admitted
-// call goes on with its credential (to the fast path of hits, then the
-// router, where it is a context value). Other paths (keyless procedures such
-// as health, unknown ones) go on as they are.
+// The gate in front of the Connect router: a call routed to a saved query's
+// procedure (Connect, gRPC or gRPC-Web) is authenticated from its headers,
+// and refused when it declares a body over the bound, before the router
+// reads a byte of its body, on a Node request or a bare HTTP/2 stream. An
+// admitted call goes on with its credential (to the fast path of hits, then
+// the router, where it is a context value). Other routes (keyless procedures
+// such as health, unknown ones) go on as they are.
 import type { ConnectError } from "@connectrpc/connect";
-import type { Authenticator, Credential } from "../../auth/index.js";
+import type { Authenticator } from "../../auth/index.js";
 import { type Logger, silentLogger } from "../../observability/index.js";
 import {
-  type CorsHeaders,
-  type CorsHandler,
+  type AuthenticatedSteps,
   authenticateThen,
+  type Call,
+  type CallHandler,
   handlerThrew,
-  headerReader,
-  pathOf,
-  requestIdFrom,
-  streamAddress,
-  streamHead,
-  type HttpRequest,
-  type HttpResponse,
   type RequestHead,
-  type StreamHandler,
-  withCorsHeadersSet,
 } from "../node-http/index.js";
-import { bodyTooLarge, rpcProtocolOf, sendRpcError, type RpcProtocol } from "./rpc-error-response.js";
-import type { KeyedStreamHandler } from "./unary-fast-path.js";
+import { bodyTooLarge, sendRpcError } from "./rpc-error-response.js";
+import { type RpcProtocol, rpcProtocolOf } from "./rpc-protocol.js";
 
 export interface RpcGateOptions {
   authenticate: Authenticator;
   /** Largest request body in bytes, as declared by Content-Length (the router bounds the rest). */
   maxBodyBytes: number;
-  /** The request paths of the procedures that need a key, e.g. `/logs.v1.LogsService/GetAllLogs`. */
-  keyedPaths: ReadonlySet<string>;
   /** Told of every call refused here, for metrics. Default: nothing. */
   onRefused?: (protocol: RpcProtocol, error: ConnectError) => void;
   /** Where a failure of the gate's own work after a token's first check goes. Default: silent. */
@@ -45,78 +35,45 @@ export interface RpcGateOptions {
   maxTimeoutMs?: number;
 }
 
-/** What the gate lets through. */
-export interface GatedHandlers {
-  /**
-   * A request: with the credential of a call that needs a key, without for
-   * the rest; with the headers its answer carries, to write (see
-   * CorsHandler).
-   */
-  request(request: HttpRequest, response: HttpResponse, credential?: Credential, corsHeaders?: CorsHeaders): void;
-  /** A call that needs a key on a bare HTTP/2 stream, with its credential. */
-  stream: KeyedStreamHandler;
-}
-
 export interface RpcGate {
-  /** Whether a request target is a call that needs a key (a saved query's procedure). */
-  keyed(target: string): boolean;
-  /** `next` (the fast path of hits, then the Connect router) behind the gate, for requests and for bare HTTP/2 streams. */
-  guard(next: GatedHandlers): { handler: CorsHandler; stream: StreamHandler };
+  /**
+   * `next` (the fast path of hits, then the Connect router) behind the gate:
+   * a call of a saved query's procedure reaches it authenticated (its
+   * credential set on the call), the rest as it came.
+   */
+  guard(next: CallHandler): CallHandler;
 }
 
 export function createRpcGate(options: RpcGateOptions): RpcGate {
   const { authenticate, maxBodyBytes } = options;
-  const { keyedPaths } = options;
   const onRefused = options.onRefused ?? (() => {});
   const logger = options.logger ?? silentLogger;
   const maxTimeoutMs = options.maxTimeoutMs;
-  const keyed = (target: string) => keyedPaths.has(pathOf(target));
 
-  const refuse = (request: HttpRequest, response: HttpResponse, error: ConnectError, status?: number) => {
-    error.metadata.set("x-request-id", requestIdFrom(headerReader(request.headers)));
-    const protocol = rpcProtocolOf(request.method, request.headers["content-type"], request.url ?? "/") ?? "connect";
+  const refuse = (call: Call, error: ConnectError, status?: number) => {
+    error.metadata.set("x-request-id", call.requestId);
+    const head = call.head;
+    const protocol = rpcProtocolOf(head.method, head.headers["content-type"], head.url ?? "/") ?? "connect";
     onRefused(protocol, error);
-    sendRpcError(request, response, protocol, error, status);
+    sendRpcError(call.exchange(), protocol, error, status);
   };
 
-  /**
-   * The gate's checks of a request's head (its deadline cut first): "open"
-   * for a call that needs no key, "keyed" for one that does, or the refusal
-   * of a body declared larger than the bound.
-   */
-  function check(head: RequestHead): "keyed" | "open" | ConnectError {
-    if (maxTimeoutMs !== undefined) capDeadline(head.headers, maxTimeoutMs);
-    if (!keyed(head.url ?? "/")) return "open";
-    const declared = Number(head.headers["content-length"] ?? 0);
-    return declared > maxBodyBytes ? bodyTooLarge(maxBodyBytes) : "keyed";
-  }
-
   return {
-    keyed,
-    guard: (next) => ({
-      handler(request, response, corsHeaders) {
-        const checked = check(request);
-        if (checked === "open") return next.request(request, response, undefined, corsHeaders);
-        const toRequest = withCorsHeadersSet(() => [request, response], corsHeaders);
-        if (checked !== "keyed") return refuse(...toRequest(), checked, 413);
+    guard(next) {
+      const steps: AuthenticatedSteps = {
+        admitted: (call) => next(call),
+        refuse: (call, error) => refuse(call, error as ConnectError),
+        failed: (call, error) => handlerThrew(...call.exchange(), error, logger),
+      };
+      return (call) => {
+        if (maxTimeoutMs !== undefined) capDeadline(call.head.headers, maxTimeoutMs);
+        if (call.route !== "saved-query-procedure") return next(call);
+        const declared = Number(call.head.headers["content-length"] ?? 0);
+        if (declared > maxBodyBytes) return refuse(call, bodyTooLarge(maxBodyBytes), 413);
         // A token seen for the first time: its signature is checked before the body is read.
-        authenticateThen(authenticate, headerReader(request.headers), request.socket?.remoteAddress ?? "", {
-          admitted: (credential) => next.request(request, response, credential, corsHeaders),
-          refuse: (error) => refuse(...toRequest(), error as ConnectError),
-          failed: (error) => handlerThrew(...toRequest(), error, logger),
-        });
-      },
-      stream(stream, headers, toRequest, corsHeaders) {
-        const checked = check(streamHead(headers));
-        if (checked === "open") return next.request(...toRequest());
-        if (checked !== "keyed") return refuse(...toRequest(), checked, 413);
-        authenticateThen(authenticate, headerReader(headers), streamAddress(stream), {
-          admitted: (credential) => next.stream(stream, headers, toRequest, corsHeaders, credential),
-          refuse: (error) => refuse(...toRequest(), error as ConnectError),
-          failed: (error) => handlerThrew(...toRequest(), error, logger),
-        });
-      },
-    }),
+        authenticateThen(authenticate, call, steps);
+      };
+    },
   };
 }
 

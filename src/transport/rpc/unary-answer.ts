@@ -3,11 +3,10 @@
 // the same order (connect-node writes a fetch Headers, which iterates sorted),
 // the same content types, compression headers and gRPC status. On HTTP/2 the
 // stream is answered directly, without the compatibility layer's extra work.
-import type { ServerHttp2Stream } from "node:http2";
 import type { Compression } from "@connectrpc/connect/protocol";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";
-import { type CorsHeaders, copyCorsHeaders } from "../node-http/index.js";
+import type { Call } from "../node-http/index.js";
 
 /** The headers a saved query's answer carries besides the protocol's own. */
 export interface CallHeaders {
@@ -15,16 +14,6 @@ export interface CallHeaders {
   "x-cache"?: string;
   "x-request-id": string;
 }
-
-/**
- * What the fast path writes to: an HTTP/2 stream nothing else answers, or
- * a Node response (HTTP/1.1, or HTTP/2's compatibility layer, which keeps
- * the trailers of its stream to itself); with the headers every answer
- * carries (its CORS headers), first, unless the response has them set already.
- */
-export type AnswerTarget =
-  | { stream: ServerHttp2Stream; corsHeaders: CorsHeaders }
-  | { response: WritableResponse; corsHeaders: CorsHeaders | undefined };
 
 /** The part of Node's HTTP/1.1 and HTTP/2 compatibility responses the answer uses. */
 export interface WritableResponse {
@@ -48,20 +37,23 @@ const grpcOkTrailers = { "grpc-status": "0" };
 
 /**
  * Answers 200 with `message` (enveloped for gRPC and gRPC-Web, bare for
- * Connect) as connect-node answers the same call.
+ * Connect) as connect-node answers the same call: on the call's bare HTTP/2
+ * stream, else through its Node response (HTTP/1.1, or HTTP/2's
+ * compatibility layer, which keeps the trailers of its stream to itself),
+ * the CORS headers first.
  */
 export function writeUnaryAnswer(
-  target: AnswerTarget,
+  call: Call,
   form: UnaryRequestForm,
   message: EncodedMessage,
   extra: CallHeaders,
 ): void {
-  if ("stream" in target) {
-    const stream = target.stream;
+  const stream = call.stream;
+  if (stream !== undefined) {
     // A caller that reset its stream meanwhile is answered nothing: writing to it would throw.
     if (stream.destroyed || stream.closed) return;
     // The CORS headers come first, as a response's set headers do.
-    const fields = addAnswerHeaders(copyCorsHeaders(target.corsHeaders), form, message, extra);
+    const fields = addAnswerHeaders(call.corsHeadersToWrite(), form, message, extra);
     fields[":status"] = 200;
     if (form.protocol === "grpc") {
       stream.respond(fields, { waitForTrailers: true });
@@ -77,8 +69,8 @@ export function writeUnaryAnswer(
     }
     return;
   }
-  const response = target.response;
-  response.writeHead(200, addAnswerHeaders(copyCorsHeaders(target.corsHeaders), form, message, extra));
+  const response = call.response as unknown as WritableResponse;
+  response.writeHead(200, addAnswerHeaders(call.corsHeadersToWrite(), form, message, extra));
   if (form.protocol === "grpc-web") {
     // Two writes without a length, as connect-node writes the message and the trailer frame.
     response.write(message.bytes);

@@ -9,13 +9,12 @@ import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";
 import { type Compression, compressionNegotiate } from "@connectrpc/connect/protocol";
-import { parseContentType as parseConnectType } from "@connectrpc/connect/protocol-connect";
-import { parseContentType as parseGrpcType } from "@connectrpc/connect/protocol-grpc";
-import { parseContentType as parseGrpcWebType } from "@connectrpc/connect/protocol-grpc-web";
-import { remembered } from "../../collections/index.js";
+import { createBoundedMemo } from "../../collections/index.js";
+import { queryOf, type RequestHead } from "../node-http/index.js";
+import { type CallProtocol, rpcContentTypeOf } from "./rpc-protocol.js";
 
 /** The protocols the fast path answers, named as the logs and metrics name them. */
-export type UnaryProtocol = "grpc" | "grpc-web" | "connect";
+export type UnaryProtocol = CallProtocol;
 
 /** A plain unary call, as far as its headers tell. */
 export interface UnaryRequestForm {
@@ -28,39 +27,11 @@ export interface UnaryRequestForm {
   compression: Compression | null;
 }
 
-/** The request side of a Node HTTP request, as the fast path reads it. */
-export interface RequestHead {
-  method?: string;
-  url?: string;
-  httpVersionMajor: number;
-  headers: Record<string, string | string[] | undefined>;
-}
-
 const grpcTimeout = /^\d{1,8}[HMSmun]$/;
 const connectTimeout = /^\d{1,10}$/;
 
-/**
- * Distinct content types and accepted encodings whose reading is remembered
- * (collections/remembered.ts): a call's form is then mostly lookups, 1 us a
- * call less than parsing (docs/cache-hit-profiling.md).
- */
-const rememberedValues = 64;
-
-/** What a POST's content type says, as connect-node's three protocols read it; undefined for none of them. */
-const contentTypeOf = remembered(
-  (contentType: string): { protocol: UnaryProtocol; binary: boolean; text: boolean; stream: boolean } | undefined => {
-    const grpc = parseGrpcType(contentType);
-    if (grpc !== undefined) return { protocol: "grpc", binary: grpc.binary, text: false, stream: false };
-    const grpcWeb = parseGrpcWebType(contentType);
-    if (grpcWeb !== undefined)
-      return { protocol: "grpc-web", binary: grpcWeb.binary, text: grpcWeb.text, stream: false };
-    const connect = parseConnectType(contentType);
-    if (connect !== undefined)
-      return { protocol: "connect", binary: connect.binary, text: false, stream: connect.stream };
-    return undefined;
-  },
-  rememberedValues,
-);
+/** Distinct accepted encodings whose reading is kept (collections/bounded-memo.ts): a lookup costs less than a parse. */
+const memoSize = 64;
 
 /**
  * The form of `request`, a call of `method`, if it is a plain unary call the
@@ -76,7 +47,7 @@ export function unaryRequestForm(
   const contentType = headers["content-type"];
   if (request.method === "GET") return connectGetForm(request, method, available);
   if (request.method !== "POST" || typeof contentType !== "string") return undefined;
-  const type = contentTypeOf(contentType);
+  const type = rpcContentTypeOf(contentType);
   if (type === undefined || type.text || type.stream) return undefined;
   let accept: string | string[] | undefined;
   if (type.protocol === "connect") {
@@ -107,7 +78,7 @@ function connectGetForm(
   if (headers["content-type"] !== undefined || !timeoutIs(headers["connect-timeout-ms"], connectTimeout)) {
     return undefined;
   }
-  const query = queryOf(request.url);
+  const query = queryParams(request.url);
   const encoding = query.get("encoding");
   if (encoding !== "proto" && encoding !== "json") return undefined;
   if (!identity(query.get("compression") ?? undefined)) return undefined;
@@ -131,7 +102,7 @@ export function messageOfBody(form: UnaryRequestForm, body: Buffer, maxBytes: nu
 
 /** The message bytes of a Connect GET, as connect-node reads `message` and `base64`; undefined when malformed. */
 export function messageOfQuery(url: string | undefined, maxBytes: number): Buffer | undefined {
-  const query = queryOf(url);
+  const query = queryParams(url);
   const message = query.get("message") ?? "";
   let bytes: Buffer;
   if (query.get("base64") === "1") {
@@ -148,10 +119,8 @@ export function messageOfQuery(url: string | undefined, maxBytes: number): Buffe
   return bytes.length > maxBytes ? undefined : bytes;
 }
 
-function queryOf(url: string | undefined): URLSearchParams {
-  const target = url ?? "";
-  const queryAt = target.indexOf("?");
-  return new URLSearchParams(queryAt < 0 ? "" : target.slice(queryAt + 1));
+function queryParams(url: string | undefined): URLSearchParams {
+  return new URLSearchParams(queryOf(url));
 }
 
 /** No request compression, and a well-formed deadline if any: else connect-node answers an error. */
@@ -186,7 +155,7 @@ function negotiate(
     // compressionNegotiate only reads the list (its type asks for a mutable one), and names the header only in errors.
     const negotiated = (value: string) =>
       compressionNegotiate(available as Compression[], null, value, "accept-encoding").response;
-    negotiations.set(available, (byValue = remembered(negotiated, rememberedValues)));
+    negotiations.set(available, (byValue = createBoundedMemo(negotiated, memoSize)));
   }
   return byValue(accept);
 }

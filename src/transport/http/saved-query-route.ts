@@ -1,0 +1,112 @@
+// GET /api/endpoints/<name> and /api/endpoints/query/<id>: a saved query's
+// call from its query string. A target asked before is a known call, its
+// prepared call found by the target alone, so that a cache hit is answered
+// after one lookup and the authentication (endpoint-call.ts); a target not
+// asked before is parsed, its parameters bound, and kept for next time.
+import { Code, ConnectError } from "@connectrpc/connect";
+import { type Authenticator, type Credential, isScoped } from "../../auth/index.js";
+import { type FieldViolation, fieldViolationsOf, invalidArgument } from "../../errors/index.js";
+import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
+import type { Logger } from "../../observability/index.js";
+import {
+  type AuthenticatedSteps,
+  authenticateThen,
+  type Call,
+  createPreparedCalls,
+  handlerThrew,
+  pathOf,
+  queryOf,
+} from "../node-http/index.js";
+import type { EndpointCalls, GetCall } from "./endpoint-call.js";
+import { sendError } from "./error-body.js";
+import { requestFromQueryString } from "./query-string.js";
+
+export interface SavedQueryRouteOptions {
+  registry: EndpointRegistry;
+  service: EndpointService;
+  authenticate: Authenticator;
+  logger: Logger;
+  calls: EndpointCalls;
+  /** Answers a refused authentication, counted as the routes count refusals. */
+  refuse(call: Call, error: unknown): void;
+}
+
+export interface SavedQueryRoute {
+  /** A GET or HEAD of a target asked before: true when it took the call (authenticated, then answered). */
+  servedKnown(call: Call): boolean;
+  /** A call of a target not asked before, its caller authenticated as `credential`. */
+  serve(call: Call, credential: Credential): void;
+}
+
+export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQueryRoute {
+  const { registry, service, calls } = options;
+  const preparedCalls = createPreparedCalls();
+
+  function serve(call: Call, credential: Credential): void {
+    const fail = (error: unknown) => sendError(call.exchange(), call.requestId, error);
+    const url = call.head.url ?? "/";
+    const endpointKey = endpointKeyOf(pathOf(url));
+    if (endpointKey === undefined)
+      return fail(new ConnectError("malformed endpoint name in path", Code.InvalidArgument));
+    const endpoint = registry.find(endpointKey);
+    if (endpoint === undefined) return fail(new ConnectError("no endpoint of that name or id", Code.NotFound));
+    const { request: message, violations, format } = requestFromQueryString(endpoint, queryOf(url));
+    let prepared: GetCall;
+    try {
+      prepared = service.prepare(endpoint, message, credential);
+    } catch (error) {
+      return calls.reject(call, endpoint, withViolations(violations, error));
+    }
+    if (violations.length > 0) return calls.reject(call, endpoint, invalidArgument(violations));
+    if (format !== undefined) prepared = { ...prepared, format }; // the body's format only: the same rows, the same cache entry
+    // A call prepared under a scope depends on the credential too: only unscoped calls are kept by target.
+    if (!isScoped(credential)) preparedCalls.remember(url, prepared);
+    call.prepared = prepared;
+    calls.answer(call);
+  }
+
+  /** After a known call's authentication: a hit, its caller unscoped, in one write; the rest as a first call. */
+  const knownSteps: AuthenticatedSteps = {
+    admitted(call, credential) {
+      if (isScoped(credential)) return serve(call, credential);
+      if (!calls.answerHit(call)) calls.answer(call);
+    },
+    refuse: (call, error) => options.refuse(call, error),
+    failed: (call, error) => handlerThrew(...call.exchange(), error, options.logger),
+  };
+
+  return {
+    servedKnown(call) {
+      const method = call.head.method;
+      if (method !== "GET" && method !== "HEAD") return false;
+      const known = preparedCalls.find(call.head.url ?? "/");
+      if (known === undefined) return false;
+      call.prepared = known;
+      authenticateThen(options.authenticate, call, knownSteps);
+      return true;
+    },
+    serve,
+  };
+}
+
+/** `/api/endpoints/<name>` or `/api/endpoints/query/<id>` → the name or id; undefined when malformed. */
+export function endpointKeyOf(path: string): string | undefined {
+  const rest = path.slice("/api/endpoints/".length);
+  const segment = rest.startsWith("query/") ? rest.slice("query/".length) : rest;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One INVALID_ARGUMENT for the query string's problems and those `error`
+ * found in the values, each field named once (a repeated parameter left out
+ * of the request is not also reported missing).
+ */
+function withViolations(violations: FieldViolation[], error: unknown): unknown {
+  if (violations.length === 0 || !(error instanceof ConnectError) || error.code !== Code.InvalidArgument) return error;
+  const named = new Set(violations.map((v) => v.field));
+  return invalidArgument([...violations, ...fieldViolationsOf(error).filter((v) => !named.has(v.field))]);
+}
