@@ -4,6 +4,7 @@ import type { CachePolicy, Compute } from "../cache/index.js";
 import type { QueryParamValue } from "../executor/index.js";
 import type { ComputedResponse } from "./computed-response.js";
 import type { Endpoint } from "./registry.js";
+import type { PageRequest } from "./result-page.js";
 
 export interface CallContext {
   /**
@@ -35,6 +36,8 @@ export interface PreparedCall {
   queryParams: Record<string, QueryParamValue>;
   /** Where the result is cached; undefined when it is not (no cache, or no lifetime). */
   cacheEntry?: CacheEntry;
+  /** Its paging, for an endpoint with a page token; its token is checked against the caller when it runs. */
+  page?: PageRequest;
 }
 
 export interface EndpointResult extends ComputedResponse {

@@ -33,7 +33,11 @@ export function createCallPreparer(cached: boolean): PrepareCall {
 
   return (endpoint, request, scope) => {
     const effective = scope === undefined ? request : applyScope(endpoint, request, scope);
-    const { queryParams, normalized } = bindParameters(endpoint, effective);
+    const bound = bindParameters(endpoint, effective);
+    const { normalized, page } = bound;
+    if (page !== undefined)
+      return { endpoint, queryParams: { ...bound.queryParams, ...page.queryParams }, page: page.request };
+    const { queryParams } = bound;
     const policy = policyOf(endpoint);
     if (!cached || policy.ttlMs === 0) return { endpoint, queryParams };
     return { endpoint, queryParams, cacheEntry: { key: cacheKey(endpoint.definition.name, normalized), policy } };
