@@ -11,6 +11,12 @@
 --                        allowed value of the proto is named in it)
 --   iso_timestamp_start  exclusive lower bound, or NULL for none
 --   iso_timestamp_end    inclusive upper bound, or NULL for none
+--   cursor_timestamp,    the last row of the page before, from page_token,
+--   cursor_id            or NULL for the newest page
+--
+-- Rows are ordered by (timestamp, id) so that a page ends at one row even
+-- when several share its microsecond. One row past the page of 100 tells the
+-- service whether older rows remain; it is never returned.
 --
 -- The original saved query also selects the other eight log sources with the
 -- same filters but returns only the edge log selection; only that one is
@@ -25,7 +31,9 @@ WITH
         1
     ) AS retention_days,
     {iso_timestamp_start:Nullable(DateTime64(6, 'UTC'))} AS lower_bound,
-    {iso_timestamp_end:Nullable(DateTime64(6, 'UTC'))} AS upper_bound
+    {iso_timestamp_end:Nullable(DateTime64(6, 'UTC'))} AS upper_bound,
+    {cursor_timestamp:Nullable(DateTime64(6, 'UTC'))} AS cursor_timestamp,
+    {cursor_id:Nullable(String)} AS cursor_id
 SELECT
     id,
     timestamp,
@@ -36,5 +44,6 @@ WHERE project = {project:String}
   AND timestamp > query_now - toIntervalDay(retention_days)
   AND (lower_bound IS NULL OR timestamp > lower_bound)
   AND (upper_bound IS NULL OR timestamp <= upper_bound)
-ORDER BY timestamp DESC
-LIMIT 100
+  AND (cursor_timestamp IS NULL OR (timestamp, id) < (cursor_timestamp, cursor_id))
+ORDER BY timestamp DESC, id DESC
+LIMIT 101

@@ -4,6 +4,7 @@ import type { CachePolicy, Compute } from "../cache/index.js";
 import type { QueryParamValue, ReadLimits } from "../executor/index.js";
 import type { ComputedResponse } from "./computed-response.js";
 import type { Endpoint } from "./registry.js";
+import type { PageRequest } from "./result-page.js";
 
 export interface CallContext {
   /**
@@ -37,6 +38,8 @@ export interface PreparedCall {
   cacheEntry?: CacheEntry;
   /** The read limits the query runs under (read-limit-choice.ts); undefined: none. */
   readLimits?: ReadLimits;
+  /** Its paging, for an endpoint with a page token; its token is checked against the caller when it runs. */
+  page?: PageRequest;
 }
 
 export interface EndpointResult extends ComputedResponse {

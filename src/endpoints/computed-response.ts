@@ -18,8 +18,10 @@ import { rowMessageFromWarehouse } from "./row-message.js";
  */
 export interface ComputedResponse {
   message(): Message;
-  /** The GET body `{"result": [...]}`. */
+  /** The GET body `{"result": [...]}`, with `"next_page_token"` beside it when there is one. */
   json(): Buffer;
+  /** The token of the next page, set when a paged call's older rows remain (result-page.ts). */
+  readonly nextPageToken?: string;
   /** Another body of the same rows kept under `name`, or undefined before `keepBody` put one there. */
   body(name: BodyName): Buffer | undefined;
   /** Keeps `body` under `name` for later callers; a cached result counts its bytes in the cache's bound. */
@@ -44,6 +46,7 @@ export function computedResponse(
   endpoint: Endpoint,
   warehouseRows: WarehouseRow[],
   computation: Computation,
+  nextPageToken?: string,
 ): ComputedResponse {
   let rows: WarehouseRow[] | undefined = warehouseRows;
   let message: Message | undefined;
@@ -54,19 +57,20 @@ export function computedResponse(
   const bodies = new KeptBodies();
   return {
     computation,
+    nextPageToken,
     body: (name) => bodies.get(name),
     keepBody: (name, body) => void bodies.keep(name, body),
     message() {
       if (message === undefined) {
         const result = converting(() => rows!.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row)));
-        message = create(endpoint.method.output, { result } as never);
+        message = create(endpoint.method.output, { result, nextPageToken } as never);
         release();
       }
       return message;
     },
     json() {
       if (json === undefined) {
-        json = converting(() => responseJsonBytes(rows!, endpoint.rowSchema));
+        json = converting(() => responseJsonBytes(rows!, endpoint.rowSchema, nextPageToken));
         release();
       }
       return json;

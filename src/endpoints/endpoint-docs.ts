@@ -38,6 +38,11 @@ function row(cells: string[]): string {
 function rule(p: ParameterSpec): string {
   const parts = [p.required ? "required" : "optional"];
   if (p.format === ParameterFormat.RE2) parts.push("an RE2 pattern (below)");
+  if (p.pageSize > 0) {
+    parts.push(
+      `a \`next_page_token\` of this call for ${p.pageSize} older rows (Paging, below); any other value is a 400`,
+    );
+  }
   if (p.format === ParameterFormat.ISO8601) {
     parts.push("ISO 8601 (below), empty means no bound; unparseable or outside 1900-2299 is a 400");
   }

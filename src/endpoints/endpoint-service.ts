@@ -16,7 +16,9 @@ import { createCachedExecution } from "./cached-execution.js";
 import type { CallContext, EndpointResult, PreparedCall } from "./call-types.js";
 import { computedResponse, type ComputedResponse } from "./computed-response.js";
 import { createCallPreparer } from "./prepare-call.js";
+import { createPageTokens } from "./page-token.js";
 import type { Endpoint } from "./registry.js";
+import { createPaging } from "./result-page.js";
 import type { Scope } from "./scope.js";
 
 export interface EndpointService {
@@ -66,24 +68,31 @@ export interface EndpointServiceOptions {
    * Default: none.
    */
   defaultReadLimits?: ReadLimitValues;
+  /** Key of the page tokens' HMAC. Default: 32 random bytes, so tokens last as long as the process. */
+  pageTokenSecret?: Uint8Array;
 }
 
 export function createEndpointService(options: EndpointServiceOptions): EndpointService {
   const { executor, cache } = options;
   const clock = options.clock ?? systemClock;
   const prepare = createCallPreparer(cache !== undefined, options.defaultReadLimits);
+  const paging = createPaging(createPageTokens(options.pageTokenSecret));
 
   async function compute(call: PreparedCall, executeOptions: ExecuteOptions): Promise<ComputedResponse> {
-    const { endpoint, queryParams, readLimits } = call;
+    const { endpoint, queryParams, readLimits, page } = call;
+    // The caller is known here, not when the call was prepared: a transport may keep a prepared call for others.
+    const caller = executeOptions.tenant ?? "";
+    if (page !== undefined) paging.check(page, caller);
     // The options may be a transport's context with getters: the limits go with the query instead.
     const query = readLimits === undefined ? endpoint.savedQuery : { ...endpoint.savedQuery, readLimits };
     const { rows, durationMs, statistics } = await executor.execute(query, queryParams, executeOptions);
-    return computedResponse(endpoint, rows, {
-      warehouseMs: durationMs,
-      serializeMs: 0,
-      statistics,
-      computedAt: clock(),
-    });
+    const { rows: answered, nextPageToken } = page === undefined ? { rows } : paging.cut(page, caller, rows);
+    return computedResponse(
+      endpoint,
+      answered,
+      { warehouseMs: durationMs, serializeMs: 0, statistics, computedAt: clock() },
+      nextPageToken,
+    );
   }
 
   const cached =

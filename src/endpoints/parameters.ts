@@ -8,12 +8,15 @@ import type { QueryParamValue } from "../executor/index.js";
 import type { Endpoint } from "./registry.js";
 import { readIsoTimestamp } from "../warehouse/index.js";
 import { re2PatternProblem } from "./re2-pattern.js";
+import { pageRequestOf, type PageRequest } from "./result-page.js";
 
 export interface BoundParameters {
   /** Effective value of every parameter, defaults applied: the cache key's substance. */
   normalized: Readonly<Record<string, string>>;
   /** The values handed to the SQL's `{name:Type}` placeholders. */
   queryParams: Record<string, QueryParamValue>;
+  /** For an endpoint with a page token: its paging, and the values of the SQL's cursor placeholders. */
+  page?: { request: PageRequest; queryParams: Record<string, QueryParamValue> };
 }
 
 /**
@@ -25,6 +28,7 @@ export function bindParameters(endpoint: Endpoint, request: Message): BoundParam
   const normalized: Record<string, string> = {};
   const queryParams: Record<string, QueryParamValue> = {};
   const values = request as unknown as Record<string, unknown>;
+  let pageToken: { name: string; size: number; token: string } | undefined;
 
   // A binary message keeps the fields its schema does not know: a parameter
   // of another version of the proto, say. Refused like an undeclared GET
@@ -41,6 +45,11 @@ export function bindParameters(endpoint: Endpoint, request: Message): BoundParam
     let value = typeof raw === "string" ? raw : "";
     if (value.length > spec.maxLength) {
       violations.push({ field: spec.name, description: `${spec.name} is longer than ${spec.maxLength} characters` });
+      continue;
+    }
+    // Not among the normalised parameters: a token is bound to them, and read once they are known.
+    if (spec.pageSize > 0) {
+      pageToken = { name: spec.name, size: spec.pageSize, token: value };
       continue;
     }
     if (value === "") {
@@ -79,6 +88,11 @@ export function bindParameters(endpoint: Endpoint, request: Message): BoundParam
     }
   }
 
+  const paging =
+    pageToken === undefined ? undefined : pageRequestOf(pageToken.name, pageToken.size, pageToken.token, normalized);
+  if (paging?.problem !== undefined) violations.push({ field: pageToken!.name, description: paging.problem });
+
   if (violations.length > 0) throw invalidArgument(violations);
-  return { normalized, queryParams };
+  if (paging === undefined) return { normalized, queryParams };
+  return { normalized, queryParams, page: { request: paging.page, queryParams: paging.cursorParams } };
 }

@@ -51,10 +51,13 @@ export function createCallPreparer(cached: boolean, defaultReadLimits?: ReadLimi
 
   return (endpoint, request, scope) => {
     const effective = scope === undefined ? request : applyScope(endpoint, request, scope);
-    const { queryParams, normalized } = bindParameters(endpoint, effective);
+    const bound = bindParameters(endpoint, effective);
+    const { normalized, page } = bound;
     const readLimits = readLimitsOf(endpoint, scope);
+    const queryParams = page === undefined ? bound.queryParams : { ...bound.queryParams, ...page.queryParams };
     const call: PreparedCall =
       readLimits === undefined ? { endpoint, queryParams } : { endpoint, queryParams, readLimits };
+    if (page !== undefined) return { ...call, page: page.request };
     const policy = policyOf(endpoint);
     if (!cached || policy.ttlMs === 0) return call;
     let key = cacheKey(endpoint.definition.name, normalized);

@@ -18,6 +18,8 @@ import {
 import type { ReadLimitValues, SavedQuery } from "../executor/index.js";
 import { readSavedQuerySql } from "../warehouse/index.js";
 import { allowedValueProblems, sandboxProblem } from "./definition-checks.js";
+import { cursorPlaceholders } from "./page-token.js";
+import { pagingProblems } from "./paging-checks.js";
 import { placeholderProblems } from "./sql-placeholders.js";
 
 /** One request parameter: a string field of the request message and its rules. */
@@ -34,6 +36,8 @@ export interface ParameterSpec {
   format: ParameterFormat;
   /** The longest value accepted, in characters. */
   maxLength: number;
+  /** Rows per page when the parameter is a page token (result-page.ts); 0 when it is not one. */
+  pageSize: number;
 }
 
 /** A saved query with everything the transports need to serve it. */
@@ -72,10 +76,12 @@ export interface EndpointRegistryOptions {
 /**
  * Builds the registry. Throws when a method lacks the endpoint option, a name
  * or id repeats, a request field is not a string, the SQL's placeholders and
- * the request fields do not match one for one (`now` is the service's), an
- * allowed value of a parameter is not a quoted literal of the SQL, or a saved
- * query is declared sandboxed (definition-checks.ts): a mistake in `proto/`
- * or `sql/` must stop start-up, not surface at the first request.
+ * the request fields do not match one for one (`now` is the service's, and a
+ * page token's are its cursor's), an allowed value of a parameter is not a
+ * quoted literal of the SQL, a saved query is declared sandboxed
+ * (definition-checks.ts), or one with a page token cannot page
+ * (paging-checks.ts): a mistake in `proto/` or `sql/` must stop start-up, not
+ * surface at the first request.
  */
 export function createEndpointRegistry(options: EndpointRegistryOptions): EndpointRegistry {
   const readSql = options.readSql ?? readSavedQuerySql;
@@ -96,9 +102,10 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
         ...placeholderProblems(
           definition.name,
           sql,
-          method.input.fields.map((f) => f.name),
+          parameters.flatMap((p) => (p.pageSize > 0 ? cursorPlaceholders : [p.name])),
         ),
         ...allowedValueProblems(definition.name, sql, parameters),
+        ...pagingProblems(definition, parameters, method.output),
       ];
       const sandbox = sandboxProblem(definition);
       if (sandbox !== undefined) problems.push(sandbox);
@@ -158,6 +165,7 @@ function parameterSpec(field: DescField, maxLength: number): ParameterSpec {
     unknownIsDefault: rule.unknownIsDefault,
     format: rule.format,
     maxLength,
+    pageSize: rule.pageSize,
   };
 }
 

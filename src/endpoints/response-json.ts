@@ -17,8 +17,12 @@ type Writer = (value: unknown) => unknown;
 
 const writers = new WeakMap<DescMessage, [string, Writer][]>();
 
-/** Serialises `rows` (warehouse rows of `rowSchema` messages) to the bytes of the body. */
-export function responseJsonBytes(rows: readonly WarehouseRow[], rowSchema: DescMessage): Buffer {
+/** Serialises `rows` (warehouse rows of `rowSchema` messages), and a next page's token if any, to the bytes of the body. */
+export function responseJsonBytes(
+  rows: readonly WarehouseRow[],
+  rowSchema: DescMessage,
+  nextPageToken?: string,
+): Buffer {
   let fields = writers.get(rowSchema);
   if (fields === undefined) {
     fields = rowSchema.fields.map((f) => [f.name, writerFor(f)]);
@@ -29,7 +33,9 @@ export function responseJsonBytes(rows: readonly WarehouseRow[], rowSchema: Desc
     for (const [name, write] of fields) out[name] = write(row[name]);
     return out;
   });
-  return Buffer.from(JSON.stringify({ result }));
+  return Buffer.from(
+    JSON.stringify(nextPageToken === undefined ? { result } : { result, next_page_token: nextPageToken }),
+  );
 }
 
 function writerFor(field: DescField): Writer {

@@ -6,7 +6,7 @@ import { readSavedQuerySql } from "../../src/warehouse/index.js";
 const slowSql: Record<string, string> = {
   "logs.all": `SELECT toString(count()) AS id FROM numbers(100000000000)
     WHERE sipHash64(number) = 0 AND {project:String} != '' AND {project_tier:String} IN ('FREE', 'PRO', 'PAYG', 'ENTERPRISE')
-      AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL
+      AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL AND {cursor_timestamp:Nullable(String)} IS NULL AND {cursor_id:Nullable(String)} IS NULL
       AND {now:DateTime64(6, 'UTC')} IS NOT NULL`,
   "functions.invocation-stats": `SELECT count() AS count FROM numbers(100000000000)
     WHERE sipHash64(number) = 0 AND {project:String} != '' AND {function_id:String} = ''

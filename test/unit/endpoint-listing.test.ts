@@ -41,7 +41,7 @@ describe("endpointListing", () => {
       "logs.v1.LogsService/GetAllLogs",
       0,
       0,
-      ["project", "project_tier", "iso_timestamp_start", "iso_timestamp_end"],
+      ["project", "project_tier", "iso_timestamp_start", "iso_timestamp_end", "page_token"],
     ],
   ])("lists %s with its method, cache, warming and parameters", (name, method, ttl, warming, parameters) => {
     const listed = endpointListing(registry).result.find((e) => e.name === name)!;

@@ -37,7 +37,7 @@ beforeAll(async () => {
     readSql: (name) =>
       name === "logs.all"
         ? "SELECT * FROM secret_missing_table WHERE project = {project:String} AND {project_tier:String} IN ('FREE', 'PRO', 'PAYG', 'ENTERPRISE')" +
-          " AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL"
+          " AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL AND {cursor_timestamp:Nullable(String)} IS NULL AND {cursor_id:Nullable(String)} IS NULL"
         : readSavedQuerySql(name),
   });
   // A server whose warehouse is a ClickHouse URL where nothing listens.

@@ -16,7 +16,7 @@ import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/
 const key = "late-columns-key-0123456789";
 const textTimestampSql = `SELECT id, toString(timestamp) AS timestamp, event_message, metadata FROM edge_logs
   WHERE project = {project:String} AND {project_tier:String} IN ('FREE', 'PRO', 'PAYG', 'ENTERPRISE')
-    AND {iso_timestamp_start:Nullable(DateTime64(6, 'UTC'))} IS NULL AND {iso_timestamp_end:Nullable(DateTime64(6, 'UTC'))} IS NULL
+    AND {iso_timestamp_start:Nullable(DateTime64(6, 'UTC'))} IS NULL AND {iso_timestamp_end:Nullable(DateTime64(6, 'UTC'))} IS NULL AND {cursor_timestamp:Nullable(String)} IS NULL AND {cursor_id:Nullable(String)} IS NULL
     AND timestamp < {now:DateTime64(6, 'UTC')}`;
 
 let dir: string;

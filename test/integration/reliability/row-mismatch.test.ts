@@ -16,7 +16,7 @@ import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/te
 // logs.all with `metadata` as text that is not a JSON array: every row fails to convert.
 const mismatchedSql = `SELECT id, timestamp, event_message, 'not json' AS metadata FROM edge_logs
   WHERE project = {project:String} AND {project_tier:String} IN ('FREE', 'PRO', 'PAYG', 'ENTERPRISE')
-    AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL
+    AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL AND {cursor_timestamp:Nullable(String)} IS NULL AND {cursor_id:Nullable(String)} IS NULL
     AND {now:DateTime64(6, 'UTC')} IS NOT NULL`;
 
 let warehouse: Warehouse;

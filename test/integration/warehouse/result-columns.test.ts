@@ -25,7 +25,7 @@ function registryWithLogsAll(sql: string) {
 }
 
 const filters = `FROM edge_logs WHERE project = {project:String} AND {project_tier:String} IN ('FREE', 'PRO', 'PAYG', 'ENTERPRISE')
-  AND {iso_timestamp_start:Nullable(DateTime64(6, 'UTC'))} IS NULL AND {iso_timestamp_end:Nullable(DateTime64(6, 'UTC'))} IS NULL
+  AND {iso_timestamp_start:Nullable(DateTime64(6, 'UTC'))} IS NULL AND {iso_timestamp_end:Nullable(DateTime64(6, 'UTC'))} IS NULL AND {cursor_timestamp:Nullable(String)} IS NULL AND {cursor_id:Nullable(String)} IS NULL
   AND timestamp < {now:DateTime64(6, 'UTC')}`;
 
 describe("resultColumnProblems", () => {
@@ -108,7 +108,7 @@ describe("resultColumnProblems", () => {
   it("throws when the warehouse cannot describe a query", async () => {
     const registry =
       registryWithLogsAll(`SELECT id, timestamp, event_message, metadata FROM no_such_table WHERE {project:String} != ''
-      AND {project_tier:String} IN ('FREE', 'PRO', 'PAYG', 'ENTERPRISE') AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL`);
+      AND {project_tier:String} IN ('FREE', 'PRO', 'PAYG', 'ENTERPRISE') AND {iso_timestamp_start:Nullable(String)} IS NULL AND {iso_timestamp_end:Nullable(String)} IS NULL AND {cursor_timestamp:Nullable(String)} IS NULL AND {cursor_id:Nullable(String)} IS NULL`);
     await expect(resultColumnProblems(registry.endpoints, warehouse.client)).rejects.toThrow(/no_such_table/);
   });
 });
