@@ -13,7 +13,14 @@ import { abortedCallError } from "../errors/index.js";
 import type { ExecuteOptions } from "../executor/index.js";
 import type { Clock } from "../observability/index.js";
 import { cachedResponse } from "./cached-response.js";
-import type { CachedCall, CallContext, EndpointResult, Freshness, JoinComputation, PreparedCall } from "./call-types.js";
+import type {
+  CachedCall,
+  CallContext,
+  EndpointResult,
+  Freshness,
+  JoinComputation,
+  PreparedCall,
+} from "./call-types.js";
 import { createCallersDeadline } from "./callers-deadline.js";
 import type { ComputedResponse } from "./computed-response.js";
 import { exactBuffer } from "./kept-bodies.js";

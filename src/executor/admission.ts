@@ -104,7 +104,8 @@ export function createAdmission(options: AdmissionOptions = {}): Admission {
     async run(key, task, signal) {
       if (signal?.aborted) throw abortedCallError(signal.reason);
       const mine = held.get(key) ?? 0;
-      if (mine >= maxPerKey) throw refuse("too many warehouse queries of this API key in flight, try again shortly", false);
+      if (mine >= maxPerKey)
+        throw refuse("too many warehouse queries of this API key in flight, try again shortly", false);
       if (running >= maxConcurrent && queued >= maxQueued)
         throw refuse("too many warehouse queries in flight, try again shortly", true);
       held.set(key, mine + 1);
