@@ -29,7 +29,7 @@ export interface ResultCacheOptions {
    */
   entryOverheadBytes?: number;
   /**
-   * What one caller (the tenant that last asked for an entry) may hold of a
+   * What one caller (the tenant whose call stored an entry) may hold of a
    * full cache, as a fraction of each bound: past a bound, a caller holding
    * more gives up its own least recently used entries first, so its misses
    * cannot empty the cache of other callers' entries. A caller alone may
