@@ -32,6 +32,8 @@ export interface QueryPathOptions {
   cacheSweepIntervalMs?: number;
   /** Bounds of the result cache. Default 10,000 entries and 256 MiB. */
   cacheLimits?: { maxEntries?: number; maxBytes?: number };
+  /** How long past its lifetime a cached result answers a warehouse outage; 0 turns it off. Default 1 hour. */
+  staleIfErrorMs?: number;
   /** Spans of the cache and the executor, and the call's cache outcome (docs/observability.md). Default: none. */
   tracing?: Tracing;
   /** `MAX_ROWS_TO_READ` and `MAX_BYTES_TO_READ`: read limits of every call; 0 is none. Default: none. */
@@ -78,6 +80,7 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
   const cache = createResultCache<ComputedResponse>({
     logger,
     sweepIntervalMs: options.cacheSweepIntervalMs,
+    staleIfErrorMs: options.staleIfErrorMs ?? defaultAppLimits.staleIfErrorMs,
     ...options.cacheLimits,
     onEvent: (event, endpoint) => {
       metrics.countCacheEvent(endpoint, event);

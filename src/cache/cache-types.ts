@@ -29,24 +29,47 @@ export interface EntryOrigin<V> {
    */
   refresh?: Compute<V>;
   /**
-   * Whose call this is (a credential id). An entry counts for the tenant that
-   * last asked for it: its refreshes take that tenant's turns and it counts in
-   * that tenant's share of the cache. Default "".
+   * Whose call this is (a credential id). An entry counts for the tenant whose
+   * call first stored it: its refreshes take that tenant's turns and it counts
+   * in that tenant's share of the cache, whoever reads or recomputes it later,
+   * so that one tenant's reads never expose another's entry to its own
+   * misses. Default "".
    */
   tenant?: string;
+}
+
+/** What a caller accepts of a stored value (RFC 9111 request directives, in the cache's terms). */
+export interface CacheFreshness {
+  /** Computes now, joining the key's computation if one runs, and stores the result, whatever is stored. */
+  force?: boolean;
+  /** Accepts a stored value at most this many milliseconds old (the store's clock); an older one is computed anew. */
+  maxAgeMs?: number;
 }
 
 /** Who asks for a key: what an entry its miss makes keeps, and how the caller stops waiting. */
 export interface CacheCaller<V> extends EntryOrigin<V> {
   /** Lets this caller stop waiting, rejected with the signal's reason; the query runs on while others wait. */
   signal?: AbortSignal;
+  /**
+   * What this caller accepts of a stored value. Default: any live one. A
+   * caller that gives one is never answered a stale value: it asked for a
+   * fresher one than the store holds.
+   */
+  freshness?: CacheFreshness;
 }
 
 export interface CacheLookup<V> {
   value: V;
-  status: "HIT" | "MISS";
+  /**
+   * HIT: a live stored value; MISS: computed for this call (or the one it
+   * joined); STALE: computing failed as an outage and a value past its
+   * lifetime, within the stale-if-error window, answers instead.
+   */
+  status: "HIT" | "MISS" | "STALE";
   /** When the value was computed (Date.now() milliseconds: the store's clock, entry-store.ts). */
   computedAt: number;
+  /** Set on a MISS the caller forced (CacheFreshness.force). */
+  forced?: true;
 }
 
-export type CacheEvent = "hit" | "miss" | "refresh" | "refresh_failure" | "eviction";
+export type CacheEvent = "hit" | "miss" | "stale" | "refresh" | "refresh_failure" | "eviction";

@@ -2,5 +2,13 @@
 // and normalised parameters.
 export { createResultCache } from "./result-cache.js";
 export type { ResultCache } from "./result-cache.js";
-export type { CacheCaller, CacheEvent, CacheLookup, CachePolicy, Compute, Computed } from "./cache-types.js";
+export type {
+  CacheCaller,
+  CacheEvent,
+  CacheFreshness,
+  CacheLookup,
+  CachePolicy,
+  Compute,
+  Computed,
+} from "./cache-types.js";
 export { cacheKey } from "./cache-key.js";

@@ -1,11 +1,13 @@
 // The TTL result cache with warming (docs/endpoints.md, Caching and warming),
 // shared by every transport: the entry store (entry-store.ts), single flight
 // for concurrent misses (single-flight.ts) and warming (warming.ts), put
-// together. Generic: it knows keys and values, not calls, and a caller that
-// stops waiting is rejected with its signal's reason for the caller to map.
+// together, with stale results answering outages (stale-if-error). Generic:
+// it knows keys and values, not calls, and a caller that stops waiting is
+// rejected with its signal's reason for the caller to map.
+import { isWarehouseOutage } from "../errors/index.js";
 import { type Logger, type TraceSpan, type Tracing, silentLogger, traceAttribute } from "../observability/index.js";
 import type { CacheCaller, CacheEvent, CacheLookup, CachePolicy, Compute, Computed } from "./cache-types.js";
-import { createEntryStore, storeNow } from "./entry-store.js";
+import { createEntryStore, type Entry, isLive, storeNow } from "./entry-store.js";
 import { createSingleFlight } from "./single-flight.js";
 import { createWarming } from "./warming.js";
 
@@ -27,7 +29,7 @@ export interface ResultCacheOptions {
    */
   entryOverheadBytes?: number;
   /**
-   * What one caller (the tenant that last asked for an entry) may hold of a
+   * What one caller (the tenant whose call stored an entry) may hold of a
    * full cache, as a fraction of each bound: past a bound, a caller holding
    * more gives up its own least recently used entries first, so its misses
    * cannot empty the cache of other callers' entries. A caller alone may
@@ -48,8 +50,19 @@ export interface ResultCacheOptions {
   random?: () => number;
   /** How often warming looks for due entries; 0 leaves it to runWarming(). Default 1000 ms. */
   sweepIntervalMs?: number;
-  /** After a failed refresh, the next try waits this long. Default 30,000 ms. */
+  /** After a failed refresh, the next try waits this long, doubled after each further failure in a row. Default 30,000 ms. */
   retryAfterFailureMs?: number;
+  /** The longest wait between tries of a key whose refreshes keep failing. Default 300,000 ms. */
+  maxRetryAfterFailureMs?: number;
+  /**
+   * How long past its lifetime an entry is kept to answer its key when
+   * computing it fails as an outage (`isOutage`), as a STALE lookup; stale
+   * entries count in the bounds and go first when they are reached. 0 keeps
+   * none. Default 0.
+   */
+  staleIfErrorMs?: number;
+  /** Which failures a stale entry may answer. Default: the warehouse's (errors/warehouse-outage.ts). */
+  isOutage?: (error: unknown) => boolean;
   /** Counts events by the label of the entry's policy, for metrics. Default: nothing. */
   onEvent?: (event: CacheEvent, label: string) => void;
   /** Reports the held entries and bytes after each change. Default: nothing. */
@@ -67,19 +80,23 @@ export interface ResultCacheOptions {
 export interface ResultCache<V> {
   /**
    * The value of `key`: a HIT while the stored result is younger than
-   * `policy.ttlMs`, else a MISS that runs `compute` once for all concurrent
-   * callers of the key. Errors are thrown to the callers, never stored.
+   * `policy.ttlMs` (and `caller.freshness` accepts it), else a MISS that runs
+   * `compute` once for all concurrent callers of the key (`forced` when the
+   * caller forced it). Errors are thrown to the callers, never stored; but
+   * when the computation fails as an outage, a caller without freshness is
+   * answered the key's stale entry, if one is held, as STALE.
    * `caller.signal` lets one caller stop waiting (rejected with the signal's
    * reason); the query is aborted only when no caller waits any more. The
-   * entry keeps `caller.refresh` for its whole life, and counts for
-   * `caller.tenant` until another tenant asks for it.
+   * entry keeps `caller.refresh` for its whole life, and counts for the
+   * tenant whose call first stored the key.
    */
   get(key: string, policy: CachePolicy, compute: Compute<V>, caller?: CacheCaller<V>): Promise<CacheLookup<V>>;
   /**
    * The HIT that `get` would answer, without computing anything on a miss
-   * (and without counting it); `tenant` is the caller served, as in `origin`.
+   * (and without counting it): a live entry at most `maxAgeMs` old when
+   * given. Never a stale entry.
    */
-  peek(key: string, policy: CachePolicy, tenant?: string): CacheLookup<V> | undefined;
+  peek(key: string, policy: CachePolicy, maxAgeMs?: number): CacheLookup<V> | undefined;
   /**
    * Counts `bytes` more for `key` while it still holds `value` (a body made
    * later from the value, kept with it), evicting other entries if the bounds
@@ -98,7 +115,10 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   const maxEntries = options.maxEntries ?? 10_000;
   const maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
   const share = options.sharePerCaller ?? defaultSharePerCaller;
+  const staleIfErrorMs = options.staleIfErrorMs ?? 0;
+  const isOutage = options.isOutage ?? isWarehouseOutage;
   const store = createEntryStore<V>({
+    staleIfErrorMs,
     maxEntries,
     maxBytes,
     share: { entries: maxEntries * share, bytes: maxBytes * share },
@@ -119,6 +139,8 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     random: options.random ?? Math.random,
     sweepIntervalMs: options.sweepIntervalMs ?? 1000,
     retryAfterFailureMs: options.retryAfterFailureMs ?? 30_000,
+    maxRetryAfterFailureMs: options.maxRetryAfterFailureMs ?? 300_000,
+    keepsIdle: staleIfErrorMs > 0,
     onEvent,
     logger: options.logger ?? silentLogger,
     tracing,
@@ -143,15 +165,38 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     });
   }
 
-  function peek(key: string, policy: CachePolicy, tenant?: string): CacheLookup<V> | undefined {
-    const entry = store.get(key);
-    if (entry === undefined) return undefined;
-    entry.lastAskedAt = storeNow();
+  /** Marks `entry` of `key` just asked for: the most recently used, and worth warming. */
+  function asked(key: string, entry: Entry<V>, now: number) {
+    entry.lastAskedAt = now;
     entry.askedSinceComputed = true;
-    store.touch(key, entry, tenant);
+    store.touch(key, entry);
     warming.asked(key, entry);
+  }
+
+  function peek(key: string, policy: CachePolicy, maxAgeMs?: number): CacheLookup<V> | undefined {
+    const entry = store.find(key);
+    if (entry === undefined) return undefined;
+    const now = storeNow();
+    if (!isLive(entry, now) || (maxAgeMs !== undefined && now - entry.computedAt > maxAgeMs)) return undefined;
+    asked(key, entry, now);
     onEvent("hit", policy.label ?? "");
     return { value: entry.value, status: "HIT", computedAt: entry.computedAt };
+  }
+
+  /**
+   * The STALE answer to a failed computation of `key`: its entry when past
+   * its lifetime by less than the window and `error` is an outage. The ask
+   * keeps warming retrying it.
+   */
+  function stale(key: string, policy: CachePolicy, error: unknown): CacheLookup<V> | undefined {
+    const entry = store.find(key);
+    if (entry === undefined || staleIfErrorMs === 0 || !isOutage(error)) return undefined;
+    const now = storeNow();
+    const endedAt = entry.computedAt + entry.policy.ttlMs;
+    if (now < endedAt || now - endedAt >= staleIfErrorMs) return undefined;
+    asked(key, entry, now);
+    onEvent("stale", policy.label ?? "");
+    return { value: entry.value, status: "STALE", computedAt: entry.computedAt };
   }
 
   /** `flights.join`, in a span with traces: the computation's, for the call that starts it; one linked to it, for a call that joins. */
@@ -175,9 +220,10 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   return {
     peek,
     async get(key, policy, compute, caller = {}) {
-      const hit = peek(key, policy, caller.tenant);
+      const { signal, freshness } = caller;
+      const forced = freshness?.force === true;
+      const hit = forced ? undefined : peek(key, policy, freshness?.maxAgeMs);
       if (hit !== undefined) return hit;
-      const { signal } = caller;
       // A caller already gone starts nothing and joins nothing.
       if (signal?.aborted) throw signal.reason;
       onEvent("miss", policy.label ?? "");
@@ -187,8 +233,18 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
           put(key, computed, kept, storeNow());
           return computed;
         });
-      const computed = await join(key, policy, start, signal);
-      return { value: computed.value, status: "MISS", computedAt: store.get(key)?.computedAt ?? storeNow() };
+      let computed: Computed<V>;
+      try {
+        computed = await join(key, policy, start, signal);
+      } catch (error) {
+        const answer = freshness === undefined ? stale(key, policy, error) : undefined;
+        if (answer === undefined) throw error;
+        return answer;
+      }
+      const computedAt = store.get(key)?.computedAt ?? storeNow();
+      return forced
+        ? { value: computed.value, status: "MISS", computedAt, forced }
+        : { value: computed.value, status: "MISS", computedAt };
     },
     grow: (key, value, more) => store.grow(key, value, more),
     runWarming: () => warming.run(),

@@ -1,5 +1,5 @@
 // Each caller's share of the cache: the entries and bytes held for each
-// tenant (the one that last asked for them), in the order it used them, and
+// tenant (the one whose call stored them), in the order it used them, and
 // which tenants hold more than their share, so that a full cache takes what
 // it must drop from them first (entry-store.ts). An entry keeps its place in
 // its tenant's order (a link), so that a hit moves it without a lookup.

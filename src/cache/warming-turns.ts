@@ -1,4 +1,4 @@
-// Warming's turns: the due keys of each tenant (the one that last asked for
+// Warming's turns: the due keys of each tenant (the one whose call stored
 // them), most recently asked first, taken round-robin by tenant so that one
 // tenant's many entries delay another's refresh by one refresh, not by all
 // of theirs. Kept as keys fall due and are asked for, never sorted whole.
@@ -15,7 +15,7 @@ export interface WarmingTurns {
   has(key: string): boolean;
   /** Queues keys that fell due; tenants new to the rotation join at its end, in the order of `due`. */
   add(due: [string, Entry<unknown>][]): void;
-  /** Moves a waiting `key`, just asked for, to the front of its (maybe new) tenant's keys. */
+  /** Moves a waiting `key`, just asked for, to the front of its tenant's keys. */
   asked(key: string, entry: Entry<unknown>): void;
   /**
    * The most recently asked key of the tenant whose turn it is, for which

@@ -1,5 +1,6 @@
 // Cache warming: recomputes the entries callers keep asking for before their
-// lifetime ends, drops the ones nobody asked for during a whole lifetime, and
+// lifetime ends (and, through an outage, after it, backing off), drops the
+// ones nobody asked for during a whole lifetime unless stale ones are kept, and
 // keeps refreshes to their share of the warehouse's time, taking due entries
 // in turns by tenant (warming-turns.ts) as they fall due.
 import { traceAttribute, type Logger, type Tracing } from "../observability/index.js";
@@ -20,8 +21,12 @@ export interface WarmingOptions<V> {
   random: () => number;
   /** How often to look for due entries, also while refreshes run; 0 leaves it to run(). */
   sweepIntervalMs: number;
-  /** After a failed refresh, the next try waits this long. */
+  /** After a failed refresh, the next try waits this long, doubled after each further failure in a row. */
   retryAfterFailureMs: number;
+  /** The longest wait between tries of a key whose refreshes keep failing. */
+  maxRetryAfterFailureMs: number;
+  /** Keeps entries nobody asks for (unwarmed) until the store ends them, to answer outages; else drops them. */
+  keepsIdle: boolean;
   onEvent: (event: CacheEvent, label: string) => void;
   logger: Logger;
   /** Each refresh a root span (docs/observability.md). Default: none. */
@@ -43,7 +48,8 @@ export interface Warming<V> {
 }
 
 export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
-  const { store, renew, warmConcurrency, warmShare, jitter, random, retryAfterFailureMs, onEvent, logger } = options;
+  const { store, renew, warmConcurrency, warmShare, jitter, random, onEvent, logger } = options;
+  const { retryAfterFailureMs, maxRetryAfterFailureMs, keepsIdle } = options;
   let closed = false;
   /**
    * performance.now() before which no refresh starts: keeps refreshes within
@@ -55,7 +61,7 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
   /** The pass under way: ends when no refresh is left to start or running. */
   let pass: { done: Promise<void>; end: () => void } | undefined;
 
-  /** Recomputes one entry; a failure keeps the previous result until its own lifetime ends. */
+  /** Recomputes one entry; a failure keeps the previous result, and the next try waits longer. */
   async function refresh(key: string, entry: Entry<V>) {
     entry.refreshing = true;
     // A trace of its own: what a refresh computes was asked for by callers, but none of them waits for it.
@@ -69,10 +75,12 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
       const computed = await (span === undefined
         ? entry.refresh(signal)
         : options.tracing!.within(span, () => entry.refresh(signal)));
-      if (store.get(key) === entry) renew(key, entry, computed);
+      if (store.find(key) === entry) renew(key, entry, computed);
       onEvent("refresh", entry.policy.label ?? "");
     } catch (error) {
-      entry.refreshDueAt = storeNow() + retryAfterFailureMs;
+      const wait = Math.min(maxRetryAfterFailureMs, retryAfterFailureMs * 2 ** entry.failures);
+      entry.failures += 1;
+      entry.refreshDueAt = storeNow() + wait;
       onEvent("refresh_failure", entry.policy.label ?? "");
       span?.fail(error instanceof Error ? error.message : String(error));
       logger.warn("cache refresh failed", { key, error });
@@ -84,7 +92,8 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
 
   /**
    * Whether `entry` is due. Only a result asked for since it was computed is
-   * worth computing again; the rest are served until their lifetime ends.
+   * worth computing again; the rest are served until their lifetime ends. A
+   * stale entry still asked for is due too: its key's outage may be over.
    */
   const isDue = (entry: Entry<V>, now: number) =>
     !entry.refreshing &&
@@ -94,19 +103,20 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
 
   /**
    * Queues the entries that fell due since the last sweep; idle ones are
-   * dropped on the way (expired ones node-cache drops). Reads every entry but
-   * sorts only the new ones.
+   * dropped on the way unless kept for outages (expired ones node-cache
+   * drops). Reads every entry but sorts only the new ones.
    */
   function scan() {
     const now = storeNow();
     const due: [string, Entry<V>][] = [];
     for (const [key, entry] of store.entries()) {
-      if (now - entry.lastAskedAt >= entry.policy.ttlMs) store.delete(key);
-      else if (isDue(entry, now) && !turns.has(key)) due.push([key, entry]);
+      if (now - entry.lastAskedAt >= entry.policy.ttlMs) {
+        if (!keepsIdle) store.delete(key);
+      } else if (isDue(entry, now) && !turns.has(key)) due.push([key, entry]);
     }
     turns.add(due);
     // Keys asked again while queued, and dropped from the cache meanwhile, leave items behind.
-    if (turns.size > 2 * store.size.entries + 64) turns.prune((key) => store.get(key) !== undefined);
+    if (turns.size > 2 * store.size.entries + 64) turns.prune((key) => store.find(key) !== undefined);
   }
 
   /**
@@ -134,7 +144,7 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
         if (closed) return;
         // Taken after the wait, so that what fell due meanwhile has its turn.
         const next = turns.take((key) => {
-          const entry = store.get(key);
+          const entry = store.find(key);
           return entry !== undefined && isDue(entry, storeNow()) ? entry : undefined;
         });
         if (next === undefined) return;

@@ -102,6 +102,8 @@ export interface Limits {
   warehouseCallsPerKey: number;
   /** `CACHE_SHARE_PER_CALLER`: what one key may hold of a full result cache, as a fraction of each bound. */
   cacheSharePerCaller: number;
+  /** `STALE_IF_ERROR_SECONDS`: how long past its lifetime a cached result answers a warehouse outage; 0 = off. */
+  staleIfErrorMs: number;
   /** `AUTH_FAILURES_PER_SECOND` and `AUTH_FAILURE_BURST`: failed authentications allowed per client address. */
   authFailures: { perSecond: number; burst: number };
   /** `RESPONSE_STALL_SECONDS`: a response none of whose queued bytes went out for this long is reset. */

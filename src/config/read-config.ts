@@ -127,6 +127,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       warehouseQueue: value.WAREHOUSE_QUEUE,
       warehouseCallsPerKey: value.WAREHOUSE_CALLS_PER_KEY,
       cacheSharePerCaller: value.CACHE_SHARE_PER_CALLER,
+      staleIfErrorMs: value.STALE_IF_ERROR_SECONDS,
       authFailures: { perSecond: value.AUTH_FAILURES_PER_SECOND, burst: value.AUTH_FAILURE_BURST },
       responseStallMs: value.RESPONSE_STALL_SECONDS,
       maxUnsentBytesPerConnection: value.MAX_UNSENT_BYTES_PER_CONNECTION,

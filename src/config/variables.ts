@@ -420,6 +420,14 @@ export const variables = {
     description:
       "what one key may hold of a full result cache, as a fraction of its entry and byte bounds: past a bound, a key holding more loses its own least recently used entries first, so its misses cannot push out other keys' results. A key alone may fill the cache. A number above 0 and at most 1; `1` turns the share off ([reliability.md](reliability.md#the-cache-under-many-keys))",
   }),
+  STALE_IF_ERROR_SECONDS: variable({
+    name: "STALE_IF_ERROR_SECONDS",
+    section: "Bounds",
+    parser: seconds(0),
+    default: defaultAppLimits.staleIfErrorMs,
+    description:
+      "how long past its lifetime a cached result still answers its key when the warehouse is unreachable, overloaded or past its deadline, marked `X-Cache: STALE` with its true `Age`; such results are kept only within the cache's bounds and go first when they are reached. `0` turns it off",
+  }),
   AUTH_FAILURES_PER_SECOND: variable({
     name: "AUTH_FAILURES_PER_SECOND",
     section: "Bounds",

@@ -4,16 +4,27 @@
 // or, where an abandoned query runs on, to its callers' deadlines
 // (callers-deadline.ts). The computed response is kept as its JSON body
 // (cached-response.ts) with a refresh that holds nothing of the caller.
-// A call without a cache entry is computed as it is.
+// The caller's freshness (CallContext.freshness) forces a run, bounds the
+// age it accepts, or keeps it from the warehouse. A call without a cache
+// entry is computed as it is.
 import { randomUUID } from "node:crypto";
-import type { CacheLookup, Compute, Computed, ResultCache } from "../cache/index.js";
+import type { CacheFreshness, CacheLookup, Compute, Computed, ResultCache } from "../cache/index.js";
 import { abortedCallError } from "../errors/index.js";
 import type { ExecuteOptions } from "../executor/index.js";
 import type { Clock } from "../observability/index.js";
 import { cachedResponse } from "./cached-response.js";
-import type { CachedCall, CallContext, EndpointResult, JoinComputation, PreparedCall } from "./call-types.js";
+import type {
+  CachedCall,
+  CallContext,
+  EndpointResult,
+  Freshness,
+  JoinComputation,
+  PreparedCall,
+} from "./call-types.js";
 import { createCallersDeadline } from "./callers-deadline.js";
 import type { ComputedResponse } from "./computed-response.js";
+import { exactBuffer } from "./kept-bodies.js";
+import { notCachedError } from "./request-freshness.js";
 
 /** The tenant cache refreshes run as: they take their turns at the warehouse beside the callers. */
 const warmingTenant = "(cache warming)";
@@ -32,9 +43,19 @@ export interface CachedExecutionOptions {
 
 /** What EndpointService takes as its own peek and execute, so a hit reaches the cache from the transport in one call. */
 export interface CachedExecution {
-  /** The cached result of `call` if it has a cache entry and the cache holds a live one, served to `tenant`; never asks the warehouse. */
+  /**
+   * The cached result of `call` if it has a cache entry and the cache holds
+   * a live one; never asks the warehouse. For a call without freshness: one
+   * with a freshness goes to `execute`. `tenant` is the caller served: an
+   * entry stays counted for the tenant whose call stored it, whoever reads it.
+   */
   peek(call: PreparedCall, tenant?: string): EndpointResult | undefined;
-  /** The result of `call`, from the cache or its key's shared computation, computed when it has no cache entry. Throws only ConnectError. */
+  /**
+   * The result of `call`, from the cache or its key's shared computation,
+   * computed when it has no cache entry, as `context.freshness` asks. Throws
+   * only ConnectError; notCachedError for an only-if-cached call the cache
+   * cannot answer.
+   */
   execute(call: PreparedCall, context?: CallContext): Promise<EndpointResult>;
 }
 
@@ -48,13 +69,14 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
   async function computeCached(call: CachedCall, options: ExecuteOptions): Promise<Computed<ComputedResponse>> {
     const value = await compute(call, options);
     const started = performance.now();
-    const json = value.json();
+    // Its own buffer: Buffer.from keeps a small body in a slice of a shared pool.
+    const json = exactBuffer(value.json());
     const computation = { ...value.computation, serializeMs: performance.now() - started };
     // Bodies in other formats and encodings are counted as they are made.
     // (The closure sees the prepared call only: nothing of the caller's `options`.)
     const key = call.cacheEntry.key;
     const response = cachedResponse(call.endpoint, json, computation, (self, bytes) => cache.grow(key, self, bytes));
-    return { value: response, bytes: 2 * json.length };
+    return { value: response, bytes: 2 * json.buffer.byteLength };
   }
 
   /**
@@ -73,10 +95,16 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
       });
   }
 
-  function fromCache(lookup: CacheLookup<ComputedResponse>): EndpointResult {
-    const { message, json, body, keepBody, computation } = lookup.value;
-    const ageSeconds = Math.max(0, Math.floor((clock() - computation.computedAt) / 1000));
-    return { message, json, body, keepBody, computation, cache: { status: lookup.status, ageSeconds } };
+  function fromCache(call: CachedCall, lookup: CacheLookup<ComputedResponse>): EndpointResult {
+    const { message, json, body, keepBody, rowsTag, computation } = lookup.value;
+    const { computedAt } = computation;
+    const ageSeconds = Math.max(0, Math.floor((clock() - computedAt) / 1000));
+    const ttlSeconds = call.cacheEntry.policy.ttlMs / 1000;
+    const cache =
+      lookup.forced === true
+        ? { status: lookup.status, forced: lookup.forced, ageSeconds, computedAt, ttlSeconds }
+        : { status: lookup.status, ageSeconds, computedAt, ttlSeconds };
+    return { message, json, body, keepBody, rowsTag, computation, cache };
   }
 
   /**
@@ -87,8 +115,9 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
   const joinComputation: JoinComputation = async (call, context, computeIt, signal) => {
     const { key, policy } = call.cacheEntry;
     try {
-      const caller = { refresh: refreshOf(call), tenant: context.tenant ?? "", signal };
-      return fromCache(await cache.get(key, policy, computeIt, caller));
+      const freshness = cacheFreshness(context.freshness);
+      const caller = { refresh: refreshOf(call), tenant: context.tenant ?? "", signal, freshness };
+      return fromCache(call, await cache.get(key, policy, computeIt, caller));
     } catch (error) {
       throw signal?.aborted && error === signal.reason ? abortedCallError(error) : error;
     }
@@ -99,16 +128,24 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
       ? createCallersDeadline({ sharedTimeoutMs, join: joinComputation, computeCached })
       : undefined;
 
-  function peek(call: PreparedCall, tenant?: string): EndpointResult | undefined {
-    const entry = call.cacheEntry;
-    if (entry === undefined) return undefined;
-    const lookup = cache.peek(entry.key, entry.policy, tenant);
-    return lookup === undefined ? undefined : fromCache(lookup);
+  /** The hit `freshness` accepts (none when it forces a run); any live one without a freshness. */
+  function lookUp(call: CachedCall, freshness: CacheFreshness | undefined): EndpointResult | undefined {
+    if (freshness?.force === true) return undefined;
+    const lookup = cache.peek(call.cacheEntry.key, call.cacheEntry.policy, freshness?.maxAgeMs);
+    return lookup === undefined ? undefined : fromCache(call, lookup);
   }
+
+  // `tenant` is not the cache's business any more: an entry stays with the tenant that stored it.
+  const peek = (call: PreparedCall, _tenant?: string) => (isCached(call) ? lookUp(call, undefined) : undefined);
 
   return {
     peek,
     async execute(call, context = {}) {
+      if (context.freshness?.onlyIfCached === true) {
+        const hit = isCached(call) ? lookUp(call, cacheFreshness(context.freshness)) : undefined;
+        if (hit === undefined) throw notCachedError();
+        return hit;
+      }
       if (!isCached(call)) return compute(call, context);
       if (callersDeadline === undefined) {
         // Other callers may join this computation: it runs to the service's own
@@ -117,9 +154,23 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
         const shared = { timeoutMs: sharedTimeoutMs, requestId: context.requestId, tenant: context.tenant };
         return joinComputation(call, context, (signal) => computeCached(call, { ...shared, signal }), context.signal);
       }
-      return peek(call, context.tenant) ?? callersDeadline.wait(call, context);
+      return lookUp(call, cacheFreshness(context.freshness)) ?? callersDeadline.wait(call, context);
     },
   };
+}
+
+/**
+ * The caller's freshness in the cache's terms: `noCache` or max-age 0 force
+ * a run; max-age N accepts an Age (whole seconds) of at most N, so anything
+ * less than N + 1 seconds old.
+ */
+function cacheFreshness(freshness: Freshness | undefined): CacheFreshness | undefined {
+  if (freshness === undefined) return undefined;
+  const { noCache, maxAgeSeconds } = freshness;
+  if (noCache === true || maxAgeSeconds === 0) return { force: true };
+  if (maxAgeSeconds !== undefined) return { maxAgeMs: (maxAgeSeconds + 1) * 1000 - 1 };
+  // only-if-cached alone accepts any live result, and a computation never follows it.
+  return undefined;
 }
 
 const isCached = (call: PreparedCall): call is CachedCall => call.cacheEntry !== undefined;

@@ -17,6 +17,27 @@ export interface CallContext {
   requestId?: string;
   /** Whose call this is (a credential id): the warehouse is shared fairly between them. */
   tenant?: string;
+  /** What the caller accepts of a cached result (request-freshness.ts reads it from the request). Default: any live one. */
+  freshness?: Freshness;
+}
+
+/**
+ * The caller's freshness: RFC 9111 request directives. Only cached saved
+ * queries read `noCache` and `maxAgeSeconds`; `onlyIfCached` holds for all.
+ */
+export interface Freshness {
+  /**
+   * Runs the query now (joining the key's computation if one runs), stores
+   * its result and answers it: a MISS with `forced`. Also `maxAgeSeconds: 0`.
+   */
+  noCache?: boolean;
+  /** Accepts a cached result at most this many whole seconds old (its Age); else computes it as a miss. */
+  maxAgeSeconds?: number;
+  /**
+   * Answers from the cache (within `maxAgeSeconds`; nothing when `noCache`)
+   * or throws notCachedError at once; never reaches the warehouse.
+   */
+  onlyIfCached?: boolean;
 }
 
 /** Where a call's result is cached, and for how long. */
@@ -44,7 +65,26 @@ export interface PreparedCall {
 
 export interface EndpointResult extends ComputedResponse {
   /** Set for endpoints with a cache lifetime. */
-  cache?: { status: "HIT" | "MISS"; ageSeconds: number };
+  cache?: CacheOutcome;
+}
+
+/** What a cached result says about itself, for X-Cache, Age, Cache-Status and the validators. */
+export interface CacheOutcome {
+  /**
+   * HIT: served from the cache within its lifetime. MISS: computed for this
+   * call or one it joined. STALE: computing failed as an outage (unavailable,
+   * deadline exceeded, overload) and the result past its lifetime, within
+   * the stale-if-error window, answers instead.
+   */
+  status: "HIT" | "MISS" | "STALE";
+  /** Set on a MISS the caller forced (Freshness.noCache, or maxAgeSeconds 0): Cache-Status `fwd=request`. */
+  forced?: true;
+  /** Whole seconds since it was computed, by the service's clock: its true Age, past its lifetime when STALE. */
+  ageSeconds: number;
+  /** When it was computed (milliseconds since the epoch, the service's clock): Last-Modified. */
+  computedAt: number;
+  /** Its lifetime in seconds: Cache-Control max-age, Cache-Status ttl (ttlSeconds − ageSeconds). */
+  ttlSeconds: number;
 }
 
 /** A prepared call that has a cache entry. */

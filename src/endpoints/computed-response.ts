@@ -8,6 +8,7 @@ import { KeptBodies, type BodyName } from "./kept-bodies.js";
 import type { Endpoint } from "./registry.js";
 import { responseJsonBytes } from "./response-json.js";
 import { rowMessageFromWarehouse } from "./row-message.js";
+import { rowsTagOf } from "./rows-tag.js";
 
 /**
  * A computed response, as cached: the response message for Connect and gRPC
@@ -26,6 +27,12 @@ export interface ComputedResponse {
   body(name: BodyName): Buffer | undefined;
   /** Keeps `body` under `name` for later callers; a cached result counts its bytes in the cache's bound. */
   keepBody(name: BodyName, body: Buffer): void;
+  /**
+   * A short strong hash of the rows (rows-tag.ts), made once per computation
+   * from the JSON body: the same rows have the same tag whatever the form or
+   * compression, so a transport makes an entity tag per form from it.
+   */
+  rowsTag(): string;
   /** What computing it took; a cached result keeps the figures of its computation. */
   readonly computation: Computation;
 }
@@ -55,11 +62,13 @@ export function computedResponse(
     if (message !== undefined && json !== undefined) rows = undefined;
   };
   const bodies = new KeptBodies();
-  return {
+  let rowsTag: string | undefined;
+  const response: ComputedResponse = {
     computation,
     nextPageToken,
     body: (name) => bodies.get(name),
     keepBody: (name, body) => void bodies.keep(name, body),
+    rowsTag: () => (rowsTag ??= rowsTagOf(response.json())),
     message() {
       if (message === undefined) {
         const result = converting(() => rows!.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row)));
@@ -76,6 +85,7 @@ export function computedResponse(
       return json;
     },
   };
+  return response;
 }
 
 /** Runs a conversion of warehouse rows; its failure becomes INTERNAL with a fixed message. */

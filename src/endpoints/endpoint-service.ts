@@ -18,6 +18,7 @@ import { computedResponse, type ComputedResponse } from "./computed-response.js"
 import { createCallPreparer } from "./prepare-call.js";
 import { createPageTokens } from "./page-token.js";
 import type { Endpoint } from "./registry.js";
+import { notCachedError } from "./request-freshness.js";
 import { createPaging } from "./result-page.js";
 import type { Scope } from "./scope.js";
 
@@ -30,10 +31,15 @@ export interface EndpointService {
   prepare(endpoint: Endpoint, request: Message, scope?: Scope): PreparedCall;
   /**
    * The cached result of `call` if the cache holds a live one; never asks the
-   * warehouse. `tenant` is the caller served (CallContext.tenant).
+   * warehouse. Only for calls without CallContext.freshness: the others go
+   * to `execute`. `tenant` is the caller served (CallContext.tenant).
    */
   peek(call: PreparedCall, tenant?: string): EndpointResult | undefined;
-  /** The result of `call`, from the cache or the warehouse. Throws only ConnectError. */
+  /**
+   * The result of `call`, from the cache or the warehouse, as
+   * `context.freshness` asks. Throws only ConnectError: notCachedError
+   * (request-freshness.ts) for an only-if-cached call the cache cannot answer.
+   */
   execute(call: PreparedCall, context?: CallContext): Promise<EndpointResult>;
   /** `execute(prepare(endpoint, request, scope), context)`. */
   run(endpoint: Endpoint, request: Message, context?: CallContext, scope?: Scope): Promise<EndpointResult>;
@@ -110,7 +116,12 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
   const service: EndpointService = {
     prepare,
     peek: cached?.peek ?? (() => undefined),
-    execute: cached?.execute ?? (async (call, context = {}) => compute(call, context)),
+    execute:
+      cached?.execute ??
+      (async (call, context = {}) => {
+        if (context.freshness?.onlyIfCached === true) throw notCachedError();
+        return compute(call, context);
+      }),
     async run(endpoint, request, context, scope) {
       return service.execute(service.prepare(endpoint, request, scope), context);
     },

@@ -1,6 +1,7 @@
 // The bodies made from one response and kept with it, under names the
 // transport that makes them chooses: endpoints/ stores them and never reads
-// a name, so a new kind of body needs no change here.
+// a name, so a new kind of body needs no change here. Each is counted with
+// the memory it keeps alive, which exactBuffer makes its own length.
 
 /**
  * A kept body's name: opaque here, chosen by the transport that made the
@@ -21,11 +22,39 @@ export class KeptBodies {
     return this.#bodies?.get(name);
   }
 
-  /** Keeps `body` under `name`; answers the change in bytes kept (what it replaced counted off). */
+  /**
+   * Keeps `body` under `name`; answers the change in bytes kept (what it
+   * replaced counted off): the memory each body keeps alive, its name and
+   * its place in the map.
+   */
   keep(name: BodyName, body: Buffer): number {
+    const previous = this.#bodies?.get(name);
+    const made = this.#bodies === undefined ? keptBodiesOverheadBytes : 0;
     this.#bodies ??= new Map();
-    const previous = this.#bodies.get(name);
     this.#bodies.set(name, body);
-    return body.length - (previous?.length ?? 0);
+    return made + retainedBytes(name, body) - (previous === undefined ? 0 : retainedBytes(name, previous));
   }
+}
+
+/** What the map of kept bodies costs once made. */
+const keptBodiesOverheadBytes = 256;
+
+/** What a kept body costs besides the memory it keeps alive: its Buffer and ArrayBuffer objects and its slot. */
+const keptBodyOverheadBytes = 256;
+
+/** The memory `body`, kept under `name`, keeps alive: the whole ArrayBuffer it views, not only its length. */
+const retainedBytes = (name: BodyName, body: Buffer) =>
+  body.buffer.byteLength + 2 * name.length + keptBodyOverheadBytes;
+
+/**
+ * `body` in a buffer of its own of exactly its length: a view (what
+ * gzipSync and brotliCompressSync answer, or Buffer.from's shared pool)
+ * keeps its whole, larger ArrayBuffer alive. Copied into a buffer outside
+ * the pool (allocUnsafeSlow) unless it already owns one of its size.
+ */
+export function exactBuffer(body: Buffer): Buffer {
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return body;
+  const own = Buffer.allocUnsafeSlow(body.length);
+  body.copy(own);
+  return own;
 }

@@ -3,3 +3,4 @@ export { invalidArgument, fieldViolationsOf } from "./field-violations.js";
 export type { FieldViolation } from "./field-violations.js";
 export { causeChain } from "./cause-chain.js";
 export { abortedCallError, callerGoneError, deadlineError, isDeadline, queryCallEndedError } from "./call-ended.js";
+export { isWarehouseOutage, overloadError, WarehouseOverload } from "./warehouse-outage.js";

@@ -5,7 +5,7 @@
 // key cannot keep another waiting behind its whole queue. Past a bound a
 // query is refused at once with RESOURCE_EXHAUSTED instead of piling up.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { abortedCallError } from "../errors/index.js";
+import { abortedCallError, overloadError } from "../errors/index.js";
 
 export interface AdmissionOptions {
   /** Queries running at once. Default 8. */
@@ -70,8 +70,9 @@ export function createAdmission(options: AdmissionOptions = {}): Admission {
     turn();
   };
 
-  const refuse = (message: string) => {
-    const error = new ConnectError(message, Code.ResourceExhausted);
+  /** A refusal; `overload` marks the whole queue full (errors/warehouse-outage.ts), not one key's bound. */
+  const refuse = (message: string, overload: boolean) => {
+    const error = overload ? overloadError(message) : new ConnectError(message, Code.ResourceExhausted);
     error.metadata.set("retry-after", "1");
     return error;
   };
@@ -103,9 +104,10 @@ export function createAdmission(options: AdmissionOptions = {}): Admission {
     async run(key, task, signal) {
       if (signal?.aborted) throw abortedCallError(signal.reason);
       const mine = held.get(key) ?? 0;
-      if (mine >= maxPerKey) throw refuse("too many warehouse queries of this API key in flight, try again shortly");
+      if (mine >= maxPerKey)
+        throw refuse("too many warehouse queries of this API key in flight, try again shortly", false);
       if (running >= maxConcurrent && queued >= maxQueued)
-        throw refuse("too many warehouse queries in flight, try again shortly");
+        throw refuse("too many warehouse queries in flight, try again shortly", true);
       held.set(key, mine + 1);
       try {
         if (running < maxConcurrent) running += 1;

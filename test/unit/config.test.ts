@@ -36,6 +36,7 @@ describe("readConfig", () => {
         warehouseQueue: 64,
         warehouseCallsPerKey: 16,
         cacheSharePerCaller: 0.5,
+        staleIfErrorMs: 3_600_000,
         authFailures: { perSecond: 1, burst: 20 },
         responseStallMs: 30_000,
         maxUnsentBytesPerConnection: 4 * 1024 * 1024,
@@ -64,6 +65,7 @@ describe("readConfig", () => {
       WAREHOUSE_QUEUE: "0",
       WAREHOUSE_CALLS_PER_KEY: "2",
       CACHE_SHARE_PER_CALLER: "0.25",
+      STALE_IF_ERROR_SECONDS: "60",
       AUTH_FAILURES_PER_SECOND: "0.5",
       AUTH_FAILURE_BURST: "5",
       RESPONSE_STALL_SECONDS: "7",
@@ -87,6 +89,7 @@ describe("readConfig", () => {
       warehouseQueue: 0,
       warehouseCallsPerKey: 2,
       cacheSharePerCaller: 0.25,
+      staleIfErrorMs: 60_000,
       authFailures: { perSecond: 0.5, burst: 5 },
       responseStallMs: 7000,
       maxUnsentBytesPerConnection: 1000,
@@ -121,6 +124,8 @@ describe("readConfig", () => {
     ["CACHE_SHARE_PER_CALLER", "0"],
     ["CACHE_SHARE_PER_CALLER", "1.5"],
     ["CACHE_SHARE_PER_CALLER", "half"],
+    ["STALE_IF_ERROR_SECONDS", "-1"],
+    ["STALE_IF_ERROR_SECONDS", "an hour"],
   ])("refuses %s=%s naming the variable", (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be`));
   });

@@ -79,6 +79,7 @@ describe("response bodies", () => {
         throw new Error("not used");
       },
       json: () => json,
+      rowsTag: () => "tag",
       body: (name) => bodies.get(name),
       keepBody: (name, body) => {
         bodies.set(name, body);

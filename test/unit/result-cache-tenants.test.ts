@@ -71,12 +71,33 @@ describe("result cache share per caller", () => {
     expect(await ask("a-0", "a")).toBe("MISS");
   });
 
-  it("counts an entry for the tenant that last asked for it", async () => {
+  it("counts an entry for the tenant whose call stored it, whoever reads it", async () => {
     const { ask } = setup({ maxEntries: 10 });
     await ask("shared", "a");
-    expect(await ask("shared", "b")).toBe("HIT"); // now b's
+    expect(await ask("shared", "b")).toBe("HIT"); // still a's
+    // a's own misses cost a first: its least recently used, the shared entry among them.
     for (let i = 0; i < 20; i++) await ask(`flood-${i}`, "a");
-    expect(await ask("shared", "b")).toBe("HIT");
+    expect(await ask("shared", "b")).toBe("MISS");
+  });
+
+  it("never lets a reader's misses evict another tenant's entry it read", async () => {
+    const { ask } = setup({ maxEntries: 10 });
+    await ask("hot", "a");
+    await ask("other", "a");
+    expect(await ask("hot", "b")).toBe("HIT");
+    for (let i = 0; i < 20; i++) await ask(`flood-${i}`, "b");
+    // b (8 of 10 held, past its share of 5) gave up its own entries, never a's.
+    expect(await ask("hot", "a")).toBe("HIT");
+    expect(await ask("other", "a")).toBe("HIT");
+  });
+
+  it("keeps an entry with the tenant that stored it when another's call recomputes it", async () => {
+    const { cache, compute, ask } = setup({ maxEntries: 10 });
+    await ask("hot", "a");
+    const forced = await cache.get("hot", policy, compute("hot"), { tenant: "b", freshness: { force: true } });
+    expect(forced.status).toBe("MISS");
+    for (let i = 0; i < 20; i++) await ask(`flood-${i}`, "b");
+    expect(await ask("hot", "a")).toBe("HIT");
   });
 
   it("turns the share off at 1: the least recently used goes, whoever asked for it", async () => {
