@@ -4,6 +4,7 @@
 // extra streams refused (REFUSED_STREAM) before any handler ran for them.
 import { spawn, spawnSync } from "node:child_process";
 import { type ClientHttp2Session, connect as connectHttp2, constants } from "node:http2";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseH2loadOutput } from "../../../bench/h2load.js";
 import type { Warehouse } from "../../../src/warehouse/index.js";
@@ -115,7 +116,10 @@ describe("streams of one address past the budget", () => {
     expect(refused.map(({ stream }) => stream.rstCode)).toEqual(Array(7).fill(constants.NGHTTP2_REFUSED_STREAM));
     expect(open).toHaveLength(8);
     // Another address is not bound by this one's budget.
-    const other = connectHttp2(server.url, { localAddress: "127.0.0.2" });
+    const [host, port] = server.address.split(":");
+    const other = connectHttp2(server.url, {
+      createConnection: () => connect({ host: host!, port: Number(port), localAddress: "127.0.0.2" }),
+    });
     const fromOther = heldCall(other);
     fromOther.end();
     expect(await fromOther.outcome).toEqual({ status: 200 });
