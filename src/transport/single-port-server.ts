@@ -119,6 +119,7 @@ export function createSinglePortServer(
   }
   const budget = budgetStreams(http2, {
     maxStreamsPerAddress: options.maxStreamsPerAddress ?? defaultConnectionLimits.maxStreamsPerAddress,
+    maxConcurrentStreams,
     trustedProxies,
     logger,
   });

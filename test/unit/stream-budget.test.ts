@@ -13,14 +13,22 @@ function fakeServer(options: { maxStreamsPerAddress: number; trusted?: string[] 
   const server = new EventEmitter();
   const budget = budgetStreams(server as unknown as Http2Server, {
     maxStreamsPerAddress: options.maxStreamsPerAddress,
+    maxConcurrentStreams: 100,
     trustedProxies: trustedProxies(options.trusted ?? []),
     logger: silentLogger,
   });
   const session = (address: string) => {
-    const emitter = Object.assign(new EventEmitter(), { socket: { remoteAddress: address } });
+    // The concurrent streams announced to the session after its first SETTINGS, in order.
+    const announced: number[] = [];
+    const emitter = Object.assign(new EventEmitter(), {
+      socket: { remoteAddress: address },
+      destroyed: false,
+      closed: false,
+      settings: (settings: { maxConcurrentStreams: number }) => void announced.push(settings.maxConcurrentStreams),
+    });
     const session = emitter as unknown as Http2Session;
     server.emit("session", session);
-    return { streams: budget.of(session), close: () => emitter.emit("close") };
+    return { streams: budget.of(session), announced, close: () => emitter.emit("close") };
   };
   return { session };
 }
@@ -67,6 +75,31 @@ describe("stream budget per address", () => {
     second.streams.closed();
     second.close();
     expect(open(server.session("10.0.0.1").streams, 5)).toBe(3);
+  });
+
+  it("announces each session of an address at its budget the streams it holds, and raises them back once well under it", () => {
+    const server = fakeServer({ maxStreamsPerAddress: 10 });
+    const [a, b] = [server.session("10.0.0.1"), server.session("10.0.0.1")];
+    expect(open(a.streams, 6)).toBe(6);
+    expect(a.announced).toEqual([]);
+    expect(open(b.streams, 4)).toBe(4);
+    expect([a.announced, b.announced]).toEqual([[6], [4]]);
+    // A session opened while the address is at its budget may open none.
+    const c = server.session("10.0.0.1");
+    expect(c.announced).toEqual([0]);
+    // One closed stream leaves the address over nine tenths of its budget: nothing is announced again.
+    a.streams.closed();
+    expect(open(c.streams, 1)).toBe(1);
+    expect([a.announced, b.announced, c.announced]).toEqual([[6], [4], [0]]);
+    c.streams.closed();
+    a.streams.closed();
+    expect([a.announced, b.announced, c.announced]).toEqual([
+      [6, 100],
+      [4, 100],
+      [0, 100],
+    ]);
+    // Another address was never announced anything.
+    expect(server.session("10.0.0.2").announced).toEqual([]);
   });
 
   it("does not bind the sessions of a trusted proxy", () => {
