@@ -348,7 +348,7 @@ export const variables = {
     parser: whole(1),
     default: defaultConnectionLimits.maxStreamsPerAddress,
     description:
-      "concurrent HTTP/2 streams of all the connections of one client address together; past it, a new connection of the address is allowed one stream at a time",
+      "HTTP/2 streams open at once on all the connections of one client address together; a stream past it is refused (REFUSED_STREAM) before its handler runs",
   }),
   FIRST_REQUEST_TIMEOUT_SECONDS: variable({
     name: "FIRST_REQUEST_TIMEOUT_SECONDS",

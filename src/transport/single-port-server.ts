@@ -17,6 +17,7 @@ import {
   http1Server,
   http2Server,
   idleSessions,
+  refusedStreams,
   sniffProtocol,
   timeRequests,
 } from "./server/index.js";
@@ -37,8 +38,8 @@ export interface SinglePortServerOptions {
   /** Open connections from one client address; more from it are refused at once. Default 256. */
   maxConnectionsPerAddress?: number;
   /**
-   * Concurrent HTTP/2 streams granted to all the connections of one client address together: past it, a new
-   * connection of that address may open one stream at a time. Default 1,024.
+   * HTTP/2 streams open at once on all the connections of one client address together: a stream past it is refused
+   * (REFUSED_STREAM) before its handler runs. Default 1,024.
    */
   maxStreamsPerAddress?: number;
   /** Proxies that carry many clients' connections: only `maxConnections` bounds theirs. Default: none. */
@@ -105,7 +106,8 @@ export function createSinglePortServer(
 
   const unread = boundUnreadResponses({ bounds: options.unsentBytes, trustedProxies, logger });
   const http1 = http1Server(handler, { maxHeaderSize, headersTimeoutMs, requestTimeoutMs, idleTimeoutMs, logger });
-  const served = unread.served(handler);
+  const refused = refusedStreams();
+  const served = refused.served(handler);
   const http2 = http2Server(options.streams === undefined ? served : undefined, {
     maxHeaderSize,
     maxConcurrentStreams,
@@ -113,25 +115,35 @@ export function createSinglePortServer(
   });
   // With a stream handler, the compatibility layer's request and response are made only for what it does not answer.
   if (options.streams !== undefined) {
-    serveStreams(http2, { streams: options.streams, handler: served, logger, refused: unread.refused });
+    serveStreams(http2, { streams: options.streams, handler: served, logger, refused: refused.has });
   }
-  budgetStreams(http2, {
-    maxConcurrentStreams,
+  const budget = budgetStreams(http2, {
     maxStreamsPerAddress: options.maxStreamsPerAddress ?? defaultConnectionLimits.maxStreamsPerAddress,
+    maxConcurrentStreams,
     trustedProxies,
+    logger,
   });
   const idling = idleSessions(http2, { firstRequestTimeoutMs, idleTimeoutMs });
   const requests = timeRequests(requestTimeoutMs);
   // Each stream's bookkeeping, before the request handler (the compatibility layer's own listener) runs so that
-  // its first write is counted, and one close listener that ends it all: listeners cost on every call.
+  // a stream past its address's budget never reaches it and the first write is counted, and one close listener
+  // that ends it all: listeners cost on every call.
   http2.prependListener("stream", (stream: ServerHttp2Stream, _headers: unknown, flags: number) => {
     const session = stream.session;
     if (session === undefined) return; // already gone with its session: nothing to count or time
+    const addressStreams = budget.of(session);
+    if (!addressStreams.opened()) {
+      budget.refuse(stream);
+      refused.add(stream);
+      return;
+    }
     const watched = unread.watchStream(stream, session, sessionAddress(session));
+    if (watched.refused) refused.add(stream);
     const idle = idling.of(session);
     idle.streamOpened();
     const timer = requests.began(stream, flags);
     stream.on("close", () => {
+      addressStreams.closed();
       watched.end();
       idle.streamClosed();
       requests.closed(timer);

@@ -1,12 +1,10 @@
 // The port's bounds on response bytes its clients leave unread
 // (unsent-bytes.ts) on both protocols: swept for stalls, summed up in one log
-// line a second at most, and the HTTP/2 streams refused before their handler
-// ran (their address's bytes already past its bound) kept from the handler.
+// line a second at most.
 import type { Http2Session, ServerHttp2Stream } from "node:http2";
 import type { Socket } from "node:net";
 import type { Logger } from "../../observability/index.js";
 import type { TrustedProxies } from "../node-http/client-address.js";
-import type { RequestHandler } from "../node-http/index.js";
 import {
   createUnsentBytes,
   defaultUnsentBytes,
@@ -28,12 +26,11 @@ export interface UnreadResponsesOptions {
 export interface UnreadResponses {
   /** Counts the response bytes of an HTTP/1.1 connection from `address`. */
   watchSocket(socket: Socket, address: string): void;
-  /** Counts the response bytes of an HTTP/2 stream, before its handler runs; the caller ends it on close. */
+  /**
+   * Counts the response bytes of an HTTP/2 stream, before its handler runs; the caller ends it on close, and keeps
+   * it from its handler when it is `refused` (its address's bytes already past their bound).
+   */
   watchStream(stream: ServerHttp2Stream, session: Http2Session, address: string): WatchedSender;
-  /** Whether `stream` was refused as soon as it was watched: its handler is not to run. */
-  refused(stream: ServerHttp2Stream): boolean;
-  /** `handler`, skipped for the requests of refused streams. */
-  served(handler: RequestHandler): RequestHandler;
   /** Stops the sweep. */
   stop(): void;
 }
@@ -59,19 +56,9 @@ export function boundUnreadResponses(options: UnreadResponsesOptions): UnreadRes
   const stallTimeoutMs = options.bounds?.stallTimeoutMs ?? defaultUnsentBytes.stallTimeoutMs;
   const sweep = setInterval(() => unsent.sweep(), Math.min(1_000, stallTimeoutMs / 2));
   sweep.unref();
-  const refusedStreams = new WeakSet<ServerHttp2Stream>();
   return {
     watchSocket: (socket, address) => watchHttp1Socket(unsent, socket, address),
-    watchStream(stream, session, address) {
-      const watched = watchHttp2Stream(unsent, stream, session, address);
-      if (watched.refused) refusedStreams.add(stream);
-      return watched;
-    },
-    refused: (stream) => refusedStreams.has(stream),
-    served: (handler) => (request, response) => {
-      // Served only by the HTTP/2 server: each request stands on a stream.
-      if (!refusedStreams.has((request as unknown as { stream: ServerHttp2Stream }).stream)) handler(request, response);
-    },
+    watchStream: (stream, session, address) => watchHttp2Stream(unsent, stream, session, address),
     stop: () => clearInterval(sweep),
   };
 }

@@ -145,8 +145,8 @@ describe("clients that never read their responses", () => {
         })}\n`,
       );
       // Every stream was ended by the server, none having sent its body. Past the address's stream budget
-      // (MAX_STREAMS_PER_ADDRESS), nghttp2 refused the streams with REFUSED_STREAM (7) before the service
-      // built them; the streams granted were reset with CANCEL (8) once stalled for RESPONSE_STALL_SECONDS.
+      // (MAX_STREAMS_PER_ADDRESS), the streams were refused with REFUSED_STREAM (7) before any handler ran; the
+      // streams within it were reset with CANCEL (8) once stalled for RESPONSE_STALL_SECONDS.
       expect(Object.values(stalled.byCode).reduce((a, b) => a + b, 0)).toBe(25_000);
       expect(stalled.byCode[7]).toBeGreaterThan(20_000);
       expect(stalled.byCode[8]).toBeGreaterThan(0);
