@@ -40,7 +40,7 @@ const corsAllowedHeaders = [
   "Accept",
 ];
 
-/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing and statistics. */
+/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing, statistics and the next page. */
 const corsExposedHeaders = [
   ...connectCors.exposedHeaders,
   "X-Cache",
@@ -52,6 +52,7 @@ const corsExposedHeaders = [
   "Server-Timing",
   "X-Rows-Read",
   "X-Bytes-Read",
+  "Link",
 ];
 
 const exposed = corsExposedHeaders.join(", ");

@@ -84,6 +84,15 @@ describe("openApiDocument", () => {
     expect(headers("logs.all")).not.toContain("Age");
   });
 
+  it("documents next_page_token and the Link header only on paged endpoints", () => {
+    const ok = (name: string) => byName(name).responses["200"];
+    const properties = (name: string) => Object.keys(ok(name).content["application/json"].schema.properties);
+    expect(properties("logs.all")).toEqual(["result", "next_page_token"]);
+    expect(Object.keys(ok("logs.all").headers)).toContain("Link");
+    expect(properties("usage.api-counts")).toEqual(["result"]);
+    expect(Object.keys(ok("usage.api-counts").headers)).not.toContain("Link");
+  });
+
   it("answers every error status with the Error schema", () => {
     const responses = byName("logs.all").responses as Json;
     expect(Object.keys(responses).sort()).toEqual(["200", "400", "401", "403", "404", "429", "500", "503", "504"]);

@@ -22,6 +22,7 @@ import { sendError } from "./error-body.js";
 import { type Call, codeName, type HttpResponse } from "../node-http/index.js";
 import { createResponseBodies, type ResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
+import { nextPageLink } from "./next-page-link.js";
 
 /** A prepared GET call, with the format its query string named (else `Accept` decides). */
 export type GetCall = PreparedCall & { format?: BodyFormat };
@@ -187,6 +188,8 @@ function sendResult(bodies: ResponseBodies, call: Call, result: EndpointResult, 
     headers["x-cache"] = result.cache.status;
     headers.age = String(result.cache.ageSeconds);
   }
+  if (result.nextPageToken !== undefined)
+    headers.link = nextPageLink(call.head.url ?? "/", call.prepared!.page!.parameter, result.nextPageToken);
   const statistics = result.computation.statistics;
   if (statistics !== undefined) {
     headers["x-rows-read"] = String(statistics.rowsRead);

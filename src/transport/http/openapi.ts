@@ -5,7 +5,7 @@ import { ParameterFormat } from "../../gen/endpoints/v1/endpoint_options_pb.js";
 import type { Endpoint, EndpointRegistry } from "../../endpoints/index.js";
 import { bodyFormats } from "./body-formats.js";
 import { JSON_FORMAT } from "./content-negotiation.js";
-import { corsHeaders, formatParameter, otherBodies } from "./response-documentation.js";
+import { corsHeaders, formatParameter, nextPageHeaders, nextPageToken, otherBodies } from "./response-documentation.js";
 
 type Schema = Record<string, unknown>;
 
@@ -85,10 +85,12 @@ export function openApiDocument(registry: EndpointRegistry): Schema {
 
 function operation(endpoint: Endpoint, suffix: string): Schema {
   const { definition } = endpoint;
+  const paged = endpoint.parameters.some((p) => p.pageSize > 0);
+  const headers = definition.cacheTtlSeconds > 0 ? { ...corsHeaders, ...cacheHeaders } : corsHeaders;
   const responses: Record<string, Schema> = {
     "200": {
       description: `At most ${definition.maxRows} rows`,
-      headers: definition.cacheTtlSeconds > 0 ? { ...corsHeaders, ...cacheHeaders } : corsHeaders,
+      headers: paged ? { ...headers, ...nextPageHeaders } : headers,
       content: {
         [bodyFormats[JSON_FORMAT]!.mediaType]: {
           schema: {
@@ -96,6 +98,7 @@ function operation(endpoint: Endpoint, suffix: string): Schema {
             required: ["result"],
             properties: {
               result: { type: "array", items: { $ref: `#/components/schemas/${endpoint.rowSchema.name}` } },
+              ...(paged ? { next_page_token: nextPageToken } : {}),
             },
           },
         },

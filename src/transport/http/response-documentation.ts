@@ -37,3 +37,19 @@ export const corsHeaders = {
   },
   "X-Bytes-Read": { schema: { type: "integer" }, description: "Bytes the query read, as X-Rows-Read" },
 };
+
+/** The next page's token in the JSON body of a paged endpoint, present while older rows remain. */
+export const nextPageToken = {
+  type: "string",
+  description:
+    "Give it back as page_token, with the same other parameters, for the next older page; absent on the last",
+};
+
+/** Headers of a 200 GET answer of a paged endpoint, whatever its format. */
+export const nextPageHeaders = {
+  Link: {
+    schema: { type: "string" },
+    description:
+      'While older rows remain: <the path and query string as sent, with page_token set to the next page\'s token>; rel="next"',
+  },
+};

@@ -60,7 +60,8 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
     if (violations.length > 0) return calls.reject(call, endpoint, invalidArgument(violations));
     if (format !== undefined) prepared = { ...prepared, format }; // the body's format only: the same rows, the same cache entry
     // A call prepared under a scope depends on the credential too: only unscoped calls are kept by target.
-    if (!isScoped(credential)) preparedCalls.remember(url, prepared);
+    // Each page's target is new, so calls with a page token are not kept.
+    if (!isScoped(credential) && prepared.page?.token === undefined) preparedCalls.remember(url, prepared);
     call.prepared = prepared;
     calls.answer(call);
   }
