@@ -146,7 +146,7 @@ describe.skipIf(skip)("the explorer in Chromium", () => {
     expect(await statusText()).toContain("Type an API key");
     await useKey(TEST_API_KEY);
     const listed = await page.$$eval("#endpoint option", (options) => options.map((o) => o.textContent));
-    expect(listed).toEqual(["functions.invocation-stats", "usage.api-counts", "logs.all"]);
+    expect(listed).toEqual(["functions.invocation-stats", "usage.api-counts", "logs.all", "service.call-stats"]);
   });
 
   it("builds the form from the listing: required marks, allowed values as choices, defaults shown", async () => {

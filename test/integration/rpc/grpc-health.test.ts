@@ -176,6 +176,7 @@ describe("once the warehouse answers", () => {
       "functions.v1.FunctionsService": Status.SERVING,
       "usage.v1.UsageService": Status.SERVING,
       "logs.v1.LogsService": Status.SERVING,
+      "calls.v1.CallsService": Status.SERVING,
     });
   });
 

@@ -66,6 +66,7 @@ const servedServices = [
   "functions.v1.FunctionsService",
   "usage.v1.UsageService",
   "logs.v1.LogsService",
+  "calls.v1.CallsService",
   "grpc.health.v1.Health",
   "grpc.reflection.v1.ServerReflection",
   "grpc.reflection.v1alpha.ServerReflection",
@@ -175,6 +176,7 @@ describe("the GET API's documents", () => {
       result: { grpc_method: string }[];
     };
     expect(listing.result.map((e) => e.grpc_method).sort()).toEqual([
+      "calls.v1.CallsService/GetCallStats",
       "functions.v1.FunctionsService/GetInvocationStats",
       "logs.v1.LogsService/GetAllLogs",
       "usage.v1.UsageService/GetApiCounts",
@@ -228,6 +230,7 @@ describe("buf curl without --schema", () => {
         "functions.v1.FunctionsService/GetInvocationStats",
         "usage.v1.UsageService/GetApiCounts",
         "logs.v1.LogsService/GetAllLogs",
+        "calls.v1.CallsService/GetCallStats",
         "grpc.health.v1.Health/Check",
         "grpc.health.v1.Health/List",
         "grpc.health.v1.Health/Watch",

@@ -42,7 +42,7 @@ describe("fields a saved query does not declare", () => {
     expect(error).toBeInstanceOf(ConnectError);
     expect((error as ConnectError).code).toBe(Code.InvalidArgument);
     expect((error as ConnectError).rawMessage).toBe(
-      "field 99 is not a parameter of logs.all (it takes project, project_tier, iso_timestamp_start, iso_timestamp_end)",
+      "field 99 is not a parameter of logs.all (it takes project, project_tier, iso_timestamp_start, iso_timestamp_end, page_token)",
     );
   });
 });
