@@ -43,7 +43,7 @@ import {
   type StreamHandler,
   type TrustedProxies,
 } from "../transport/index.js";
-import type { Warehouse } from "../warehouse/index.js";
+import { defaultMaxImportBytes, type Warehouse } from "../warehouse/index.js";
 import { defaultAppLimits } from "./app-defaults.js";
 import { createAuthentication } from "./authentication.js";
 import { createQueryPath } from "./query-path.js";
@@ -122,6 +122,8 @@ export interface AppOptions {
   tracing?: Tracing;
   /** Requests needing no key (/healthz, /metrics, unknown paths...) a second and burst per client address and kind; perSecond 0 disables. Default 20 and 40. */
   keylessRateLimit?: { perSecond: number; burst: number };
+  /** Largest body of POST /api/import/<table> (MAX_IMPORT_BYTES). Default 16 MiB. */
+  maxImportBytes?: number;
   /** How long the /metrics text is reused. Default 1000 ms. */
   metricsReuseMs?: number;
   /** Whether the API port serves /metrics (false: `App.scrape` is served elsewhere, METRICS_ADDRESS). Default true. */
@@ -211,6 +213,7 @@ export function createApp(options: AppOptions): App {
     scrape,
     serveMetrics: options.serveMetrics,
     keylessLimit: createKeylessLimit({ ...options.keylessRateLimit, trustedProxies: options.trustedProxies, clock }),
+    imports: { client: options.warehouse.client, cache, maxBytes: options.maxImportBytes ?? defaultMaxImportBytes },
   });
   const rpc = createRpcStack({
     registry,

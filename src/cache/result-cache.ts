@@ -103,6 +103,15 @@ export interface ResultCache<V> {
    * are passed; nothing when the entry was replaced or dropped meanwhile.
    */
   grow(key: string, value: V, bytes: number): void;
+  /**
+   * Recomputes now every live entry whose key and policy `matches`, each
+   * with the refresh it keeps, and resolves when all have ended (a failed
+   * one keeps its result and is logged): after data under them changed.
+   * Misses of such a key meanwhile join its refresh; a computation already
+   * running is waited for first, and a refresh by warming still running
+   * finds its entry replaced and keeps nothing.
+   */
+  refreshWhere(matches: (key: string, policy: CachePolicy) => boolean): Promise<void>;
   /** Refreshes due entries and drops idle or expired ones; resolves when the refreshes end. */
   runWarming(): Promise<void>;
   readonly size: { entries: number; bytes: number };
@@ -128,6 +137,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   });
   const flights = createSingleFlight<Computed<V>>();
   const { tracing } = options;
+  const logger = options.logger ?? silentLogger;
   /** With traces: the span of each running computation, which the calls that join it link to. */
   const computations = new Map<string, TraceSpan | undefined>();
   const warming = createWarming<V>({
@@ -142,7 +152,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     maxRetryAfterFailureMs: options.maxRetryAfterFailureMs ?? 300_000,
     keepsIdle: staleIfErrorMs > 0,
     onEvent,
-    logger: options.logger ?? silentLogger,
+    logger,
     tracing,
   });
 
@@ -217,6 +227,24 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     return flights.join(key, traced, signal);
   }
 
+  /** refreshWhere's recomputation of one entry, through the key's single flight. */
+  async function refreshNow(key: string, entry: Entry<V>): Promise<void> {
+    // A computation begun before the change may have read the data before it: it is not this refresh.
+    await flights.running(key)?.catch(() => {});
+    const start = (abort: AbortSignal) =>
+      entry.refresh(abort).then((computed) => {
+        put(key, computed, entry, entry.lastAskedAt);
+        return computed;
+      });
+    try {
+      await join(key, entry.policy, start);
+      onEvent("refresh", entry.policy.label ?? "");
+    } catch (error) {
+      onEvent("refresh_failure", entry.policy.label ?? "");
+      logger.warn("cache refresh failed", { key, error });
+    }
+  }
+
   return {
     peek,
     async get(key, policy, compute, caller = {}) {
@@ -247,6 +275,11 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
         : { value: computed.value, status: "MISS", computedAt };
     },
     grow: (key, value, more) => store.grow(key, value, more),
+    async refreshWhere(matches) {
+      const now = storeNow();
+      const chosen = [...store.entries()].filter(([key, entry]) => isLive(entry, now) && matches(key, entry.policy));
+      await Promise.all(chosen.map(([key, entry]) => refreshNow(key, entry)));
+    },
     runWarming: () => warming.run(),
     get size() {
       return store.size;
