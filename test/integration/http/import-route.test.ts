@@ -26,7 +26,9 @@ function edgeLine(n: number, minutesAgo: number, path = "/rest/v1/imported"): st
     timestamp: new Date(NOW - minutesAgo * MINUTE).toISOString(),
     event_message: `GET | 200 | ${path}`,
     project: "rpc",
-    metadata: [{ request: [{ method: "GET", path, url: `https://rpc.supabase.co${path}` }], response: [{ status_code: 200 }] }],
+    metadata: [
+      { request: [{ method: "GET", path, url: `https://rpc.supabase.co${path}` }], response: [{ status_code: 200 }] },
+    ],
   });
 }
 
@@ -51,7 +53,12 @@ afterAll(async () => {
 });
 
 /** curl's answer: status and parsed body. */
-async function curl(args: string[]): Promise<{ status: number; body: any }> {
+interface CurlAnswer {
+  status: number;
+  body: { inserted?: number; result?: { id: string }[]; error?: { code: string; details: { field: string }[] } };
+}
+
+async function curl(args: string[]): Promise<CurlAnswer> {
   const { stdout } = await promisify(execFile)("curl", ["-s", "-w", "\n%{http_code}", ...args], {
     maxBuffer: 1 << 20,
   });
@@ -101,16 +108,16 @@ describe("POST /api/import/<table>", () => {
     // Refreshed by the import before it answered: a hit, with the two rows counted.
     expect(await apiCounts()).toEqual({ status: 200, cache: "HIT", body: { result: [counts(3)] } });
     const logs = await curl(["-H", `x-api-key: ${TEST_API_KEY}`, `${server.url}/api/endpoints/logs.all?project=rpc`]);
-    expect(logs.body.result.map((row: { id: string }) => row.id)).toEqual(expect.arrayContaining([uuid(1), uuid(2)]));
+    expect(logs.body.result!.map((row) => row.id)).toEqual(expect.arrayContaining([uuid(1), uuid(2)]));
   });
 
   it("answers 400 naming each bad line, and inserts nothing", async () => {
     const answer = await post("edge_logs", `${edgeLine(11, 7)}\nnot json\n${edgeLine(13, 7).replace('"rpc"', "5")}\n`);
     expect(answer.status).toBe(400);
-    expect(answer.body.error.code).toBe("invalid_argument");
-    expect(answer.body.error.details.map((d: { field: string }) => d.field)).toEqual(["line 2", "line 3"]);
+    expect(answer.body.error!.code).toBe("invalid_argument");
+    expect(answer.body.error!.details.map((d) => d.field)).toEqual(["line 2", "line 3"]);
     const logs = await curl(["-H", `x-api-key: ${TEST_API_KEY}`, `${server.url}/api/endpoints/logs.all?project=rpc`]);
-    expect(logs.body.result.map((row: { id: string }) => row.id)).not.toContain(uuid(11));
+    expect(logs.body.result!.map((row) => row.id)).not.toContain(uuid(11));
   });
 
   it("answers 413 for a body past MAX_IMPORT_BYTES, declared or streamed", async () => {
@@ -118,11 +125,11 @@ describe("POST /api/import/<table>", () => {
     expect(large.length).toBeGreaterThan(maxImportBytes);
     const declared = await post("edge_logs", large);
     expect(declared.status).toBe(413);
-    expect(declared.body.error.code).toBe("resource_exhausted");
+    expect(declared.body.error!.code).toBe("resource_exhausted");
     // Chunked: no Content-Length, so the bound is met while the body streams.
     const streamed = await post("edge_logs", large, TEST_API_KEY, ["-H", "transfer-encoding: chunked"]);
     expect(streamed.status).toBe(413);
-    expect(streamed.body.error.code).toBe("resource_exhausted");
+    expect(streamed.body.error!.code).toBe("resource_exhausted");
   });
 
   it.each([
@@ -132,7 +139,7 @@ describe("POST /api/import/<table>", () => {
   ])("refuses %s", async (_name, key, table, status, code) => {
     const answer = await post(table, `${edgeLine(31, 9)}\n`, key);
     expect(answer.status).toBe(status);
-    expect(answer.body.error.code).toBe(code);
+    expect(answer.body.error!.code).toBe(code);
   });
 
   it("answers 405 to GET, and a browser's preflight allows POST", async () => {
