@@ -111,6 +111,13 @@ describe("POST /api/import/<table>", () => {
     expect(logs.body.result!.map((row) => row.id)).toEqual(expect.arrayContaining([uuid(1), uuid(2)]));
   });
 
+  it("takes rows over HTTP/2 too", async () => {
+    const answer = await post("edge_logs", `${edgeLine(41, 5)}\n`, TEST_API_KEY, ["--http2-prior-knowledge"]);
+    expect(answer).toEqual({ status: 200, body: { inserted: 1 } });
+    const tooLarge = await post("edge_logs", "x".repeat(maxImportBytes + 1), TEST_API_KEY, ["--http2-prior-knowledge"]);
+    expect(tooLarge.status).toBe(413);
+  });
+
   it("answers 400 naming each bad line, and inserts nothing", async () => {
     const answer = await post("edge_logs", `${edgeLine(11, 7)}\nnot json\n${edgeLine(13, 7).replace('"rpc"', "5")}\n`);
     expect(answer.status).toBe(400);
