@@ -17,6 +17,9 @@ type Start<V> = (abort: AbortSignal) => Promise<Computed<V>>;
 /** What one caller may hold of a full cache, as a fraction of each bound (ResultCacheOptions.sharePerCaller). */
 export const defaultSharePerCaller = 0.5;
 
+/** refreshWhere's refreshes running at once. */
+const refreshWhereConcurrency = 4;
+
 export interface ResultCacheOptions {
   /** Most entries held; the least recently used goes first. Default 10,000. */
   maxEntries?: number;
@@ -105,8 +108,8 @@ export interface ResultCache<V> {
   grow(key: string, value: V, bytes: number): void;
   /**
    * Recomputes now every live entry whose key and policy `matches`, each
-   * with the refresh it keeps, and resolves when all have ended (a failed
-   * one keeps its result and is logged): after data under them changed.
+   * with the refresh it keeps, a few at a time, and resolves when all have
+   * ended (a failed one is dropped and logged): after data under them changed.
    * Misses of such a key meanwhile join its refresh; a computation already
    * running is waited for first, and a refresh by warming still running
    * finds its entry replaced and keeps nothing.
@@ -240,6 +243,8 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
       await join(key, entry.policy, start);
       onEvent("refresh", entry.policy.label ?? "");
     } catch (error) {
+      // Its result no longer holds: the next call computes it rather than being answered what the data was.
+      if (store.find(key) === entry) store.delete(key);
       onEvent("refresh_failure", entry.policy.label ?? "");
       logger.warn("cache refresh failed", { key, error });
     }
@@ -278,7 +283,12 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     async refreshWhere(matches) {
       const now = storeNow();
       const chosen = [...store.entries()].filter(([key, entry]) => isLive(entry, now) && matches(key, entry.policy));
-      await Promise.all(chosen.map(([key, entry]) => refreshNow(key, entry)));
+      // A few at a time: each is a warehouse query, and the warehouse's queue is bounded.
+      const next = chosen[Symbol.iterator]();
+      const worker = async () => {
+        for (const [key, entry] of next) await refreshNow(key, entry);
+      };
+      await Promise.all(Array.from({ length: Math.min(refreshWhereConcurrency, chosen.length) }, worker));
     },
     runWarming: () => warming.run(),
     get size() {

@@ -1,7 +1,7 @@
 // refreshWhere: live entries that match are computed again at once with the
 // refresh they keep, others are left alone, a miss meanwhile joins the
 // refresh, a computation already running is waited for first, and a failed
-// refresh keeps the result.
+// refresh drops the entry.
 import { describe, expect, it } from "vitest";
 import { type CachePolicy, type Compute, createResultCache } from "../../src/cache/index.js";
 import { tablesReadBy } from "../../src/endpoints/tables-read.js";
@@ -57,17 +57,17 @@ describe("result cache refreshWhere", () => {
     cache.close();
   });
 
-  it("keeps the result when the refresh fails", async () => {
+  it("drops the entry when its refresh fails, so the next call computes it", async () => {
     const cache = createResultCache<string>({ sweepIntervalMs: 0 });
     let fail = false;
     const compute: Compute<string> = async () => {
       if (fail) throw new Error("warehouse down");
-      return { value: "kept", bytes: 1 };
+      return { value: "first", bytes: 1 };
     };
     await cache.get("logs 1", logs, compute);
     fail = true;
     await cache.refreshWhere(() => true);
-    expect(cache.peek("logs 1", logs)?.value).toBe("kept");
+    expect(cache.peek("logs 1", logs)).toBeUndefined();
     cache.close();
   });
 });

@@ -59,9 +59,10 @@ interface CurlAnswer {
 }
 
 async function curl(args: string[]): Promise<CurlAnswer> {
+  // An answer given before the whole body was sent may end curl's upload with an error: the answer is still what counts.
   const { stdout } = await promisify(execFile)("curl", ["-s", "-w", "\n%{http_code}", ...args], {
     maxBuffer: 1 << 20,
-  });
+  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
   const at = stdout.lastIndexOf("\n");
   const text = stdout.slice(0, at);
   return { status: Number(stdout.slice(at + 1)), body: text === "" ? undefined : JSON.parse(text) };
