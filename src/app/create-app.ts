@@ -43,7 +43,7 @@ import {
   type StreamHandler,
   type TrustedProxies,
 } from "../transport/index.js";
-import type { Warehouse } from "../warehouse/index.js";
+import { defaultMaxImportBytes, type Warehouse } from "../warehouse/index.js";
 import { defaultAppLimits } from "./app-defaults.js";
 import { createAuthentication } from "./authentication.js";
 import { createQueryPath } from "./query-path.js";
@@ -112,6 +112,8 @@ export interface AppOptions {
   readinessReuseMs?: number;
   /** gRPC health Watch calls open at once, all callers together. Default 256. */
   maxHealthWatches?: number;
+  /** gRPC health Watch calls one client address may hold open. Default 64. */
+  maxHealthWatchesPerAddress?: number;
   /** How often a gRPC health Watch asks `ready` while someone watches. Default 1000 ms. */
   healthPollMs?: number;
   /** Origins whose pages may call the service (CORS_ORIGINS; transport/cors.ts). Default `"*"`. */
@@ -122,6 +124,8 @@ export interface AppOptions {
   tracing?: Tracing;
   /** Requests needing no key (/healthz, /metrics, unknown paths...) a second and burst per client address and kind; perSecond 0 disables. Default 20 and 40. */
   keylessRateLimit?: { perSecond: number; burst: number };
+  /** Largest body of POST /api/import/<table> (MAX_IMPORT_BYTES). Default 16 MiB. */
+  maxImportBytes?: number;
   /** How long the /metrics text is reused. Default 1000 ms. */
   metricsReuseMs?: number;
   /** Whether the API port serves /metrics (false: `App.scrape` is served elsewhere, METRICS_ADDRESS). Default true. */
@@ -199,6 +203,12 @@ export function createApp(options: AppOptions): App {
     options.readinessReuseMs,
   );
   const scrape = createMetricsScrape({ registry: metrics.registry, reuseMs: options.metricsReuseMs });
+  // One set of buckets for the keyless GET routes and the keyless RPC calls.
+  const keylessLimit = createKeylessLimit({
+    ...options.keylessRateLimit,
+    trustedProxies: options.trustedProxies,
+    clock,
+  });
   const httpRoutes = createHttpRoutes({
     registry,
     service,
@@ -210,7 +220,8 @@ export function createApp(options: AppOptions): App {
     observe,
     scrape,
     serveMetrics: options.serveMetrics,
-    keylessLimit: createKeylessLimit({ ...options.keylessRateLimit, trustedProxies: options.trustedProxies, clock }),
+    keylessLimit,
+    imports: { client: options.warehouse.client, cache, maxBytes: options.maxImportBytes ?? defaultMaxImportBytes },
   });
   const rpc = createRpcStack({
     registry,
@@ -226,6 +237,9 @@ export function createApp(options: AppOptions): App {
     maxBodyBytes: options.maxBodyBytes ?? defaultAppLimits.maxBodyBytes,
     healthPollMs: options.healthPollMs,
     maxHealthWatches: options.maxHealthWatches,
+    maxHealthWatchesPerAddress: options.maxHealthWatchesPerAddress,
+    keylessLimit,
+    trustedProxies: options.trustedProxies,
     observe,
     // A traced call's span must stay current while its body is read, which the fast path's reading does not keep.
     fastPath: tracing === undefined && options.rpcFastPath !== false,

@@ -17,6 +17,9 @@ type Start<V> = (abort: AbortSignal) => Promise<Computed<V>>;
 /** What one caller may hold of a full cache, as a fraction of each bound (ResultCacheOptions.sharePerCaller). */
 export const defaultSharePerCaller = 0.5;
 
+/** refreshWhere's refreshes running at once. */
+const refreshWhereConcurrency = 4;
+
 export interface ResultCacheOptions {
   /** Most entries held; the least recently used goes first. Default 10,000. */
   maxEntries?: number;
@@ -103,6 +106,15 @@ export interface ResultCache<V> {
    * are passed; nothing when the entry was replaced or dropped meanwhile.
    */
   grow(key: string, value: V, bytes: number): void;
+  /**
+   * Recomputes now every live entry whose key and policy `matches`, each
+   * with the refresh it keeps, a few at a time, and resolves when all have
+   * ended (a failed one is dropped and logged): after data under them changed.
+   * Misses of such a key meanwhile join its refresh; a computation already
+   * running is waited for first, and a refresh by warming still running
+   * finds its entry replaced and keeps nothing.
+   */
+  refreshWhere(matches: (key: string, policy: CachePolicy) => boolean): Promise<void>;
   /** Refreshes due entries and drops idle or expired ones; resolves when the refreshes end. */
   runWarming(): Promise<void>;
   readonly size: { entries: number; bytes: number };
@@ -128,6 +140,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   });
   const flights = createSingleFlight<Computed<V>>();
   const { tracing } = options;
+  const logger = options.logger ?? silentLogger;
   /** With traces: the span of each running computation, which the calls that join it link to. */
   const computations = new Map<string, TraceSpan | undefined>();
   const warming = createWarming<V>({
@@ -142,7 +155,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     maxRetryAfterFailureMs: options.maxRetryAfterFailureMs ?? 300_000,
     keepsIdle: staleIfErrorMs > 0,
     onEvent,
-    logger: options.logger ?? silentLogger,
+    logger,
     tracing,
   });
 
@@ -217,6 +230,26 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     return flights.join(key, traced, signal);
   }
 
+  /** refreshWhere's recomputation of one entry, through the key's single flight. */
+  async function refreshNow(key: string, entry: Entry<V>): Promise<void> {
+    // A computation begun before the change may have read the data before it: it is not this refresh.
+    await flights.running(key)?.catch(() => {});
+    const start = (abort: AbortSignal) =>
+      entry.refresh(abort).then((computed) => {
+        put(key, computed, entry, entry.lastAskedAt);
+        return computed;
+      });
+    try {
+      await join(key, entry.policy, start);
+      onEvent("refresh", entry.policy.label ?? "");
+    } catch (error) {
+      // Its result no longer holds: the next call computes it rather than being answered what the data was.
+      if (store.find(key) === entry) store.delete(key);
+      onEvent("refresh_failure", entry.policy.label ?? "");
+      logger.warn("cache refresh failed", { key, error });
+    }
+  }
+
   return {
     peek,
     async get(key, policy, compute, caller = {}) {
@@ -247,6 +280,16 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
         : { value: computed.value, status: "MISS", computedAt };
     },
     grow: (key, value, more) => store.grow(key, value, more),
+    async refreshWhere(matches) {
+      const now = storeNow();
+      const chosen = [...store.entries()].filter(([key, entry]) => isLive(entry, now) && matches(key, entry.policy));
+      // A few at a time: each is a warehouse query, and the warehouse's queue is bounded.
+      const next = chosen[Symbol.iterator]();
+      const worker = async () => {
+        for (const [key, entry] of next) await refreshNow(key, entry);
+      };
+      await Promise.all(Array.from({ length: Math.min(refreshWhereConcurrency, chosen.length) }, worker));
+    },
     runWarming: () => warming.run(),
     get size() {
       return store.size;

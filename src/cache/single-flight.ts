@@ -15,6 +15,8 @@ export interface SingleFlight<T> {
    * signal's reason.
    */
   join(key: string, start: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** The running computation of `key`, if any, for a caller that must wait for it to end. */
+  running(key: string): Promise<T> | undefined;
 }
 
 export function createSingleFlight<T>(): SingleFlight<T> {
@@ -54,5 +56,6 @@ export function createSingleFlight<T>(): SingleFlight<T> {
 
   return {
     join: (key, start, signal) => waitFor(flight(key, start), signal),
+    running: (key) => flights.get(key)?.promise,
   };
 }

@@ -450,7 +450,7 @@ export const variables = {
     parser: rate,
     default: defaultKeylessLimit.perSecond,
     description:
-      "requests needing no key (`/healthz`, `/readyz`, `/metrics`, `/openapi.json`, a path that is no route, a preflight) a second per client address, health probes counted apart from the rest; `0` turns the limit off; may have a fraction",
+      "requests needing no key (`/healthz`, `/readyz`, `/metrics`, `/openapi.json`, a path that is no route, a preflight, gRPC health, reflection, an unknown procedure) a second per client address, health probes and reflection each counted apart from the rest; `0` turns the limit off; may have a fraction",
   }),
   KEYLESS_RATE_LIMIT_BURST: variable({
     name: "KEYLESS_RATE_LIMIT_BURST",

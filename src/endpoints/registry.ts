@@ -21,6 +21,7 @@ import { allowedValueProblems, sandboxProblem } from "./definition-checks.js";
 import { cursorPlaceholders } from "./page-token.js";
 import { pagingProblems } from "./paging-checks.js";
 import { placeholderProblems } from "./sql-placeholders.js";
+import { tablesReadBy } from "./tables-read.js";
 
 /** One request parameter: a string field of the request message and its rules. */
 export interface ParameterSpec {
@@ -52,6 +53,8 @@ export interface Endpoint {
   /** The row message of the response's repeated `result` field. */
   rowSchema: DescMessage;
   savedQuery: SavedQuery;
+  /** The tables its SQL reads (tables-read.ts): rows imported into one refresh its cached results. */
+  tablesRead: ReadonlySet<string>;
   /** The saved query's own read limits (`max_rows_to_read`, `max_bytes_to_read` options; 0 is none). */
   readLimits: ReadLimitValues;
 }
@@ -117,6 +120,7 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
         grpcMethod: `${service.typeName}/${method.name}`,
         parameters,
         rowSchema: rowSchemaOf(method.output),
+        tablesRead: tablesReadBy(sql),
         readLimits: {
           maxRowsToRead: readLimitOption(definition.name, "max_rows_to_read", definition.maxRowsToRead),
           maxBytesToRead: readLimitOption(definition.name, "max_bytes_to_read", definition.maxBytesToRead),

@@ -97,6 +97,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       authFailures: config.limits.authFailures,
       trustedProxies: proxies,
       maxBodyBytes: config.limits.maxBodyBytes,
+      maxImportBytes: config.limits.maxImportBytes,
       maxParameterLength: config.limits.maxParameterLength,
       maxQueryMs: config.limits.maxQueryMs,
       cacheLimits: { sharePerCaller: config.limits.cacheSharePerCaller },

@@ -15,7 +15,8 @@ import {
   createUnimplementedFallback,
   serverReflectionServices,
 } from "./grpc/index.js";
-import { type CallHandler, codeName, type RequestHandler } from "./node-http/index.js";
+import { clientAddress, type TrustedProxies } from "./node-http/client-address.js";
+import { type Call, type CallHandler, codeName, type RequestHandler } from "./node-http/index.js";
 import {
   type CallObserver,
   connectRoutes,
@@ -25,6 +26,7 @@ import {
   createRpcGate,
   createUnaryFastPath,
   contextFor,
+  type KeylessRpcLimit,
   loggingInterceptor,
 } from "./rpc/index.js";
 
@@ -50,6 +52,12 @@ export interface RpcStackOptions {
   healthPollMs?: number;
   /** Health Watch calls open at once, all callers together. Default 256. */
   maxHealthWatches?: number;
+  /** Health Watch calls one client address may hold open. Default 64. */
+  maxHealthWatchesPerAddress?: number;
+  /** Bounds gRPC health, reflection and unknown procedures per client address (the GET API's keyless limit). Default: unbounded. */
+  keylessLimit?: KeylessRpcLimit;
+  /** Proxies whose X-Forwarded-For names the client of a keyless call. Default: none. */
+  trustedProxies?: TrustedProxies;
   /**
    * Called with the code of each saved-query call (`ok` or a code name), at
    * its end or its refusal at the gate, within the call (for its trace
@@ -83,6 +91,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     },
     logger: options.logger,
     maxTimeoutMs: options.maxTimeoutMs,
+    keylessLimit: options.keylessLimit,
   });
   // Beside the saved queries: gRPC health and server reflection, which need no key.
   const health = createHealthService({
@@ -90,6 +99,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     services: options.services.map((s) => s.typeName),
     pollMs: options.healthPollMs,
     maxWatches: options.maxHealthWatches,
+    maxWatchesPerAddress: options.maxHealthWatchesPerAddress,
   });
   const grpcServices = [...options.services, Health, ...serverReflectionServices];
   const savedQuery = connectRoutes({ registry, service: options.service, defaultTimeoutMs: options.defaultTimeoutMs });
@@ -134,9 +144,12 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           log: createCallLog(options.logger, { observe }),
           maxBodyBytes,
         });
+  const trusted = options.trustedProxies;
+  const clientOf = (call: Call) =>
+    trusted === undefined ? call.address : clientAddress(call.address, call.get("x-forwarded-for"), trusted);
   const serve = gate.guard((call) => {
     if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
-    router.serve(...call.exchange(), contextFor(call.credential));
+    router.serve(...call.exchange(), contextFor(call.credential, call.credential ? "" : clientOf(call)));
   });
   return { serve, endStreams: () => health.close() };
 }

@@ -1,9 +1,11 @@
 // The gRPC health checking protocol (grpc.health.v1.Health): the server as a
 // whole ("") and each saved-query service are SERVING exactly when the
-// readiness function of /readyz says ready, NOT_SERVING otherwise.
+// readiness function of /readyz says ready, NOT_SERVING otherwise. Watch
+// streams are bounded in all and per client address.
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
+import { clientAddressKey } from "../rpc/index.js";
 import { createReadinessPoller } from "./readiness-poller.js";
 
 export interface HealthServiceOptions {
@@ -18,6 +20,8 @@ export interface HealthServiceOptions {
    * never ends by itself, so past this one is RESOURCE_EXHAUSTED. Default 256.
    */
   maxWatches?: number;
+  /** Watch calls one client address may hold open, so that one address cannot fill `maxWatches`. Default 64, a quarter of its default. */
+  maxWatchesPerAddress?: number;
 }
 
 export interface HealthService {
@@ -32,7 +36,10 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   const poller = createReadinessPoller({ ready: options.ready, intervalMs: options.pollMs });
   const watchers = new Set<() => void>();
   const maxWatches = options.maxWatches ?? 256;
+  const maxPerAddress = options.maxWatchesPerAddress ?? 64;
   let watching = 0;
+  /** Watches open by client address; an address leaves the map with its last one. */
+  const watchingFrom = new Map<string, number>();
   let closed = false;
   const readyNow = () => options.ready().catch(() => false);
   const statusOf = (ready: boolean) => (ready ? Status.SERVING : Status.NOT_SERVING);
@@ -52,16 +59,23 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   }
 
   async function* watch(service: string, context: HandlerContext) {
-    if (watching >= maxWatches) {
-      const error = new ConnectError("too many health watches open, try again later", Code.ResourceExhausted);
+    const address = context.values.get(clientAddressKey);
+    const fromAddress = watchingFrom.get(address) ?? 0;
+    if (watching >= maxWatches || fromAddress >= maxPerAddress) {
+      const whose = watching >= maxWatches ? "" : " from this address";
+      const error = new ConnectError(`too many health watches open${whose}, try again later`, Code.ResourceExhausted);
       error.metadata.set("retry-after", "10");
       throw error;
     }
     watching += 1;
+    watchingFrom.set(address, fromAddress + 1);
     try {
       yield* watchOpen(service, context);
     } finally {
       watching -= 1;
+      const left = watchingFrom.get(address)! - 1;
+      if (left === 0) watchingFrom.delete(address);
+      else watchingFrom.set(address, left);
     }
   }
 

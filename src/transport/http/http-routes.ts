@@ -23,6 +23,7 @@ import {
 } from "../node-http/index.js";
 import { createDocumentRoutes } from "./document-routes.js";
 import { createEndpointCalls, type HttpCallObserver } from "./endpoint-call.js";
+import { createImportRoute, type ImportRouteOptions } from "./import-route.js";
 import { sendError } from "./error-body.js";
 import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
 import { answerMetrics } from "./metrics-routes.js";
@@ -50,6 +51,8 @@ export interface HttpRoutesOptions {
   scrape?: MetricsScrape;
   /** Whether /metrics is served here; false when it has a port of its own (METRICS_ADDRESS). Default true. */
   serveMetrics?: boolean;
+  /** What POST /api/import/<table> needs (import-route.ts); without it the route is not served. Default: none. */
+  imports?: Omit<ImportRouteOptions, "registry" | "logger">;
 }
 
 export interface HttpRoutes {
@@ -60,6 +63,7 @@ export interface HttpRoutes {
 }
 
 const allow = "GET, HEAD, OPTIONS";
+const allowPost = "POST, OPTIONS";
 
 export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const { authenticate, ready, metrics, logger } = options;
@@ -68,6 +72,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const serveMetrics = options.serveMetrics ?? true;
   const keylessLimit = options.keylessLimit;
   const documents = createDocumentRoutes(options.registry);
+  const imports = options.imports && createImportRoute({ ...options.imports, registry: options.registry, logger });
   const savedQuery = createSavedQueryRoute({
     ...options,
     calls: createEndpointCalls(options),
@@ -117,6 +122,23 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     failed: (call, error) => handlerThrew(...call.exchange(), error, logger),
   };
 
+  /** The import route after authentication. */
+  const importSteps: AuthenticatedSteps = { ...keyedSteps, admitted: (call, credential) => imports!(call, credential) };
+
+  /** The import route's methods: OPTIONS and all but POST answered here (true when that already answered). */
+  function answeredPost(call: Call): boolean {
+    const method = call.head.method ?? "GET";
+    if (method === "POST") return false;
+    if (overKeylessLimit(call, "other")) return true;
+    if (method === "OPTIONS") {
+      sendEmpty(call.exchange()[1], 204, { allow: allowPost });
+      return true;
+    }
+    const error = new ConnectError(`method ${method} is not allowed; use POST`, Code.Unimplemented);
+    sendError(call.exchange(), call.requestId, error, { headers: { allow: allowPost }, status: 405 });
+    return true;
+  }
+
   /** Routes that answer later: their failure is logged and answered here, never left unhandled. */
   function settle(call: Call, work: Promise<void>): void {
     work.catch((error: unknown) => {
@@ -151,6 +173,10 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
         return;
       case "openapi":
         if (!overKeylessLimit(call, "other")) documents.openapi(call);
+        return;
+      case "import":
+        if (imports === undefined) return notFound(call);
+        if (!answeredPost(call)) authenticateThen(authenticate, call, importSteps);
         return;
       case "listing":
       case "saved-query":

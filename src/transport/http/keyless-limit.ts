@@ -2,14 +2,15 @@
 // path that is no route), counted per client address: one address cannot
 // take the event loop from the keyed callers by asking them in a flood. Probes
 // (/healthz, /readyz) have buckets of their own, so an address's scrapes or
-// a scanner's misses never refuse its health checks.
+// a scanner's misses never refuse its health checks. The RPC gate bounds gRPC
+// health, reflection and unknown procedures with the same buckets.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createTokenBuckets, type HeaderReader, throttledAddress } from "../../auth/index.js";
 import type { Clock } from "../../observability/index.js";
 import { clientAddress, type TrustedProxies } from "../node-http/client-address.js";
 
 export interface KeylessLimitOptions {
-  /** Keyless requests a second per client address and kind (probe, other); 0 turns the limit off. Default 20. */
+  /** Keyless requests a second per client address and kind (probe, reflection, other); 0 turns the limit off. Default 20. */
   perSecond?: number;
   /** Keyless requests of one kind an address may make at once. Default 40. */
   burst?: number;
@@ -19,8 +20,8 @@ export interface KeylessLimitOptions {
   clock?: Clock;
 }
 
-/** The kind of a keyless request: health and readiness probes, or anything else. */
-export type KeylessKind = "probe" | "other";
+/** The kind of a keyless request: health probes (HTTP or gRPC), gRPC reflection, or anything else. */
+export type KeylessKind = "probe" | "reflection" | "other";
 
 /** Throws RESOURCE_EXHAUSTED with Retry-After when the client of `peer` and `headers` is past its bound for `kind`. */
 export type KeylessLimit = (kind: KeylessKind, headers: HeaderReader, peer: string) => void;

@@ -2,7 +2,7 @@
 // made, and read by every step after: the GET API's routes, a saved query's
 // procedure (which needs a key), or the rest of the RPC stack.
 
-/** Where a request goes: a GET route, a saved query's procedure, or anything else (the Connect router, the explorer). */
+/** Where a request goes: a GET route, the import route, a saved query's procedure, or anything else (the Connect router, the explorer). */
 export type Route =
   | "health"
   | "readiness"
@@ -10,6 +10,7 @@ export type Route =
   | "openapi"
   | "listing"
   | "saved-query"
+  | "import"
   | "no-such-route"
   | "saved-query-procedure"
   | "other";
@@ -38,6 +39,7 @@ export function createRouteOf(keyedPaths: ReadonlySet<string>): (target: string)
       case "/api/endpoints":
         return "listing";
     }
+    if (path.startsWith("/api/import/")) return "import";
     if (path === "/api" || path.startsWith("/api/")) return "no-such-route";
     return keyedPaths.has(path) ? "saved-query-procedure" : "other";
   };

@@ -2,7 +2,9 @@
 // cache hits, the Connect router with the saved queries as its routes, the
 // per-call log, and errors answered in a call's own protocol without the router.
 export { createRpcGate } from "./rpc-gate.js";
-export { contextFor, credentialKey } from "./request-context.js";
+export { keylessRpcKindOf } from "./keyless-procedures.js";
+export type { KeylessRpcKind, KeylessRpcLimit } from "./keyless-procedures.js";
+export { clientAddressKey, contextFor, credentialKey } from "./request-context.js";
 export { connectRoutes } from "./connect-routes.js";
 export { createCallLog, loggingInterceptor } from "./logging-interceptor.js";
 export type { CallObserver } from "./logging-interceptor.js";

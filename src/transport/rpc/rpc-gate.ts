@@ -3,8 +3,8 @@
 // and refused when it declares a body over the bound, before the router
 // reads a byte of its body, on a Node request or a bare HTTP/2 stream. An
 // admitted call goes on with its credential (to the fast path of hits, then
-// the router, where it is a context value). Other routes (keyless procedures
-// such as health, unknown ones) go on as they are.
+// the router, where it is a context value). Keyless calls (health,
+// reflection, unknown procedures) go on within their per-address bound.
 import type { ConnectError } from "@connectrpc/connect";
 import type { Authenticator } from "../../auth/index.js";
 import { type Logger, silentLogger } from "../../observability/index.js";
@@ -16,6 +16,7 @@ import {
   handlerThrew,
   type RequestHead,
 } from "../node-http/index.js";
+import { type KeylessRpcLimit, keylessRpcKindOf } from "./keyless-procedures.js";
 import { bodyTooLarge, sendRpcError } from "./rpc-error-response.js";
 import { type RpcProtocol, rpcProtocolOf } from "./rpc-protocol.js";
 
@@ -33,6 +34,8 @@ export interface RpcGateOptions {
    * (Node fires a timer of 2^31 ms or more at once). Default: no cut.
    */
   maxTimeoutMs?: number;
+  /** Bounds the calls that need no key (health, reflection, unknown procedures) per client address. Default: unbounded. */
+  keylessLimit?: KeylessRpcLimit;
 }
 
 export interface RpcGate {
@@ -49,6 +52,7 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
   const onRefused = options.onRefused ?? (() => {});
   const logger = options.logger ?? silentLogger;
   const maxTimeoutMs = options.maxTimeoutMs;
+  const keylessLimit = options.keylessLimit;
 
   const refuse = (call: Call, error: ConnectError, status?: number) => {
     error.metadata.set("x-request-id", call.requestId);
@@ -67,7 +71,16 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
       };
       return (call) => {
         if (maxTimeoutMs !== undefined) capDeadline(call.head.headers, maxTimeoutMs);
-        if (call.route !== "saved-query-procedure") return next(call);
+        if (call.route !== "saved-query-procedure") {
+          const kind = keylessLimit === undefined ? undefined : keylessRpcKindOf(call.head);
+          if (kind === undefined) return next(call);
+          try {
+            keylessLimit!(kind, call, call.address);
+          } catch (error) {
+            return refuse(call, error as ConnectError);
+          }
+          return next(call);
+        }
         const declared = Number(call.head.headers["content-length"] ?? 0);
         if (declared > maxBodyBytes) return refuse(call, bodyTooLarge(maxBodyBytes), 413);
         // A token seen for the first time: its signature is checked before the body is read.
