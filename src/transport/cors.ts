@@ -52,6 +52,10 @@ const corsExposedHeaders = [
   "Server-Timing",
   "X-Rows-Read",
   "X-Bytes-Read",
+  "ETag",
+  "Last-Modified",
+  "Cache-Control",
+  "Cache-Status",
 ];
 
 const exposed = corsExposedHeaders.join(", ");

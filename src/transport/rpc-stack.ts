@@ -46,6 +46,8 @@ export interface RpcStackOptions {
   maxTimeoutMs: number;
   /** Largest request message, after decompression. */
   maxBodyBytes: number;
+  /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
+  staleIfErrorSeconds?: number;
   /** How often a health Watch asks `ready` while someone watches. Default 1000 ms. */
   healthPollMs?: number;
   /** Health Watch calls open at once, all callers together. Default 256. */
@@ -92,7 +94,12 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     maxWatches: options.maxHealthWatches,
   });
   const grpcServices = [...options.services, Health, ...serverReflectionServices];
-  const savedQuery = connectRoutes({ registry, service: options.service, defaultTimeoutMs: options.defaultTimeoutMs });
+  const savedQuery = connectRoutes({
+    registry,
+    service: options.service,
+    defaultTimeoutMs: options.defaultTimeoutMs,
+    staleIfErrorSeconds: options.staleIfErrorSeconds,
+  });
   const reflection = createServerReflection({ services: grpcServices });
   // Call metrics are per saved query; health and reflection calls are only logged.
   const endpointNames = new Map(registry.endpoints.map((e) => [e.method, e.definition.name]));
@@ -133,10 +140,11 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           encodings: createMessageEncodings({ jsonOptions }),
           log: createCallLog(options.logger, { observe }),
           maxBodyBytes,
+          staleIfErrorSeconds: options.staleIfErrorSeconds,
         });
   const serve = gate.guard((call) => {
     if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
-    router.serve(...call.exchange(), contextFor(call.credential));
+    router.serve(...call.exchange(), contextFor(call.credential, call.cors.varyOrigin));
   });
   return { serve, endStreams: () => health.close() };
 }

@@ -9,8 +9,12 @@ export const requestIdKey = createContextKey<string>("", { description: "request
 /** The credential of the call, set by the gate. */
 export const credentialKey = createContextKey<Credential | undefined>(undefined, { description: "credential" });
 
-/** The context values a call starts with in the router: its credential, when it has one. */
-export function contextFor(credential: Credential | undefined): ContextValues {
+/** Whether CORS decided that the call's answer varies by Origin (call.cors.varyOrigin). */
+export const varyOriginKey = createContextKey<boolean>(false, { description: "vary by origin" });
+
+/** The context values a call starts with in the router: its credential, when it has one, and CORS's Vary. */
+export function contextFor(credential: Credential | undefined, varyOrigin = false): ContextValues {
   const values = createContextValues();
+  if (varyOrigin) values.set(varyOriginKey, true);
   return credential === undefined ? values : values.set(credentialKey, credential);
 }
