@@ -7,7 +7,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { codeName, hasBody, httpStatusFromCode, type RequestAndResponse } from "../node-http/index.js";
 import type { RpcProtocol } from "./rpc-protocol.js";
 
-const forwardedMetadata = ["retry-after", "ratelimit", "ratelimit-policy", "x-request-id"];
+const forwardedMetadata = ["retry-after", "ratelimit", "ratelimit-policy", "x-request-id", "cache-control"];
 
 /**
  * Writes `error` in `protocol`: gRPC and gRPC-Web as a trailers-only
