@@ -169,7 +169,8 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
       const prepared = prepare(call, procedure, form, url);
       if (prepared === undefined) return toRouter(call);
       call.started = performance.now();
-      revalidate(call, procedure.endpoint, form, prepared).then((result) => {
+      // revalidate answers its own errors, so its promise never rejects.
+      void revalidate(call, procedure.endpoint, form, prepared).then((result) => {
         if (result !== undefined && !answered(call, procedure.endpoint, form, result)) toRouter(call);
       });
       return;
