@@ -79,6 +79,7 @@ describe("validators in RPC answers", () => {
         Code.Unavailable,
         "result not cached (only-if-cached)",
       ]);
+      expect((error as ConnectError).metadata.get("cache-control")).toBe("no-store");
     },
   );
 });
