@@ -229,7 +229,7 @@ function serverTiming(result: EndpointResult, lookupMs: number, serializeMs: num
   return `${cache}warehouse;dur=${warehouseMs.toFixed(3)}, serialize;dur=${(computedMs + (serializeMs ?? 0)).toFixed(3)}`;
 }
 
-/** The first value of a header Node may hand as a list. */
+/** A header Node may hand as a list, as one comma-separated value. */
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }

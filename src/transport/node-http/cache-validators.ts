@@ -42,12 +42,6 @@ function validators(result: EndpointResult): Validators {
   return found;
 }
 
-/** `W/"<rowsTag>-<form>"`: the same rows in the same form, whatever the compression. */
-export function entityTag(result: EndpointResult, form: EntityForm): string {
-  const kept = validators(result);
-  return (kept.etags[form] ??= `W/"${result.rowsTag()}-${form}"`);
-}
-
 /**
  * The cache headers of `result` in `form`. A cached saved query: `private,
  * max-age=<lifetime>` (with `stale-if-error` when `staleIfErrorSeconds` is
@@ -56,6 +50,7 @@ export function entityTag(result: EndpointResult, form: EntityForm): string {
  */
 export function cacheHeaders(result: EndpointResult, form: EntityForm, staleIfErrorSeconds: number): CacheHeaders {
   const kept = validators(result);
+  // The same rows in the same form have the same tag, whatever the compression.
   const etag = (kept.etags[form] ??= `W/"${result.rowsTag()}-${form}"`);
   const cache = result.cache;
   if (cache === undefined)
