@@ -76,6 +76,8 @@ export interface AppOptions {
    * 10,000 entries, 256 MiB and half of each.
    */
   cacheLimits?: { maxEntries?: number; maxBytes?: number; sharePerCaller?: number };
+  /** How long past its lifetime a cached result answers a warehouse outage; 0 turns it off. Default 1 hour. */
+  staleIfErrorMs?: number;
   /** Calls per second and burst per API key; perSecond 0 disables. Default 100 and 200. */
   rateLimit?: { perSecond: number; burst: number };
   /** Failed authentications a second and in a row per client address; perSecond 0 disables. Default 1 and 20. */
@@ -162,6 +164,7 @@ export function createApp(options: AppOptions): App {
     readSql: options.readSql,
     maxParameterLength: options.maxParameterLength,
   });
+  const staleIfErrorSeconds = Math.floor((options.staleIfErrorMs ?? defaultAppLimits.staleIfErrorMs) / 1000);
   const { cache, service } = createQueryPath({
     warehouse: options.warehouse,
     registry,
@@ -174,6 +177,7 @@ export function createApp(options: AppOptions): App {
     admission: options.admission,
     cacheSweepIntervalMs: options.cacheSweepIntervalMs,
     cacheLimits: options.cacheLimits,
+    staleIfErrorMs: options.staleIfErrorMs,
     tracing,
   });
   const authentication = createAuthentication({
@@ -219,6 +223,7 @@ export function createApp(options: AppOptions): App {
     defaultTimeoutMs,
     observe,
     scrape,
+    staleIfErrorSeconds,
     serveMetrics: options.serveMetrics,
     keylessLimit,
     imports: { client: options.warehouse.client, cache, maxBytes: options.maxImportBytes ?? defaultMaxImportBytes },
@@ -234,6 +239,7 @@ export function createApp(options: AppOptions): App {
     logger,
     defaultTimeoutMs,
     maxTimeoutMs: maxQueryMs,
+    staleIfErrorSeconds,
     maxBodyBytes: options.maxBodyBytes ?? defaultAppLimits.maxBodyBytes,
     healthPollMs: options.healthPollMs,
     maxHealthWatches: options.maxHealthWatches,

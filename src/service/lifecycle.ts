@@ -101,6 +101,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       maxParameterLength: config.limits.maxParameterLength,
       maxQueryMs: config.limits.maxQueryMs,
       cacheLimits: { sharePerCaller: config.limits.cacheSharePerCaller },
+      staleIfErrorMs: config.limits.staleIfErrorMs,
       admission: {
         maxConcurrent: config.limits.warehouseConcurrency,
         maxQueued: config.limits.warehouseQueue,

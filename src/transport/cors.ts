@@ -53,6 +53,10 @@ const corsExposedHeaders = [
   "X-Rows-Read",
   "X-Bytes-Read",
   "Link",
+  "ETag",
+  "Last-Modified",
+  "Cache-Control",
+  "Cache-Status",
 ];
 
 const exposed = corsExposedHeaders.join(", ");

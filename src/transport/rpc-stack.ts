@@ -48,6 +48,8 @@ export interface RpcStackOptions {
   maxTimeoutMs: number;
   /** Largest request message, after decompression. */
   maxBodyBytes: number;
+  /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
+  staleIfErrorSeconds?: number;
   /** How often a health Watch asks `ready` while someone watches. Default 1000 ms. */
   healthPollMs?: number;
   /** Health Watch calls open at once, all callers together. Default 256. */
@@ -102,7 +104,12 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     maxWatchesPerAddress: options.maxHealthWatchesPerAddress,
   });
   const grpcServices = [...options.services, Health, ...serverReflectionServices];
-  const savedQuery = connectRoutes({ registry, service: options.service, defaultTimeoutMs: options.defaultTimeoutMs });
+  const savedQuery = connectRoutes({
+    registry,
+    service: options.service,
+    defaultTimeoutMs: options.defaultTimeoutMs,
+    staleIfErrorSeconds: options.staleIfErrorSeconds,
+  });
   const reflection = createServerReflection({ services: grpcServices });
   // Call metrics are per saved query; health and reflection calls are only logged.
   const endpointNames = new Map(registry.endpoints.map((e) => [e.method, e.definition.name]));
@@ -143,13 +150,20 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           encodings: createMessageEncodings({ jsonOptions }),
           log: createCallLog(options.logger, { observe }),
           maxBodyBytes,
+          staleIfErrorSeconds: options.staleIfErrorSeconds,
         });
   const trusted = options.trustedProxies;
   const clientOf = (call: Call) =>
     trusted === undefined ? call.address : clientAddress(call.address, call.get("x-forwarded-for"), trusted);
   const serve = gate.guard((call) => {
     if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
-    router.serve(...call.exchange(), contextFor(call.credential, call.credential ? "" : clientOf(call)));
+    router.serve(
+      ...call.exchange(),
+      contextFor(call.credential, {
+        varyOrigin: call.cors.varyOrigin,
+        clientAddress: call.credential === undefined ? clientOf(call) : "",
+      }),
+    );
   });
   return { serve, endStreams: () => health.close() };
 }

@@ -6,7 +6,15 @@
 // (content-negotiation.ts, response-body.ts), with Server-Timing and, where
 // the warehouse reports them, the rows and bytes its query read.
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { CallContext, Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
+import {
+  type CallContext,
+  type Endpoint,
+  type EndpointResult,
+  type EndpointService,
+  type Freshness,
+  freshnessFrom,
+  type PreparedCall,
+} from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
 import {
   encodingFromAcceptEncoding,
@@ -20,6 +28,7 @@ import {
 import { bodyFormats } from "./body-formats.js";
 import { sendError } from "./error-body.js";
 import { type Call, codeName, type HttpResponse } from "../node-http/index.js";
+import { writeCacheHeaders } from "./cache-answer.js";
 import { createResponseBodies, type ResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
 import { nextPageLink } from "./next-page-link.js";
@@ -37,6 +46,8 @@ export interface EndpointCallOptions {
   compression?: ResponseCompressionOptions;
   /** Called at the end of each call, within it (for its trace span). Default: nothing. */
   observe?: HttpCallObserver;
+  /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
+  staleIfErrorSeconds?: number;
 }
 
 /** What a GET call came to: its saved query, code (`ok`, or a code name such as `not_found`) and caller. */
@@ -59,6 +70,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   const { service, metrics, logger, defaultTimeoutMs } = options;
   const logEveryCall = logger.enabled("debug");
   const bodies = createResponseBodies(createCompressor(options.compression));
+  const staleIfErrorSeconds = options.staleIfErrorSeconds ?? 3600;
 
   function finish(call: Call, endpoint: Endpoint, code: string) {
     const ms = performance.now() - call.started;
@@ -93,10 +105,13 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   return {
     answerHit(call) {
       const prepared = call.prepared!;
+      const requestHeaders = call.head.headers;
+      // A caller's freshness directive is execute's to read.
+      if (requestHeaders["cache-control"] !== undefined || requestHeaders.pragma !== undefined) return false;
       call.started = performance.now();
       const hit = service.peek(prepared, call.credential!.id);
       if (hit === undefined) return false;
-      sendResult(bodies, call, hit, performance.now() - call.started);
+      sendResult(bodies, call, hit, performance.now() - call.started, staleIfErrorSeconds);
       finish(call, prepared.endpoint, "ok");
       return true;
     },
@@ -104,18 +119,21 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       const prepared = call.prepared!;
       const tenant = call.credential!.id;
       call.started = performance.now();
-      const hit = service.peek(prepared, tenant);
+      const requestHeaders = call.head.headers;
+      const freshness = freshnessFrom(requestHeaders["cache-control"], headerValue(requestHeaders.pragma));
+      const hit = freshness === undefined ? service.peek(prepared, tenant) : undefined;
       const lookupMs = performance.now() - call.started;
       // Every answer but a hit's one write goes through the response, the CORS headers set on it.
       const [, response] = call.exchange();
       if (hit !== undefined) {
-        sendResult(bodies, call, hit, lookupMs);
+        sendResult(bodies, call, hit, lookupMs, staleIfErrorSeconds);
         return finish(call, prepared.endpoint, "ok");
       }
-      service.execute(prepared, new GetCallContext(response, call.requestId, defaultTimeoutMs, tenant)).then(
+      const context = new GetCallContext(response, call.requestId, defaultTimeoutMs, tenant, freshness);
+      service.execute(prepared, context).then(
         (result) => {
           try {
-            sendResult(bodies, call, result, lookupMs);
+            sendResult(bodies, call, result, lookupMs, staleIfErrorSeconds);
           } catch (error) {
             // Rows that do not fit the row message: a bug, answered as INTERNAL.
             return fail(call, prepared.endpoint, error);
@@ -140,6 +158,7 @@ class GetCallContext implements CallContext {
     readonly requestId: string,
     readonly timeoutMs: number,
     readonly tenant: string,
+    readonly freshness: Freshness | undefined,
   ) {}
   get signal(): AbortSignal {
     if (this.abort === undefined) {
@@ -162,13 +181,22 @@ const contentTypes = bodyFormats.map((f) => f.contentType);
  * when it has them, Server-Timing, and the rows and bytes read when known
  * (for a hit, those of the computation it was made by).
  */
-function sendResult(bodies: ResponseBodies, call: Call, result: EndpointResult, lookupMs: number) {
+function sendResult(
+  bodies: ResponseBodies,
+  call: Call,
+  result: EndpointResult,
+  lookupMs: number,
+  staleIfErrorSeconds: number,
+) {
   const requestHeaders = call.head.headers;
   const accept = requestHeaders.accept;
   const format = call.prepared!.format ?? (accept === undefined ? JSON_FORMAT : formatFromAccept(accept));
   const acceptEncoding = requestHeaders["accept-encoding"];
   const encoding: ContentEncoding =
     acceptEncoding === undefined ? IDENTITY : encodingFromAcceptEncoding(acceptEncoding);
+  const headers = call.corsHeadersToWrite();
+  headers["x-request-id"] = call.requestId;
+  if (writeCacheHeaders(call, headers, result, format, staleIfErrorSeconds)) return;
   const hit = result.cache?.status === "HIT";
   let body = hit ? bodies.ready(result, format, encoding) : undefined;
   let serializeMs: number | undefined;
@@ -177,17 +205,10 @@ function sendResult(bodies: ResponseBodies, call: Call, result: EndpointResult, 
     body = bodies.make(result, call.prepared!.endpoint, format, encoding);
     serializeMs = performance.now() - before;
   }
-  const headers = call.corsHeadersToWrite();
   headers["content-type"] = contentTypes[format]!;
   headers["content-length"] = String(body.length);
-  headers.vary = call.cors.varyOrigin ? "Origin, Accept, Accept-Encoding" : "Accept, Accept-Encoding";
-  headers["x-request-id"] = call.requestId;
   headers["server-timing"] = serverTiming(result, lookupMs, serializeMs);
   if (encoding !== IDENTITY) headers["content-encoding"] = encodings[encoding];
-  if (result.cache !== undefined) {
-    headers["x-cache"] = result.cache.status;
-    headers.age = String(result.cache.ageSeconds);
-  }
   if (result.nextPageToken !== undefined)
     headers.link = nextPageLink(call.head.url ?? "/", call.prepared!.page!.parameter, result.nextPageToken);
   const statistics = result.computation.statistics;
@@ -209,4 +230,9 @@ function serverTiming(result: EndpointResult, lookupMs: number, serializeMs: num
   const { warehouseMs, serializeMs: computedMs } = result.computation;
   const cache = result.cache === undefined ? "" : `cache;desc="miss";dur=${lookupMs.toFixed(3)}, `;
   return `${cache}warehouse;dur=${warehouseMs.toFixed(3)}, serialize;dur=${(computedMs + (serializeMs ?? 0)).toFixed(3)}`;
+}
+
+/** A header Node may hand as a list, as one comma-separated value. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
 }

@@ -1,6 +1,7 @@
 // The JSON error body of GET responses (docs/http-api.md, Errors):
 // {"error": {"code", "message", "details": [{"field", "description"}]}}.
 import { Code, ConnectError } from "@connectrpc/connect";
+import { isNotCachedError } from "../../endpoints/index.js";
 import { fieldViolationsOf } from "../../errors/index.js";
 import { codeName, hasBody, httpStatusFromCode, type RequestAndResponse } from "../node-http/index.js";
 import { sendJson } from "./respond.js";
@@ -23,7 +24,8 @@ export function errorResponse(error: unknown): ErrorResponse {
     if (value !== null) headers[name] = value;
   }
   return {
-    status: httpStatusFromCode(e.code),
+    // Only-if-cached with nothing cached is the gateway timeout RFC 9111 §5.2.1.7 names.
+    status: isNotCachedError(e) ? 504 : httpStatusFromCode(e.code),
     headers,
     body: { error: { code: codeName(e.code), message: e.rawMessage, details: fieldViolationsOf(e) } },
   };
@@ -49,6 +51,7 @@ export function sendError(
   const { status, headers, body } = errorResponse(error);
   sendJson(exchange, answer.status ?? status, body, {
     "x-request-id": requestId,
+    "cache-control": "no-store",
     ...headers,
     // A body nobody reads is not drained: the HTTP/1.1 connection closes instead.
     ...(request.httpVersionMajor === 1 && hasBody(request) ? { connection: "close" } : {}),

@@ -45,6 +45,8 @@ export interface HttpRoutesOptions {
   maxUrlLength?: number;
   /** Called at the end of each saved-query call, within it. Default: nothing. */
   observe?: HttpCallObserver;
+  /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
+  staleIfErrorSeconds?: number;
   /** Bounds the requests that need no key, per client address (keyless-limit.ts). Default: unbounded. */
   keylessLimit?: KeylessLimit;
   /** The /metrics text. Default: `metrics` rendered at most once a second. */

@@ -26,3 +26,6 @@ export { createRouteOf, isHttpRoute } from "./call-route.js";
 export type { Route } from "./call-route.js";
 export { createPreparedCalls } from "./prepared-calls.js";
 export type { PreparedCalls } from "./prepared-calls.js";
+export { cacheHeaders, cacheName, varyCredential } from "./cache-validators.js";
+export type { CacheHeaders, EntityForm } from "./cache-validators.js";
+export { notModified } from "./conditional-request.js";

@@ -2,19 +2,23 @@
 // unary method that calls the shared endpoint service.
 import type { DescMessage, DescMethodUnary } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
-import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
-import { credentialKey, requestIdKey } from "./request-context.js";
+import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
+import { credentialKey, requestIdKey, varyOriginKey } from "./request-context.js";
+import { messageForm, rpcFreshness, setRpcCacheHeaders } from "./rpc-cache-headers.js";
 
 export interface ConnectRoutesOptions {
   registry: EndpointRegistry;
   service: EndpointService;
   /** Deadline of a call whose client set none. */
   defaultTimeoutMs: number;
+  /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
+  staleIfErrorSeconds?: number;
 }
 
 /** The `routes` function for connectNodeAdapter. */
 export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRouter) => void {
   const { registry, service, defaultTimeoutMs } = options;
+  const staleIfErrorSeconds = options.staleIfErrorSeconds ?? 3600;
   return (router) => {
     for (const endpoint of registry.endpoints) {
       // The registry admits unary methods only; their message types are known at run time.
@@ -23,23 +27,36 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
         const credential = context.values.get(credentialKey);
         // The gate admits every call of these routes; one it did not see is refused, never run unscoped.
         if (credential === undefined) throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
-        const result = await service.run(
-          endpoint,
-          request,
-          {
-            signal: context.signal,
-            timeoutMs: context.timeoutMs() ?? defaultTimeoutMs,
-            requestId: context.values.get(requestIdKey),
-            tenant: credential?.id,
-          },
-          credential,
-        );
-        if (result.cache !== undefined) {
-          context.responseHeader.set("x-cache", result.cache.status);
-          context.responseHeader.set("age", String(result.cache.ageSeconds));
+        let result: EndpointResult;
+        try {
+          result = await service.run(
+            endpoint,
+            request,
+            {
+              signal: context.signal,
+              timeoutMs: context.timeoutMs() ?? defaultTimeoutMs,
+              requestId: context.values.get(requestIdKey),
+              tenant: credential?.id,
+              freshness: rpcFreshness(context.requestHeader),
+            },
+            credential,
+          );
+        } catch (error) {
+          const connectError = ConnectError.from(error);
+          connectError.metadata.set("cache-control", "no-store");
+          throw connectError;
         }
+        const set = (name: string, value: string) => context.responseHeader.set(name, value);
+        const form = messageForm(isBinary(context.requestMethod, context.requestHeader, context.url));
+        setRpcCacheHeaders(set, result, form, staleIfErrorSeconds, context.values.get(varyOriginKey));
         return result.message();
       });
     }
   };
+}
+
+/** Whether the call's message is binary: its content type, or a Connect GET's `encoding` parameter. */
+function isBinary(method: string, headers: Headers, url: string): boolean {
+  if (method === "GET") return new URL(url, "http://localhost").searchParams.get("encoding") !== "json";
+  return !(headers.get("content-type") ?? "").includes("json");
 }

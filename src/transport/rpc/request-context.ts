@@ -12,8 +12,21 @@ export const credentialKey = createContextKey<Credential | undefined>(undefined,
 /** The client address of a keyless call (trusted proxies applied), for bounds per address such as health Watch's. */
 export const clientAddressKey = createContextKey<string>("", { description: "client address" });
 
-/** The context values a call starts with in the router: its credential, or for a keyless call its client address. */
-export function contextFor(credential: Credential | undefined, clientAddress = ""): ContextValues {
+/** Whether CORS decided that the call's answer varies by Origin (call.cors.varyOrigin). */
+export const varyOriginKey = createContextKey<boolean>(false, { description: "vary by origin" });
+
+/** What a call brings into the router besides its credential. */
+export interface CallContextExtras {
+  /** CORS's Vary decision. Default false. */
+  varyOrigin?: boolean;
+  /** The client address, set for keyless calls only. Default "". */
+  clientAddress?: string;
+}
+
+/** The context values a call starts with in the router: its credential, or for a keyless call its client address, and CORS's Vary. */
+export function contextFor(credential: Credential | undefined, extras: CallContextExtras = {}): ContextValues {
   const values = createContextValues();
-  return credential === undefined ? values.set(clientAddressKey, clientAddress) : values.set(credentialKey, credential);
+  if (extras.varyOrigin === true) values.set(varyOriginKey, true);
+  if (credential !== undefined) return values.set(credentialKey, credential);
+  return values.set(clientAddressKey, extras.clientAddress ?? "");
 }

@@ -25,7 +25,8 @@ export function sendRpcError(
 ): void {
   // A caller already gone (its HTTP/2 stream reset, say) is answered nothing: writing to its stream would throw.
   if ("stream" in response ? response.stream.destroyed || response.stream.closed : response.headersSent) return;
-  const headers: Record<string, string> = {};
+  // No cache keeps an error (docs/caching.md).
+  const headers: Record<string, string> = { "cache-control": "no-store" };
   for (const name of forwardedMetadata) {
     const value = error.metadata.get(name);
     if (value !== null) headers[name] = value;

@@ -6,12 +6,12 @@
 import type { Compression } from "@connectrpc/connect/protocol";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";
-import type { Call } from "../node-http/index.js";
+import type { Call, CacheHeaders } from "../node-http/index.js";
 
 /** The headers a saved query's answer carries besides the protocol's own. */
 export interface CallHeaders {
-  age?: string;
-  "x-cache"?: string;
+  /** The validators and cache headers (cache-validators.ts), with Vary. */
+  cache?: CacheHeaders & { vary: string };
   "x-request-id": string;
 }
 
@@ -94,17 +94,28 @@ function addAnswerHeaders(
   message: EncodedMessage,
   extra: CallHeaders,
 ): Record<string, string | number> {
-  if (extra.age !== undefined) headers.age = extra.age;
+  const cache = extra.cache;
+  if (cache?.age !== undefined) headers.age = cache.age;
+  if (cache !== undefined) {
+    headers["cache-control"] = cache["cache-control"];
+    headers["cache-status"] = cache["cache-status"];
+  }
   if (form.protocol === "connect") {
     if (message.compressed) headers["content-encoding"] = (form.compression as Compression).name;
     headers["content-length"] = String(message.bytes.length);
     headers["content-type"] = form.binary ? "application/proto" : "application/json";
+    if (cache !== undefined) headers.etag = cache.etag;
   } else {
     headers["content-type"] = `application/${form.protocol}+${form.binary ? "proto" : "json"}`;
+    if (cache !== undefined) headers.etag = cache.etag;
     // gRPC names the negotiated compression whether or not this message was long enough to be compressed.
     if (form.compression !== null) headers["grpc-encoding"] = form.compression.name;
   }
-  if (extra["x-cache"] !== undefined) headers["x-cache"] = extra["x-cache"];
+  if (cache !== undefined) {
+    headers["last-modified"] = cache["last-modified"];
+    headers.vary = cache.vary;
+  }
+  if (cache?.["x-cache"] !== undefined) headers["x-cache"] = cache["x-cache"];
   headers["x-request-id"] = extra["x-request-id"];
   return headers;
 }

@@ -6,7 +6,13 @@
 // do not validate, a miss) goes to the router with the body it read
 // replayed, and is answered by the router, errors included.
 import { isScoped } from "../../auth/index.js";
-import type { Endpoint, EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
+import type {
+  Endpoint,
+  EndpointRegistry,
+  EndpointResult,
+  EndpointService,
+  PreparedCall,
+} from "../../endpoints/index.js";
 import { type Call, type CallHandler, createPreparedCalls, pathOf } from "../node-http/index.js";
 import type { CallLog, LoggedCall } from "./logging-interceptor.js";
 import { contextFor } from "./request-context.js";
@@ -14,6 +20,8 @@ import type { ConnectRouterHandler } from "./connect-router.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";
 import { bodyBytes, type ReadBody, readBody, replayedBody } from "./request-body.js";
 import { writeUnaryAnswer } from "./unary-answer.js";
+import { createRevalidation, isConditional } from "./connect-get-revalidation.js";
+import { asksFreshness, fastPathCacheHeaders, answeredNotModified } from "./fast-path-cache.js";
 import { messageOfBody, messageOfQuery, type UnaryRequestForm, unaryRequestForm } from "./unary-request.js";
 
 export interface UnaryFastPathOptions {
@@ -26,6 +34,8 @@ export interface UnaryFastPathOptions {
   log: CallLog;
   /** Largest request message, as the router bounds it. */
   maxBodyBytes: number;
+  /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
+  staleIfErrorSeconds?: number;
   /** Prepared calls remembered by request. Default 10,000 and 8 MiB of request bytes. */
   preparedCalls?: { maxEntries?: number; maxChars?: number };
 }
@@ -56,6 +66,8 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
   );
   const preparedCalls = createPreparedCalls(options.preparedCalls?.maxEntries, options.preparedCalls?.maxChars);
   const accepted = router.acceptCompression;
+  const staleIfErrorSeconds = options.staleIfErrorSeconds ?? 3600;
+  const revalidate = createRevalidation({ service, log });
 
   /**
    * Answers the call if its result is cached: true when it did. `request` is
@@ -63,9 +75,24 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
    * holds the message; either names the request among the prepared calls.
    */
   function answerHit(call: Call, procedure: Procedure, form: UnaryRequestForm, request: Buffer | string): boolean {
-    const { endpoint, groups } = procedure;
+    const { endpoint } = procedure;
     const credential = call.credential!;
     call.started = performance.now();
+    const prepared = prepare(call, procedure, form, request);
+    if (prepared === undefined) return false;
+    const hit = service.peek(prepared, credential.id);
+    return answered(call, endpoint, form, hit);
+  }
+
+  /** The call prepared from `request`, remembered when unscoped; undefined when the router must answer it. */
+  function prepare(
+    call: Call,
+    procedure: Procedure,
+    form: UnaryRequestForm,
+    request: Buffer | string,
+  ): PreparedCall | undefined {
+    const { endpoint, groups } = procedure;
+    const credential = call.credential!;
     // A call prepared under a scope depends on the credential too: only unscoped calls are kept.
     const scoped = isScoped(credential);
     const group = typeof request === "string" ? "GET" : form.binary ? groups.binary : groups.json;
@@ -73,28 +100,38 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     let prepared: PreparedCall | undefined = scoped ? undefined : preparedCalls.find(key, group);
     if (prepared === undefined) {
       const bytes = typeof request === "string" ? messageOfQuery(request, maxBodyBytes) : request;
-      if (bytes === undefined) return false;
+      if (bytes === undefined) return undefined;
       try {
         prepared = service.prepare(endpoint, encodings.parse(endpoint.method, form.binary, bytes), credential);
       } catch {
-        return false; // the router parses and prepares it again, and answers its error
+        return undefined; // the router parses and prepares it again, and answers its error
       }
       if (!scoped) preparedCalls.remember(key, prepared, group);
     }
-    const hit = service.peek(prepared, credential.id);
+    return prepared;
+  }
+
+  /** Answers `hit` (a 304 to a Connect GET whose caller holds it): true when it did. */
+  function answered(call: Call, endpoint: Endpoint, form: UnaryRequestForm, hit: EndpointResult | undefined): boolean {
     if (hit === undefined) return false;
+    const cache = fastPathCacheHeaders(call, hit, form, staleIfErrorSeconds);
+    if (form.get && answeredNotModified(call, hit, cache)) {
+      logHit(call, endpoint, form);
+      return true;
+    }
     let encoded: EncodedMessage;
     try {
       encoded = encodings.encoded(hit, endpoint.method, form);
     } catch {
       return false; // rows that do not fit the message: the router answers INTERNAL and logs it
     }
+    writeUnaryAnswer(call, form, encoded, { cache, "x-request-id": call.requestId });
+    logHit(call, endpoint, form);
+    return true;
+  }
+
+  function logHit(call: Call, endpoint: Endpoint, form: UnaryRequestForm): void {
     const requestId = call.requestId;
-    writeUnaryAnswer(call, form, encoded, {
-      age: hit.cache === undefined ? undefined : String(hit.cache.ageSeconds),
-      "x-cache": hit.cache?.status,
-      "x-request-id": requestId,
-    });
     // One literal, not a spread of the named parts plus the rest, which V8 builds more slowly.
     const loggedCall: LoggedCall = {
       method: endpoint.method,
@@ -102,18 +139,22 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
       endpoint: endpoint.definition.name,
       protocol: form.protocol,
       requestId,
-      caller: credential.id,
+      caller: call.credential!.id,
       started: call.started,
     };
     log(loggedCall, "ok");
-    return true;
   }
 
   /** Hands the call to the router, with what was read of its body replayed. */
   function toRouter(call: Call, read?: ReadBody): void {
     // A bare stream's body, read in part, comes on through the request, which reads the stream from then on.
     const [request, response] = call.exchange();
-    router.serve(request, response, contextFor(call.credential), read && replayedBody(read, request));
+    router.serve(
+      request,
+      response,
+      contextFor(call.credential, { varyOrigin: call.cors.varyOrigin }),
+      read && replayedBody(read, request),
+    );
   }
 
   const serve: CallHandler = (call) => {
@@ -122,6 +163,18 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     if (procedure === undefined) return toRouter(call);
     const form = unaryRequestForm(call.head, procedure.endpoint.method, accepted);
     if (form === undefined || !canCompress(form.compression)) return toRouter(call);
+    // A caller's freshness directive is execute's to read: the router's, or a conditional Connect GET's here.
+    if (asksFreshness(call.head.headers)) {
+      if (!form.get || !isConditional(call)) return toRouter(call);
+      const prepared = prepare(call, procedure, form, url);
+      if (prepared === undefined) return toRouter(call);
+      call.started = performance.now();
+      // revalidate answers its own errors, so its promise never rejects.
+      void revalidate(call, procedure.endpoint, form, prepared).then((result) => {
+        if (result !== undefined && !answered(call, procedure.endpoint, form, result)) toRouter(call);
+      });
+      return;
+    }
     if (form.get) {
       // The message is in the query string, which names the call whole.
       if (!answerHit(call, procedure, form, url)) toRouter(call);

@@ -170,7 +170,7 @@ describe("CORS_ORIGINS", () => {
     });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("access-control-allow-origin")).toBe("http://localhost:3000");
-    expect(ok.headers.get("vary")).toBe("Origin, Accept, Accept-Encoding");
+    expect(ok.headers.get("vary")).toBe("Origin, Accept, Accept-Encoding, X-API-KEY, Authorization");
     expect(ok.headers.get("access-control-allow-credentials")).toBeNull();
   });
 
@@ -220,6 +220,6 @@ describe("CORS_ORIGINS", () => {
     });
     expect(answer.headers.get("access-control-allow-origin")).toBeNull();
     expect(answer.headers.get("access-control-expose-headers")).toBeNull();
-    expect(answer.headers.get("vary")).toBe("Origin, Accept, Accept-Encoding");
+    expect(answer.headers.get("vary")).toBe("Origin, Accept, Accept-Encoding, X-API-KEY, Authorization");
   });
 });

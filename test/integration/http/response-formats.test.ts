@@ -131,7 +131,7 @@ describe("compression", () => {
       expect(JSON.parse(plain.body.toString()).result.length).toBeGreaterThan(0);
       for (const response of [miss, hit]) {
         expect(response.headers["content-encoding"]).toBe(coding);
-        expect(response.headers.vary).toBe("Accept, Accept-Encoding");
+        expect(response.headers.vary).toBe("Accept, Accept-Encoding, X-API-KEY, Authorization");
         expect(response.headers["content-length"]).toBe(String(response.body.length));
         expect(decompress(response.body).equals(plain.body)).toBe(true);
       }
@@ -175,7 +175,7 @@ describe("compression", () => {
   it("answers plain bytes to a caller that accepts no coding it writes", async () => {
     const response = await raw(apiCounts, { "accept-encoding": "deflate" });
     expect(response.headers["content-encoding"]).toBeUndefined();
-    expect(response.headers.vary).toBe("Accept, Accept-Encoding");
+    expect(response.headers.vary).toBe("Accept, Accept-Encoding, X-API-KEY, Authorization");
     expect(JSON.parse(response.body.toString()).result).toHaveLength(expectedApiCounts.length);
   });
 

@@ -1,0 +1,37 @@
+// The cache headers of a GET answer of a saved query, and its 304 when the
+// caller's copy is still the answer (If-None-Match, If-Modified-Since).
+import type { EndpointResult } from "../../endpoints/index.js";
+import { type Call, cacheHeaders, type EntityForm, notModified, varyCredential } from "../node-http/index.js";
+import type { BodyFormat } from "./content-negotiation.js";
+import { bodyFormats } from "./body-formats.js";
+
+/** Each format's entity form, by number. */
+const entityForms = bodyFormats.map((f) => f.name as EntityForm);
+
+const varyKeyed = `Accept, Accept-Encoding, ${varyCredential}`;
+const varyKeyedOrigin = `Origin, ${varyKeyed}`;
+const emptyBody = Buffer.alloc(0);
+
+/**
+ * Adds Vary and the result's validators and cache headers to `headers`;
+ * answers 304 with them and no body when the request's conditions say the
+ * caller holds this answer already: true when it did.
+ */
+export function writeCacheHeaders(
+  call: Call,
+  headers: Record<string, string>,
+  result: EndpointResult,
+  format: BodyFormat,
+  staleIfErrorSeconds: number,
+): boolean {
+  headers.vary = call.cors.varyOrigin ? varyKeyedOrigin : varyKeyed;
+  const cache = cacheHeaders(result, entityForms[format]!, staleIfErrorSeconds);
+  Object.assign(headers, cache);
+  const requestHeaders = call.head.headers;
+  const ifNoneMatch = requestHeaders["if-none-match"];
+  const ifModifiedSince = requestHeaders["if-modified-since"];
+  if (ifNoneMatch === undefined && ifModifiedSince === undefined) return false;
+  if (!notModified(ifNoneMatch, ifModifiedSince, cache.etag, result.computation.computedAt)) return false;
+  call.reply(304, headers, emptyBody);
+  return true;
+}

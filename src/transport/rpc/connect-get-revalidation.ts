@@ -1,0 +1,61 @@
+// A conditional Connect GET that also carries a freshness directive (fetch
+// sends `Cache-Control: no-cache` with every If-None-Match it is given): run
+// as the directive asks, so that its result, when the caller's copy still
+// matches, is answered 304 rather than through the router's 200.
+import { ConnectError } from "@connectrpc/connect";
+import type { Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
+import type { Call } from "../node-http/index.js";
+import type { CallLog } from "./logging-interceptor.js";
+import { rpcFreshnessOfHead } from "./rpc-cache-headers.js";
+import { sendRpcError } from "./rpc-error-response.js";
+import type { UnaryRequestForm } from "./unary-request.js";
+
+export interface RevalidationOptions {
+  service: EndpointService;
+  log: CallLog;
+}
+
+/** Whether the call names the caller's copy (If-None-Match, If-Modified-Since). */
+export function isConditional(call: Call): boolean {
+  const headers = call.head.headers;
+  return headers["if-none-match"] !== undefined || headers["if-modified-since"] !== undefined;
+}
+
+/**
+ * Executes `prepared` with the call's freshness: the result for the caller
+ * to answer, or undefined when the error was answered here already.
+ */
+export function createRevalidation(options: RevalidationOptions) {
+  const { service, log } = options;
+  return async (
+    call: Call,
+    endpoint: Endpoint,
+    form: UnaryRequestForm,
+    prepared: PreparedCall,
+  ): Promise<EndpointResult | undefined> => {
+    const timeout = Number(call.head.headers["connect-timeout-ms"]);
+    try {
+      return await service.execute(prepared, {
+        requestId: call.requestId,
+        tenant: call.credential!.id,
+        freshness: rpcFreshnessOfHead(call.head.headers),
+        timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : undefined,
+      });
+    } catch (error) {
+      const connectError = ConnectError.from(error);
+      connectError.metadata.set("cache-control", "no-store");
+      sendRpcError(call.exchange(), form.protocol, connectError);
+      const logged = {
+        method: endpoint.method,
+        procedure: endpoint.grpcMethod,
+        endpoint: endpoint.definition.name,
+        protocol: form.protocol,
+        requestId: call.requestId,
+        caller: call.credential!.id,
+        started: call.started,
+      };
+      log(logged, connectError.code, connectError);
+      return undefined;
+    }
+  };
+}

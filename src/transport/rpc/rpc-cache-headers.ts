@@ -1,0 +1,49 @@
+// The cache side of an RPC answer of a saved query: the caller's freshness
+// from its `cache-control` header or metadata (and `pragma`), and the
+// validators and cache headers of its result, as headers or metadata on
+// Connect, gRPC and gRPC-Web alike.
+import { type Freshness, freshnessFrom, type EndpointResult } from "../../endpoints/index.js";
+import { cacheHeaders, type EntityForm, varyCredential } from "../node-http/index.js";
+
+const varyKeyed = `Accept-Encoding, ${varyCredential}`;
+const varyKeyedOrigin = `Origin, ${varyKeyed}`;
+
+/** The caller's freshness from request headers or metadata; undefined when it asks none. */
+export function rpcFreshness(headers: Headers): Freshness | undefined {
+  const cacheControl = headers.get("cache-control");
+  const pragma = headers.get("pragma");
+  if (cacheControl === null && pragma === null) return undefined;
+  return freshnessFrom(cacheControl ?? undefined, pragma ?? undefined);
+}
+
+/** The caller's freshness from a request's head, as rpcFreshness reads it from metadata. */
+export function rpcFreshnessOfHead(headers: Record<string, string | string[] | undefined>): Freshness | undefined {
+  const pragma = headers.pragma;
+  return freshnessFrom(
+    headers["cache-control"] as string | undefined,
+    Array.isArray(pragma) ? pragma.join(", ") : pragma,
+  );
+}
+
+/** Whether a request header or metadata asks for a freshness: such calls skip the fast path. */
+export function asksFreshness(headers: Record<string, string | string[] | undefined>): boolean {
+  return headers["cache-control"] !== undefined || headers.pragma !== undefined;
+}
+
+/** A binary message's entity form, or its proto3 JSON's. */
+export function messageForm(binary: boolean): EntityForm {
+  return binary ? "proto" : "proto-json";
+}
+
+/** Each cache header of `result` in `form`, with Vary, handed to `set`. */
+export function setRpcCacheHeaders(
+  set: (name: string, value: string) => void,
+  result: EndpointResult,
+  form: EntityForm,
+  staleIfErrorSeconds: number,
+  varyOrigin: boolean,
+): void {
+  const headers = cacheHeaders(result, form, staleIfErrorSeconds);
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) set(name, value);
+  set("vary", varyOrigin ? varyKeyedOrigin : varyKeyed);
+}
