@@ -15,7 +15,7 @@ import {
   createUnimplementedFallback,
   serverReflectionServices,
 } from "./grpc/index.js";
-import { type CallHandler, codeName, type RequestHandler } from "./node-http/index.js";
+import { type CallHandler, codeName, type RecordCall, type RequestHandler } from "./node-http/index.js";
 import {
   type CallObserver,
   connectRoutes,
@@ -24,8 +24,9 @@ import {
   createMessageEncodings,
   createRpcGate,
   createUnaryFastPath,
-  contextFor,
   loggingInterceptor,
+  recordingInterceptor,
+  routerContextFor,
 } from "./rpc/index.js";
 
 export interface RpcStackOptions {
@@ -62,6 +63,8 @@ export interface RpcStackOptions {
    * are the same. Default true.
    */
   fastPath?: boolean;
+  /** Records each saved-query call's end in the call log. Default: nothing. */
+  record?: RecordCall;
 }
 
 export interface RpcStack {
@@ -114,7 +117,10 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     // Bounds every message, compressed or not: decompression stops at it.
     readMaxBytes: maxBodyBytes,
     jsonOptions,
-    interceptors: [loggingInterceptor(options.logger, { endpointOf: (method) => endpointNames.get(method), observe })],
+    interceptors: [
+      loggingInterceptor(options.logger, { endpointOf: (method) => endpointNames.get(method), observe }),
+      recordingInterceptor((method) => endpointNames.get(method)),
+    ],
     // An RPC call of anything not served gets UNIMPLEMENTED in its protocol; the rest is plain HTTP.
     fallback: createUnimplementedFallback({
       services: grpcServices.map((s) => s.typeName),
@@ -132,11 +138,13 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           router,
           encodings: createMessageEncodings({ jsonOptions }),
           log: createCallLog(options.logger, { observe }),
+          record: options.record,
           maxBodyBytes,
         });
   const serve = gate.guard((call) => {
     if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
-    router.serve(...call.exchange(), contextFor(call.credential));
+    const [request, response] = call.exchange();
+    router.serve(request, response, routerContextFor(call, response, options.record));
   });
   return { serve, endStreams: () => health.close() };
 }

@@ -19,7 +19,14 @@ import {
 } from "./content-negotiation.js";
 import { bodyFormats } from "./body-formats.js";
 import { sendError } from "./error-body.js";
-import { type Call, codeName, type HttpResponse } from "../node-http/index.js";
+import {
+  type Call,
+  codeName,
+  type HttpResponse,
+  type RecordCall,
+  recordNoCall,
+  warehouseMsOf,
+} from "../node-http/index.js";
 import { createResponseBodies, type ResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
 
@@ -36,6 +43,8 @@ export interface EndpointCallOptions {
   compression?: ResponseCompressionOptions;
   /** Called at the end of each call, within it (for its trace span). Default: nothing. */
   observe?: HttpCallObserver;
+  /** Records each call's end in the call log. Default: nothing. */
+  record?: RecordCall;
 }
 
 /** What a GET call came to: its saved query, code (`ok`, or a code name such as `not_found`) and caller. */
@@ -58,14 +67,16 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   const { service, metrics, logger, defaultTimeoutMs } = options;
   const logEveryCall = logger.enabled("debug");
   const bodies = createResponseBodies(createCompressor(options.compression));
+  const record = options.record ?? recordNoCall;
 
-  function finish(call: Call, endpoint: Endpoint, code: string) {
+  function finish(call: Call, endpoint: Endpoint, code: string, result?: EndpointResult, responseBytes = 0) {
     const ms = performance.now() - call.started;
     const name = endpoint.definition.name;
     const caller = call.credential!.id;
     metrics.recordCall(name, "http", code, ms / 1000);
     metrics.countCaller(caller, code);
     options.observe?.({ endpoint: name, code, caller });
+    record(call, { endpoint: name, protocol: "get", code, result, responseBytes });
     const requestId = call.requestId;
     if (code !== "ok")
       logger.info("call", { requestId, caller, endpoint: name, protocol: "http", code, durationMs: Math.round(ms) });
@@ -95,8 +106,8 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       call.started = performance.now();
       const hit = service.peek(prepared, call.credential!.id);
       if (hit === undefined) return false;
-      sendResult(bodies, call, hit, performance.now() - call.started);
-      finish(call, prepared.endpoint, "ok");
+      const bytes = sendResult(bodies, call, hit, performance.now() - call.started);
+      finish(call, prepared.endpoint, "ok", hit, bytes);
       return true;
     },
     answer(call) {
@@ -108,18 +119,19 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       // Every answer but a hit's one write goes through the response, the CORS headers set on it.
       const [, response] = call.exchange();
       if (hit !== undefined) {
-        sendResult(bodies, call, hit, lookupMs);
-        return finish(call, prepared.endpoint, "ok");
+        const bytes = sendResult(bodies, call, hit, lookupMs);
+        return finish(call, prepared.endpoint, "ok", hit, bytes);
       }
       service.execute(prepared, new GetCallContext(response, call.requestId, defaultTimeoutMs, tenant)).then(
         (result) => {
+          let bytes: number;
           try {
-            sendResult(bodies, call, result, lookupMs);
+            bytes = sendResult(bodies, call, result, lookupMs);
           } catch (error) {
             // Rows that do not fit the row message: a bug, answered as INTERNAL.
             return fail(call, prepared.endpoint, error);
           }
-          finish(call, prepared.endpoint, "ok");
+          finish(call, prepared.endpoint, "ok", result, bytes);
         },
         (error: unknown) => fail(call, prepared.endpoint, error),
       );
@@ -161,7 +173,7 @@ const contentTypes = bodyFormats.map((f) => f.contentType);
  * when it has them, Server-Timing, and the rows and bytes read when known
  * (for a hit, those of the computation it was made by).
  */
-function sendResult(bodies: ResponseBodies, call: Call, result: EndpointResult, lookupMs: number) {
+function sendResult(bodies: ResponseBodies, call: Call, result: EndpointResult, lookupMs: number): number {
   const requestHeaders = call.head.headers;
   const accept = requestHeaders.accept;
   const format = call.prepared!.format ?? (accept === undefined ? JSON_FORMAT : formatFromAccept(accept));
@@ -193,6 +205,7 @@ function sendResult(bodies: ResponseBodies, call: Call, result: EndpointResult, 
     headers["x-bytes-read"] = String(statistics.bytesRead);
   }
   call.reply(200, headers, body);
+  return call.head.method === "HEAD" ? 0 : body.length;
 }
 
 /**
@@ -203,7 +216,7 @@ function sendResult(bodies: ResponseBodies, call: Call, result: EndpointResult, 
 function serverTiming(result: EndpointResult, lookupMs: number, serializeMs: number | undefined): string {
   const made = serializeMs === undefined ? "" : `, serialize;dur=${serializeMs.toFixed(3)}`;
   if (result.cache?.status === "HIT") return `cache;desc="hit";dur=${lookupMs.toFixed(3)}${made}`;
-  const { warehouseMs, serializeMs: computedMs } = result.computation;
+  const computedMs = result.computation.serializeMs;
   const cache = result.cache === undefined ? "" : `cache;desc="miss";dur=${lookupMs.toFixed(3)}, `;
-  return `${cache}warehouse;dur=${warehouseMs.toFixed(3)}, serialize;dur=${(computedMs + (serializeMs ?? 0)).toFixed(3)}`;
+  return `${cache}warehouse;dur=${warehouseMsOf(result).toFixed(3)}, serialize;dur=${(computedMs + (serializeMs ?? 0)).toFixed(3)}`;
 }

@@ -18,6 +18,7 @@ import {
   handlerThrew,
   noCors,
   pathOf,
+  type RecordCall,
   RequestCall,
   type RequestHandler,
 } from "../node-http/index.js";
@@ -44,6 +45,8 @@ export interface HttpRoutesOptions {
   maxUrlLength?: number;
   /** Called at the end of each saved-query call, within it. Default: nothing. */
   observe?: HttpCallObserver;
+  /** Records each saved-query call's end in the call log. Default: nothing. */
+  record?: RecordCall;
   /** Bounds the requests that need no key, per client address (keyless-limit.ts). Default: unbounded. */
   keylessLimit?: KeylessLimit;
   /** The /metrics text. Default: `metrics` rendered at most once a second. */

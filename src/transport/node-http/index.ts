@@ -26,3 +26,6 @@ export { createRouteOf, isHttpRoute } from "./call-route.js";
 export type { Route } from "./call-route.js";
 export { createPreparedCalls } from "./prepared-calls.js";
 export type { PreparedCalls } from "./prepared-calls.js";
+export { createRecordCall, recordNoCall } from "./call-record.js";
+export type { CallEnd, CallRows, RecordCall } from "./call-record.js";
+export { setStatisticsFields, warehouseMsOf } from "./result-statistics.js";

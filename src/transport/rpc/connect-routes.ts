@@ -4,6 +4,8 @@ import type { DescMessage, DescMethodUnary } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import { credentialKey, requestIdKey } from "./request-context.js";
+import { noteCallResult } from "./router-call-record.js";
+import { setStatistics } from "./statistics-trailers.js";
 
 export interface ConnectRoutesOptions {
   registry: EndpointRegistry;
@@ -38,6 +40,9 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
           context.responseHeader.set("x-cache", result.cache.status);
           context.responseHeader.set("age", String(result.cache.ageSeconds));
         }
+        // Connect answers a unary call's trailers as headers named `trailer-…`: its statistics are plain headers.
+        setStatistics(context.protocolName === "connect" ? context.responseHeader : context.responseTrailer, result);
+        noteCallResult(context.values, result);
         return result.message();
       });
     }

@@ -7,12 +7,15 @@ import type { Compression } from "@connectrpc/connect/protocol";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";
 import type { Call } from "../node-http/index.js";
+import { grpcOkTrailersWith, grpcWebOkTrailerWith, type StatisticsFields } from "./statistics-trailers.js";
 
 /** The headers a saved query's answer carries besides the protocol's own. */
 export interface CallHeaders {
   age?: string;
   "x-cache"?: string;
   "x-request-id": string;
+  /** The warehouse statistics of the result: headers on Connect, trailers on gRPC and gRPC-Web. */
+  statistics: StatisticsFields;
 }
 
 /** The part of Node's HTTP/1.1 and HTTP/2 compatibility responses the answer uses. */
@@ -22,18 +25,6 @@ export interface WritableResponse {
   addTrailers(trailers: Record<string, string>): unknown;
   end(chunk?: Buffer): unknown;
 }
-
-/** gRPC-Web's trailer frame of a success: flags 0x80, length, then `grpc-status: 0`. */
-const grpcWebOkTrailer = (() => {
-  const text = Buffer.from("grpc-status: 0\r\n");
-  const frame = Buffer.alloc(5 + text.length);
-  frame.writeUInt8(0x80, 0);
-  frame.writeUInt32BE(text.length, 1);
-  text.copy(frame, 5);
-  return frame;
-})();
-
-const grpcOkTrailers = { "grpc-status": "0" };
 
 /**
  * Answers 200 with `message` (enveloped for gRPC and gRPC-Web, bare for
@@ -57,12 +48,12 @@ export function writeUnaryAnswer(
     fields[":status"] = 200;
     if (form.protocol === "grpc") {
       stream.respond(fields, { waitForTrailers: true });
-      stream.once("wantTrailers", () => stream.sendTrailers(grpcOkTrailers));
+      stream.once("wantTrailers", () => stream.sendTrailers(grpcOkTrailersWith(extra.statistics)));
       stream.end(message.bytes);
     } else if (form.protocol === "grpc-web") {
       stream.respond(fields);
       stream.write(message.bytes);
-      stream.end(grpcWebOkTrailer);
+      stream.end(grpcWebOkTrailerWith(extra.statistics));
     } else {
       stream.respond(fields);
       stream.end(message.bytes);
@@ -74,10 +65,10 @@ export function writeUnaryAnswer(
   if (form.protocol === "grpc-web") {
     // Two writes without a length, as connect-node writes the message and the trailer frame.
     response.write(message.bytes);
-    response.end(grpcWebOkTrailer);
+    response.end(grpcWebOkTrailerWith(extra.statistics));
   } else if (form.protocol === "grpc") {
     response.write(message.bytes);
-    response.addTrailers(grpcOkTrailers);
+    response.addTrailers(grpcOkTrailersWith(extra.statistics));
     response.end();
   } else {
     response.end(message.bytes);
@@ -99,6 +90,12 @@ function addAnswerHeaders(
     if (message.compressed) headers["content-encoding"] = (form.compression as Compression).name;
     headers["content-length"] = String(message.bytes.length);
     headers["content-type"] = form.binary ? "application/proto" : "application/json";
+    const { "x-rows-read": rowsRead, ...before } = extra.statistics;
+    Object.assign(headers, before);
+    if (extra["x-cache"] !== undefined) headers["x-cache"] = extra["x-cache"];
+    headers["x-request-id"] = extra["x-request-id"];
+    if (rowsRead !== undefined) headers["x-rows-read"] = rowsRead;
+    return headers;
   } else {
     headers["content-type"] = `application/${form.protocol}+${form.binary ? "proto" : "json"}`;
     // gRPC names the negotiated compression whether or not this message was long enough to be compressed.

@@ -7,11 +7,12 @@
 // replayed, and is answered by the router, errors included.
 import { isScoped } from "../../auth/index.js";
 import type { Endpoint, EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
-import { type Call, type CallHandler, createPreparedCalls, pathOf } from "../node-http/index.js";
+import { type Call, type CallHandler, createPreparedCalls, pathOf, type RecordCall } from "../node-http/index.js";
 import type { CallLog, LoggedCall } from "./logging-interceptor.js";
-import { contextFor } from "./request-context.js";
 import type { ConnectRouterHandler } from "./connect-router.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";
+import { routerContextFor } from "./router-call-record.js";
+import { statisticsFieldsOf } from "./statistics-trailers.js";
 import { bodyBytes, type ReadBody, readBody, replayedBody } from "./request-body.js";
 import { writeUnaryAnswer } from "./unary-answer.js";
 import { messageOfBody, messageOfQuery, type UnaryRequestForm, unaryRequestForm } from "./unary-request.js";
@@ -24,6 +25,8 @@ export interface UnaryFastPathOptions {
   encodings: MessageEncodings;
   /** The call log and metrics the router's interceptor writes too. */
   log: CallLog;
+  /** Records each hit it answers in the call log. */
+  record?: RecordCall;
   /** Largest request message, as the router bounds it. */
   maxBodyBytes: number;
   /** Prepared calls remembered by request. Default 10,000 and 8 MiB of request bytes. */
@@ -45,7 +48,7 @@ export interface UnaryFastPath {
 }
 
 export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPath {
-  const { service, router, encodings, log, maxBodyBytes } = options;
+  const { service, router, encodings, log, record, maxBodyBytes } = options;
   // Each procedure's endpoint by path, with the prepared calls' group of its messages in either form: made once, so
   // that each is one string.
   const procedures = new Map<string, Procedure>(
@@ -94,6 +97,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
       age: hit.cache === undefined ? undefined : String(hit.cache.ageSeconds),
       "x-cache": hit.cache?.status,
       "x-request-id": requestId,
+      statistics: statisticsFieldsOf(hit),
     });
     // One literal, not a spread of the named parts plus the rest, which V8 builds more slowly.
     const loggedCall: LoggedCall = {
@@ -106,6 +110,14 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
       started: call.started,
     };
     log(loggedCall, "ok");
+    const name = endpoint.definition.name;
+    record?.(call, {
+      endpoint: name,
+      protocol: form.protocol,
+      code: "ok",
+      result: hit,
+      responseBytes: encoded.bytes.length,
+    });
     return true;
   }
 
@@ -113,7 +125,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
   function toRouter(call: Call, read?: ReadBody): void {
     // A bare stream's body, read in part, comes on through the request, which reads the stream from then on.
     const [request, response] = call.exchange();
-    router.serve(request, response, contextFor(call.credential), read && replayedBody(read, request));
+    router.serve(request, response, routerContextFor(call, response, record), read && replayedBody(read, request));
   }
 
   const serve: CallHandler = (call) => {
