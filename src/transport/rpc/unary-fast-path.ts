@@ -5,7 +5,7 @@
 // read as the router would, a message that does not parse, parameters that
 // do not validate, a miss) goes to the router with the body it read
 // replayed, and is answered by the router, errors included.
-import { isScoped } from "../../auth/index.js";
+import { isScopedFor } from "../../auth/index.js";
 import type { Endpoint, EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import { type Call, type CallHandler, createPreparedCalls, pathOf, type RecordCall } from "../node-http/index.js";
 import type { CallLog, LoggedCall } from "./logging-interceptor.js";
@@ -69,8 +69,8 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     const { endpoint, groups } = procedure;
     const credential = call.credential!;
     call.started = performance.now();
-    // A call prepared under a scope depends on the credential too: only unscoped calls are kept.
-    const scoped = isScoped(credential);
+    // A call prepared under a scope of this endpoint depends on the credential too: only unscoped calls are kept.
+    const scoped = isScopedFor(credential, endpoint);
     const group = typeof request === "string" ? "GET" : form.binary ? groups.binary : groups.json;
     const key = typeof request === "string" ? request : request.toString("latin1");
     let prepared: PreparedCall | undefined = scoped ? undefined : preparedCalls.find(key, group);
