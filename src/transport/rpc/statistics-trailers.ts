@@ -7,10 +7,18 @@ import { setStatisticsFields } from "../node-http/index.js";
 /** Server-Timing, X-Bytes-Read and X-Rows-Read of a result, sorted by name. */
 export type StatisticsFields = Record<string, string>;
 
-/** The fields of `result`'s statistics, in the order connect-node writes them. */
+// Made once per computation: every hit of a cached result carries the same fields, and gRPC-Web the same frame.
+const fieldsByComputation = new WeakMap<object, StatisticsFields>();
+const framesByFields = new WeakMap<StatisticsFields, Buffer>();
+
+/** The fields of `result`'s statistics, in the order connect-node writes them; one object per computation, not to be changed. */
 export function statisticsFieldsOf(result: EndpointResult): StatisticsFields {
-  const fields: StatisticsFields = {};
-  setStatisticsFields(fields, result);
+  let fields = fieldsByComputation.get(result.computation);
+  if (fields === undefined) {
+    fields = {};
+    setStatisticsFields(fields, result);
+    fieldsByComputation.set(result.computation, fields);
+  }
   return fields;
 }
 
@@ -26,6 +34,8 @@ export function grpcOkTrailersWith(fields: StatisticsFields): Record<string, str
 
 /** gRPC-Web's trailer frame of a success carrying `fields`: flags 0x80, length, then the lines. */
 export function grpcWebOkTrailerWith(fields: StatisticsFields): Buffer {
+  const made = framesByFields.get(fields);
+  if (made !== undefined) return made;
   let lines = "grpc-status: 0\r\n";
   for (const name in fields) lines += `${name}: ${fields[name]}\r\n`;
   const text = Buffer.from(lines);
@@ -33,5 +43,6 @@ export function grpcWebOkTrailerWith(fields: StatisticsFields): Buffer {
   frame.writeUInt8(0x80, 0);
   frame.writeUInt32BE(text.length, 1);
   text.copy(frame, 5);
+  framesByFields.set(fields, frame);
   return frame;
 }

@@ -90,10 +90,14 @@ function addAnswerHeaders(
     if (message.compressed) headers["content-encoding"] = (form.compression as Compression).name;
     headers["content-length"] = String(message.bytes.length);
     headers["content-type"] = form.binary ? "application/proto" : "application/json";
-    const { "x-rows-read": rowsRead, ...before } = extra.statistics;
-    Object.assign(headers, before);
+    // Sorted by name as connect-node writes them: the statistics fall around x-cache and x-request-id.
+    const statistics = extra.statistics;
+    headers["server-timing"] = statistics["server-timing"]!;
+    const bytesRead = statistics["x-bytes-read"];
+    if (bytesRead !== undefined) headers["x-bytes-read"] = bytesRead;
     if (extra["x-cache"] !== undefined) headers["x-cache"] = extra["x-cache"];
     headers["x-request-id"] = extra["x-request-id"];
+    const rowsRead = statistics["x-rows-read"];
     if (rowsRead !== undefined) headers["x-rows-read"] = rowsRead;
     return headers;
   } else {
