@@ -22,7 +22,7 @@ export interface CallResult {
   httpStatus?: number;
   rows: Row[];
   violations: { field: string; description: string }[];
-  /** Response headers (and trailers) the page shows: x-cache, age, server-timing, x-request-id. */
+  /** Response headers (and trailers) the page shows: x-cache, age, server-timing, x-rows-read, x-bytes-read, x-request-id. */
   headers: Headers;
   /** Body bytes as received (compressed when they were), when the browser tells. */
   wireBytes?: number | undefined;

@@ -127,6 +127,9 @@ function showFacts(result: CallResult): void {
   const entries: [string, string | null][] = [
     ["x-cache", cache === null ? null : `${cache}${age === null ? "" : ` (age ${age} s)`}`],
     ["Server-Timing", result.headers.get("server-timing")],
+    // Headers on GET and Connect, trailers on gRPC-Web: what the warehouse read for this result.
+    ["rows read", result.headers.get("x-rows-read")],
+    ["bytes read", result.headers.get("x-bytes-read")],
     ["x-request-id", result.headers.get("x-request-id")],
     ["rows", String(result.rows.length)],
     ["bytes on the wire", result.wireBytes === undefined ? null : String(result.wireBytes)],

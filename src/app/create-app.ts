@@ -13,7 +13,7 @@ import {
   type ComputedResponse,
   type EndpointRegistry,
 } from "../endpoints/index.js";
-import { defaultQueryTimeoutMs } from "../executor/index.js";
+import { defaultQueryTimeoutMs, type ReadLimitValues } from "../executor/index.js";
 import {
   type Clock,
   type Logger,
@@ -30,6 +30,7 @@ import {
   createHttpRoutes,
   createKeylessLimit,
   createRouteOf,
+  createRecordCall,
   createRpcStack,
   endpointKeyOf,
   isHttpRoute,
@@ -43,7 +44,7 @@ import {
   type StreamHandler,
   type TrustedProxies,
 } from "../transport/index.js";
-import { defaultMaxImportBytes, type Warehouse } from "../warehouse/index.js";
+import { type CallLog, createCallLog, defaultMaxImportBytes, type Warehouse } from "../warehouse/index.js";
 import { defaultAppLimits } from "./app-defaults.js";
 import { createAuthentication } from "./authentication.js";
 import { createQueryPath } from "./query-path.js";
@@ -132,6 +133,14 @@ export interface AppOptions {
   metricsReuseMs?: number;
   /** Whether the API port serves /metrics (false: `App.scrape` is served elsewhere, METRICS_ADDRESS). Default true. */
   serveMetrics?: boolean;
+  /** `MAX_ROWS_TO_READ` and `MAX_BYTES_TO_READ`: read limits of every call, 0 none; a saved query's or a credential's smaller one wins. Default: none. */
+  readLimits?: ReadLimitValues;
+  /**
+   * The call log (CALL_LOG, CALL_LOG_FLUSH_SECONDS, CALL_LOG_MAX_ROWS): every
+   * saved-query call as a row of `service_calls`, written in batches through
+   * the warehouse's client. Default: off.
+   */
+  callLog?: { enabled?: boolean; flushMs?: number; maxRows?: number };
 }
 
 export interface App {
@@ -149,6 +158,8 @@ export interface App {
   endStreams(): void;
   /** Stops background work (cache warming) and ends long-lived calls. */
   close(): void;
+  /** The calls recorded; closed (its last rows written) by whoever stops the service, before the warehouse. */
+  callLog: CallLog;
 }
 
 export function createApp(options: AppOptions): App {
@@ -179,7 +190,19 @@ export function createApp(options: AppOptions): App {
     cacheLimits: options.cacheLimits,
     staleIfErrorMs: options.staleIfErrorMs,
     tracing,
+    readLimits: options.readLimits,
   });
+  const recording = options.callLog !== undefined && options.callLog.enabled !== false;
+  const callLog = createCallLog(options.warehouse.client, {
+    enabled: recording,
+    flushMs: options.callLog?.flushMs,
+    maxRows: options.callLog?.maxRows,
+    droppedRows: metrics.callLogDroppedRows,
+    clock,
+    logger,
+  });
+  // With the log off, no call carries what its record would need.
+  const record = recording ? createRecordCall(callLog) : undefined;
   const authentication = createAuthentication({
     registry,
     apiKeys: options.apiKeys,
@@ -225,6 +248,7 @@ export function createApp(options: AppOptions): App {
     scrape,
     staleIfErrorSeconds,
     serveMetrics: options.serveMetrics,
+    record,
     keylessLimit,
     imports: { client: options.warehouse.client, cache, maxBytes: options.maxImportBytes ?? defaultMaxImportBytes },
   });
@@ -249,6 +273,7 @@ export function createApp(options: AppOptions): App {
     observe,
     // A traced call's span must stay current while its body is read, which the fast path's reading does not keep.
     fastPath: tracing === undefined && options.rpcFastPath !== false,
+    record,
   });
   // The route of each call, decided once from its target: the GET API's routes skip the Connect router's lookup, they
   // are the hot path of plain HTTP callers; the explorer page sits beside the RPC stack.
@@ -286,6 +311,7 @@ export function createApp(options: AppOptions): App {
     metrics,
     cache,
     scrape,
+    callLog,
     reloadCredentials: () => authentication.reloadKeyFile(),
     endStreams: () => rpc.endStreams(),
     close: () => {

@@ -2,6 +2,8 @@
 // per-address throttling of failures, the same for every transport.
 export { createApiKeyCheck } from "./api-key-check.js";
 export { isScoped, presentedSecret, seeingOwnCallsOnly } from "./credential.js";
+export { isScopedFor } from "./endpoint-scope.js";
+export type { ParameterNames } from "./endpoint-scope.js";
 export { assertImportScope } from "./import-scope.js";
 export type { Credential, HeaderReader } from "./credential.js";
 export { createAuthenticator } from "./authenticate.js";

@@ -52,6 +52,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     logger,
     maxRetryMs: config.warehouseRetryMs,
     cluster: warehouse.cluster,
+    callLogRetentionDays: config.callLog.retentionDays,
     afterMigrate: seedDemo
       ? async (client) => void (await ensureDemoData(client, { logger, now: Date.now() }))
       : undefined,
@@ -116,6 +117,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
         ? { directory: options.explorerDirectory ?? join(import.meta.dirname, "web") }
         : undefined,
       tracing: options.tracing,
+      readLimits: config.limits.readLimits,
+      callLog: config.callLog,
     });
   } catch (error) {
     // A key file that does not read, say: nothing is served, and the warehouse is let go.
@@ -194,6 +197,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
       logger.info("shutting down: no new connections, finishing calls in flight");
       app.endStreams();
       await Promise.all([server.close(options.shutdownGraceMs ?? 10_000), metricsServer?.close(1_000)]);
+      // The last calls' rows go out while the warehouse is still open, within the flush period.
+      await app.callLog.close();
       app.close();
       schema.stop();
       schemaFit.stop();

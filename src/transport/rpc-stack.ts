@@ -16,7 +16,7 @@ import {
   serverReflectionServices,
 } from "./grpc/index.js";
 import { clientAddress, type TrustedProxies } from "./node-http/client-address.js";
-import { type Call, type CallHandler, codeName, type RequestHandler } from "./node-http/index.js";
+import { type Call, type CallHandler, codeName, type RecordCall, type RequestHandler } from "./node-http/index.js";
 import {
   type CallObserver,
   connectRoutes,
@@ -25,9 +25,10 @@ import {
   createMessageEncodings,
   createRpcGate,
   createUnaryFastPath,
-  contextFor,
   type KeylessRpcLimit,
   loggingInterceptor,
+  recordingInterceptor,
+  routerContextFor,
 } from "./rpc/index.js";
 
 export interface RpcStackOptions {
@@ -72,6 +73,8 @@ export interface RpcStackOptions {
    * are the same. Default true.
    */
   fastPath?: boolean;
+  /** Records each saved-query call's end in the call log. Default: nothing. */
+  record?: RecordCall;
 }
 
 export interface RpcStack {
@@ -131,7 +134,10 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     // Bounds every message, compressed or not: decompression stops at it.
     readMaxBytes: maxBodyBytes,
     jsonOptions,
-    interceptors: [loggingInterceptor(options.logger, { endpointOf: (method) => endpointNames.get(method), observe })],
+    interceptors: [
+      loggingInterceptor(options.logger, { endpointOf: (method) => endpointNames.get(method), observe }),
+      recordingInterceptor((method) => endpointNames.get(method)),
+    ],
     // An RPC call of anything not served gets UNIMPLEMENTED in its protocol; the rest is plain HTTP.
     fallback: createUnimplementedFallback({
       services: grpcServices.map((s) => s.typeName),
@@ -149,6 +155,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           router,
           encodings: createMessageEncodings({ jsonOptions }),
           log: createCallLog(options.logger, { observe }),
+          record: options.record,
           maxBodyBytes,
           staleIfErrorSeconds: options.staleIfErrorSeconds,
         });
@@ -157,13 +164,9 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     trusted === undefined ? call.address : clientAddress(call.address, call.get("x-forwarded-for"), trusted);
   const serve = gate.guard((call) => {
     if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
-    router.serve(
-      ...call.exchange(),
-      contextFor(call.credential, {
-        varyOrigin: call.cors.varyOrigin,
-        clientAddress: call.credential === undefined ? clientOf(call) : "",
-      }),
-    );
+    const [request, response] = call.exchange();
+    const clientAddress = call.credential === undefined ? clientOf(call) : "";
+    router.serve(request, response, routerContextFor(call, response, options.record, clientAddress));
   });
   return { serve, endStreams: () => health.close() };
 }

@@ -51,6 +51,7 @@ export async function startTestServer(
     app,
     close: async () => {
       await server.close(1_000);
+      await app.callLog.close(1_000);
       app.close();
     },
   };

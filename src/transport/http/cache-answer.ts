@@ -17,21 +17,25 @@ const emptyBody = Buffer.alloc(0);
  * answers 304 with them and no body when the request's conditions say the
  * caller holds this answer already: true when it did.
  */
-export function writeCacheHeaders(
+export type WriteCacheHeaders = (
   call: Call,
   headers: Record<string, string>,
   result: EndpointResult,
   format: BodyFormat,
-  staleIfErrorSeconds: number,
-): boolean {
-  headers.vary = call.cors.varyOrigin ? varyKeyedOrigin : varyKeyed;
-  const cache = cacheHeaders(result, entityForms[format]!, staleIfErrorSeconds);
-  Object.assign(headers, cache);
-  const requestHeaders = call.head.headers;
-  const ifNoneMatch = requestHeaders["if-none-match"];
-  const ifModifiedSince = requestHeaders["if-modified-since"];
-  if (ifNoneMatch === undefined && ifModifiedSince === undefined) return false;
-  if (!notModified(ifNoneMatch, ifModifiedSince, cache.etag, result.computation.computedAt)) return false;
-  call.reply(304, headers, emptyBody);
-  return true;
+) => boolean;
+
+/** WriteCacheHeaders naming `staleIfErrorSeconds` (STALE_IF_ERROR_SECONDS; 0: none) in Cache-Control. */
+export function createCacheHeadersWriter(staleIfErrorSeconds: number): WriteCacheHeaders {
+  return (call, headers, result, format) => {
+    headers.vary = call.cors.varyOrigin ? varyKeyedOrigin : varyKeyed;
+    const cache = cacheHeaders(result, entityForms[format]!, staleIfErrorSeconds);
+    Object.assign(headers, cache);
+    const requestHeaders = call.head.headers;
+    const ifNoneMatch = requestHeaders["if-none-match"];
+    const ifModifiedSince = requestHeaders["if-modified-since"];
+    if (ifNoneMatch === undefined && ifModifiedSince === undefined) return false;
+    if (!notModified(ifNoneMatch, ifModifiedSince, cache.etag, result.computation.computedAt)) return false;
+    call.reply(304, headers, emptyBody);
+    return true;
+  };
 }

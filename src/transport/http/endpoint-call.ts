@@ -27,8 +27,15 @@ import {
 } from "./content-negotiation.js";
 import { bodyFormats } from "./body-formats.js";
 import { sendError } from "./error-body.js";
-import { type Call, codeName, type HttpResponse } from "../node-http/index.js";
-import { writeCacheHeaders } from "./cache-answer.js";
+import {
+  type Call,
+  codeName,
+  type HttpResponse,
+  type RecordCall,
+  recordNoCall,
+  warehouseMsOf,
+} from "../node-http/index.js";
+import { createCacheHeadersWriter, type WriteCacheHeaders } from "./cache-answer.js";
 import { createResponseBodies, type ResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
 import { nextPageLink } from "./next-page-link.js";
@@ -48,6 +55,8 @@ export interface EndpointCallOptions {
   observe?: HttpCallObserver;
   /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
   staleIfErrorSeconds?: number;
+  /** Records each call's end in the call log. Default: nothing. */
+  record?: RecordCall;
 }
 
 /** What a GET call came to: its saved query, code (`ok`, or a code name such as `not_found`) and caller. */
@@ -69,16 +78,20 @@ export interface EndpointCalls {
 export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls {
   const { service, metrics, logger, defaultTimeoutMs } = options;
   const logEveryCall = logger.enabled("debug");
-  const bodies = createResponseBodies(createCompressor(options.compression));
-  const staleIfErrorSeconds = options.staleIfErrorSeconds ?? 3600;
+  const answering: Answering = {
+    bodies: createResponseBodies(createCompressor(options.compression)),
+    writeCacheHeaders: createCacheHeadersWriter(options.staleIfErrorSeconds ?? 3600),
+  };
+  const record = options.record ?? recordNoCall;
 
-  function finish(call: Call, endpoint: Endpoint, code: string) {
+  function finish(call: Call, endpoint: Endpoint, code: string, result?: EndpointResult) {
     const ms = performance.now() - call.started;
     const name = endpoint.definition.name;
     const caller = call.credential!.id;
     metrics.recordCall(name, "http", code, ms / 1000);
     metrics.countCaller(caller, code);
     options.observe?.({ endpoint: name, code, caller });
+    record(call, { endpoint: name, protocol: "get", code, result, responseBytes: call.responseBytes });
     const requestId = call.requestId;
     if (code !== "ok")
       logger.info("call", { requestId, caller, endpoint: name, protocol: "http", code, durationMs: Math.round(ms) });
@@ -111,8 +124,8 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       call.started = performance.now();
       const hit = service.peek(prepared, call.credential!.id);
       if (hit === undefined) return false;
-      sendResult(bodies, call, hit, performance.now() - call.started, staleIfErrorSeconds);
-      finish(call, prepared.endpoint, "ok");
+      sendResult(answering, call, hit, performance.now() - call.started);
+      finish(call, prepared.endpoint, "ok", hit);
       return true;
     },
     answer(call) {
@@ -126,19 +139,19 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       // Every answer but a hit's one write goes through the response, the CORS headers set on it.
       const [, response] = call.exchange();
       if (hit !== undefined) {
-        sendResult(bodies, call, hit, lookupMs, staleIfErrorSeconds);
-        return finish(call, prepared.endpoint, "ok");
+        sendResult(answering, call, hit, lookupMs);
+        return finish(call, prepared.endpoint, "ok", hit);
       }
       const context = new GetCallContext(response, call.requestId, defaultTimeoutMs, tenant, freshness);
       service.execute(prepared, context).then(
         (result) => {
           try {
-            sendResult(bodies, call, result, lookupMs, staleIfErrorSeconds);
+            sendResult(answering, call, result, lookupMs);
           } catch (error) {
             // Rows that do not fit the row message: a bug, answered as INTERNAL.
             return fail(call, prepared.endpoint, error);
           }
-          finish(call, prepared.endpoint, "ok");
+          finish(call, prepared.endpoint, "ok", result);
         },
         (error: unknown) => fail(call, prepared.endpoint, error),
       );
@@ -175,19 +188,20 @@ class GetCallContext implements CallContext {
 
 const contentTypes = bodyFormats.map((f) => f.contentType);
 
+/** What every GET answer of this service is written with. */
+interface Answering {
+  bodies: ResponseBodies;
+  writeCacheHeaders: WriteCacheHeaders;
+}
+
 /**
  * 200 with the CORS headers (unless set on the response already), then the
  * result's body in the asked format and coding, its cache status and age
  * when it has them, Server-Timing, and the rows and bytes read when known
  * (for a hit, those of the computation it was made by).
  */
-function sendResult(
-  bodies: ResponseBodies,
-  call: Call,
-  result: EndpointResult,
-  lookupMs: number,
-  staleIfErrorSeconds: number,
-) {
+function sendResult(answering: Answering, call: Call, result: EndpointResult, lookupMs: number): void {
+  const { bodies, writeCacheHeaders } = answering;
   const requestHeaders = call.head.headers;
   const accept = requestHeaders.accept;
   const format = call.prepared!.format ?? (accept === undefined ? JSON_FORMAT : formatFromAccept(accept));
@@ -196,7 +210,7 @@ function sendResult(
     acceptEncoding === undefined ? IDENTITY : encodingFromAcceptEncoding(acceptEncoding);
   const headers = call.corsHeadersToWrite();
   headers["x-request-id"] = call.requestId;
-  if (writeCacheHeaders(call, headers, result, format, staleIfErrorSeconds)) return;
+  if (writeCacheHeaders(call, headers, result, format)) return;
   const hit = result.cache?.status === "HIT";
   let body = hit ? bodies.ready(result, format, encoding) : undefined;
   let serializeMs: number | undefined;
@@ -217,6 +231,7 @@ function sendResult(
     headers["x-bytes-read"] = String(statistics.bytesRead);
   }
   call.reply(200, headers, body);
+  call.responseBytes = call.head.method === "HEAD" ? 0 : body.length;
 }
 
 /**
@@ -227,9 +242,9 @@ function sendResult(
 function serverTiming(result: EndpointResult, lookupMs: number, serializeMs: number | undefined): string {
   const made = serializeMs === undefined ? "" : `, serialize;dur=${serializeMs.toFixed(3)}`;
   if (result.cache?.status === "HIT") return `cache;desc="hit";dur=${lookupMs.toFixed(3)}${made}`;
-  const { warehouseMs, serializeMs: computedMs } = result.computation;
+  const computedMs = result.computation.serializeMs;
   const cache = result.cache === undefined ? "" : `cache;desc="miss";dur=${lookupMs.toFixed(3)}, `;
-  return `${cache}warehouse;dur=${warehouseMs.toFixed(3)}, serialize;dur=${(computedMs + (serializeMs ?? 0)).toFixed(3)}`;
+  return `${cache}warehouse;dur=${warehouseMsOf(result).toFixed(3)}, serialize;dur=${(computedMs + (serializeMs ?? 0)).toFixed(3)}`;
 }
 
 /** A header Node may hand as a list, as one comma-separated value. */

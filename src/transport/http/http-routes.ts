@@ -18,6 +18,7 @@ import {
   handlerThrew,
   noCors,
   pathOf,
+  type RecordCall,
   RequestCall,
   type RequestHandler,
 } from "../node-http/index.js";
@@ -47,6 +48,8 @@ export interface HttpRoutesOptions {
   observe?: HttpCallObserver;
   /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
   staleIfErrorSeconds?: number;
+  /** Records each saved-query call's end in the call log. Default: nothing. */
+  record?: RecordCall;
   /** Bounds the requests that need no key, per client address (keyless-limit.ts). Default: unbounded. */
   keylessLimit?: KeylessLimit;
   /** The /metrics text. Default: `metrics` rendered at most once a second. */

@@ -4,7 +4,7 @@
 // after one lookup and the authentication (endpoint-call.ts); a target not
 // asked before is parsed, its parameters bound, and kept for next time.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { type Authenticator, type Credential, isScoped } from "../../auth/index.js";
+import { type Authenticator, type Credential, isScopedFor } from "../../auth/index.js";
 import { type FieldViolation, fieldViolationsOf, invalidArgument } from "../../errors/index.js";
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import type { Logger } from "../../observability/index.js";
@@ -59,9 +59,9 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
     }
     if (violations.length > 0) return calls.reject(call, endpoint, invalidArgument(violations));
     if (format !== undefined) prepared = { ...prepared, format }; // the body's format only: the same rows, the same cache entry
-    // A call prepared under a scope depends on the credential too: only unscoped calls are kept by target.
+    // A call prepared under a scope of this endpoint depends on the credential too: only unscoped calls are kept by target.
     // Each page's target is new, so calls with a page token are not kept.
-    if (!isScoped(credential) && prepared.page?.token === undefined) preparedCalls.remember(url, prepared);
+    if (!isScopedFor(credential, endpoint) && prepared.page?.token === undefined) preparedCalls.remember(url, prepared);
     call.prepared = prepared;
     calls.answer(call);
   }
@@ -69,7 +69,7 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
   /** After a known call's authentication: a hit, its caller unscoped, in one write; the rest as a first call. */
   const knownSteps: AuthenticatedSteps = {
     admitted(call, credential) {
-      if (isScoped(credential)) return serve(call, credential);
+      if (isScopedFor(credential, call.prepared!.endpoint)) return serve(call, credential);
       if (!calls.answerHit(call)) calls.answer(call);
     },
     refuse: (call, error) => options.refuse(call, error),

@@ -48,6 +48,8 @@ export interface Call extends HeaderReader {
   prepared: (PreparedCall & { format?: number }) | undefined;
   /** performance.now() when the call's answer was begun. */
   started: number;
+  /** Bytes of the answer's body as written (0 until then, and for HEAD and 304). */
+  responseBytes: number;
   /** The request body's source. */
   readonly body: Readable;
   /** The bare HTTP/2 stream the call came on; undefined for a Node request. */
@@ -71,6 +73,7 @@ export class RequestCall implements Call {
   credential: Credential | undefined = undefined;
   prepared: Call["prepared"] = undefined;
   started = 0;
+  responseBytes = 0;
   readonly stream = undefined;
   private id: string | undefined = undefined;
   private corsHeadersSet = false;
@@ -123,6 +126,7 @@ export class StreamCall implements Call {
   credential: Credential | undefined = undefined;
   prepared: Call["prepared"] = undefined;
   started = 0;
+  responseBytes = 0;
   readonly head: RequestHead;
   readonly response = undefined;
   private id: string | undefined = undefined;

@@ -29,3 +29,6 @@ export type { PreparedCalls } from "./prepared-calls.js";
 export { cacheHeaders, cacheName, varyCredential } from "./cache-validators.js";
 export type { CacheHeaders, EntityForm } from "./cache-validators.js";
 export { notModified } from "./conditional-request.js";
+export { createRecordCall, recordNoCall } from "./call-record.js";
+export type { CallEnd, CallRows, RecordCall } from "./call-record.js";
+export { setStatisticsFields, warehouseMsOf } from "./result-statistics.js";

@@ -5,6 +5,8 @@ import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
 import { credentialKey, requestIdKey, varyOriginKey } from "./request-context.js";
 import { messageForm, rpcFreshness, setRpcCacheHeaders } from "./rpc-cache-headers.js";
+import { noteCallResult } from "./router-call-record.js";
+import { setStatistics } from "./statistics-trailers.js";
 
 export interface ConnectRoutesOptions {
   registry: EndpointRegistry;
@@ -48,7 +50,10 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
         }
         const set = (name: string, value: string) => context.responseHeader.set(name, value);
         const form = messageForm(isBinary(context.requestMethod, context.requestHeader, context.url));
-        setRpcCacheHeaders(set, result, form, staleIfErrorSeconds, context.values.get(varyOriginKey));
+        setRpcCacheHeaders(set, result, { form, staleIfErrorSeconds, varyOrigin: context.values.get(varyOriginKey) });
+        // Connect answers a unary call's trailers as headers named `trailer-…`: its statistics are plain headers.
+        setStatistics(context.protocolName === "connect" ? context.responseHeader : context.responseTrailer, result);
+        noteCallResult(context.values, result);
         return result.message();
       });
     }

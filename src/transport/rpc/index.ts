@@ -11,5 +11,6 @@ export type { CallObserver } from "./logging-interceptor.js";
 export { createConnectRouterHandler } from "./connect-router.js";
 export { createMessageEncodings } from "./message-encodings.js";
 export { createUnaryFastPath } from "./unary-fast-path.js";
+export { recordingInterceptor, routerContextFor } from "./router-call-record.js";
 export { percentEncoded, sendRpcError } from "./rpc-error-response.js";
 export { rpcProtocolOf } from "./rpc-protocol.js";

@@ -35,13 +35,18 @@ export function messageForm(binary: boolean): EntityForm {
   return binary ? "proto" : "proto-json";
 }
 
-/** Each cache header of `result` in `form`, with Vary, handed to `set`. */
+/** How an RPC answer names its cache headers: its entity form, CORS's Vary and STALE_IF_ERROR_SECONDS. */
+export interface RpcCacheForm {
+  form: EntityForm;
+  varyOrigin: boolean;
+  staleIfErrorSeconds: number;
+}
+
+/** Each cache header of `result` in its form, with Vary, handed to `set`. */
 export function setRpcCacheHeaders(
   set: (name: string, value: string) => void,
   result: EndpointResult,
-  form: EntityForm,
-  staleIfErrorSeconds: number,
-  varyOrigin: boolean,
+  { form, varyOrigin, staleIfErrorSeconds }: RpcCacheForm,
 ): void {
   const headers = cacheHeaders(result, form, staleIfErrorSeconds);
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) set(name, value);

@@ -7,12 +7,15 @@ import type { Compression } from "@connectrpc/connect/protocol";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";
 import type { Call, CacheHeaders } from "../node-http/index.js";
+import { grpcOkTrailersWith, grpcWebOkTrailerWith, type StatisticsFields } from "./statistics-trailers.js";
 
 /** The headers a saved query's answer carries besides the protocol's own. */
 export interface CallHeaders {
   /** The validators and cache headers (cache-validators.ts), with Vary. */
   cache?: CacheHeaders & { vary: string };
   "x-request-id": string;
+  /** The warehouse statistics of the result: headers on Connect, trailers on gRPC and gRPC-Web. */
+  statistics: StatisticsFields;
 }
 
 /** The part of Node's HTTP/1.1 and HTTP/2 compatibility responses the answer uses. */
@@ -22,18 +25,6 @@ export interface WritableResponse {
   addTrailers(trailers: Record<string, string>): unknown;
   end(chunk?: Buffer): unknown;
 }
-
-/** gRPC-Web's trailer frame of a success: flags 0x80, length, then `grpc-status: 0`. */
-const grpcWebOkTrailer = (() => {
-  const text = Buffer.from("grpc-status: 0\r\n");
-  const frame = Buffer.alloc(5 + text.length);
-  frame.writeUInt8(0x80, 0);
-  frame.writeUInt32BE(text.length, 1);
-  text.copy(frame, 5);
-  return frame;
-})();
-
-const grpcOkTrailers = { "grpc-status": "0" };
 
 /**
  * Answers 200 with `message` (enveloped for gRPC and gRPC-Web, bare for
@@ -57,12 +48,12 @@ export function writeUnaryAnswer(
     fields[":status"] = 200;
     if (form.protocol === "grpc") {
       stream.respond(fields, { waitForTrailers: true });
-      stream.once("wantTrailers", () => stream.sendTrailers(grpcOkTrailers));
+      stream.once("wantTrailers", () => stream.sendTrailers(grpcOkTrailersWith(extra.statistics)));
       stream.end(message.bytes);
     } else if (form.protocol === "grpc-web") {
       stream.respond(fields);
       stream.write(message.bytes);
-      stream.end(grpcWebOkTrailer);
+      stream.end(grpcWebOkTrailerWith(extra.statistics));
     } else {
       stream.respond(fields);
       stream.end(message.bytes);
@@ -74,10 +65,10 @@ export function writeUnaryAnswer(
   if (form.protocol === "grpc-web") {
     // Two writes without a length, as connect-node writes the message and the trailer frame.
     response.write(message.bytes);
-    response.end(grpcWebOkTrailer);
+    response.end(grpcWebOkTrailerWith(extra.statistics));
   } else if (form.protocol === "grpc") {
     response.write(message.bytes);
-    response.addTrailers(grpcOkTrailers);
+    response.addTrailers(grpcOkTrailersWith(extra.statistics));
     response.end();
   } else {
     response.end(message.bytes);
@@ -100,7 +91,8 @@ function addAnswerHeaders(
     headers["cache-control"] = cache["cache-control"];
     headers["cache-status"] = cache["cache-status"];
   }
-  if (form.protocol === "connect") {
+  const connect = form.protocol === "connect";
+  if (connect) {
     if (message.compressed) headers["content-encoding"] = (form.compression as Compression).name;
     headers["content-length"] = String(message.bytes.length);
     headers["content-type"] = form.binary ? "application/proto" : "application/json";
@@ -111,11 +103,16 @@ function addAnswerHeaders(
     // gRPC names the negotiated compression whether or not this message was long enough to be compressed.
     if (form.compression !== null) headers["grpc-encoding"] = form.compression.name;
   }
-  if (cache !== undefined) {
-    headers["last-modified"] = cache["last-modified"];
-    headers.vary = cache.vary;
-  }
+  if (cache !== undefined) headers["last-modified"] = cache["last-modified"];
+  // Connect answers statistics as headers (gRPC and gRPC-Web as trailers), sorted by name among the others.
+  const statistics = connect ? extra.statistics : undefined;
+  if (statistics !== undefined) headers["server-timing"] = statistics["server-timing"]!;
+  if (cache !== undefined) headers.vary = cache.vary;
+  const bytesRead = statistics?.["x-bytes-read"];
+  if (bytesRead !== undefined) headers["x-bytes-read"] = bytesRead;
   if (cache?.["x-cache"] !== undefined) headers["x-cache"] = cache["x-cache"];
   headers["x-request-id"] = extra["x-request-id"];
+  const rowsRead = statistics?.["x-rows-read"];
+  if (rowsRead !== undefined) headers["x-rows-read"] = rowsRead;
   return headers;
 }

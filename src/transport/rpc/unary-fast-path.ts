@@ -5,7 +5,7 @@
 // read as the router would, a message that does not parse, parameters that
 // do not validate, a miss) goes to the router with the body it read
 // replayed, and is answered by the router, errors included.
-import { isScoped } from "../../auth/index.js";
+import { isScopedFor } from "../../auth/index.js";
 import type {
   Endpoint,
   EndpointRegistry,
@@ -13,11 +13,12 @@ import type {
   EndpointService,
   PreparedCall,
 } from "../../endpoints/index.js";
-import { type Call, type CallHandler, createPreparedCalls, pathOf } from "../node-http/index.js";
+import { type Call, type CallHandler, createPreparedCalls, pathOf, type RecordCall } from "../node-http/index.js";
 import type { CallLog, LoggedCall } from "./logging-interceptor.js";
-import { contextFor } from "./request-context.js";
 import type { ConnectRouterHandler } from "./connect-router.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";
+import { routerContextFor } from "./router-call-record.js";
+import { statisticsFieldsOf } from "./statistics-trailers.js";
 import { bodyBytes, type ReadBody, readBody, replayedBody } from "./request-body.js";
 import { writeUnaryAnswer } from "./unary-answer.js";
 import { createRevalidation, isConditional } from "./connect-get-revalidation.js";
@@ -32,6 +33,8 @@ export interface UnaryFastPathOptions {
   encodings: MessageEncodings;
   /** The call log and metrics the router's interceptor writes too. */
   log: CallLog;
+  /** Records each hit it answers in the call log. */
+  record?: RecordCall;
   /** Largest request message, as the router bounds it. */
   maxBodyBytes: number;
   /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
@@ -55,7 +58,7 @@ export interface UnaryFastPath {
 }
 
 export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPath {
-  const { service, router, encodings, log, maxBodyBytes } = options;
+  const { service, router, encodings, log, record, maxBodyBytes } = options;
   // Each procedure's endpoint by path, with the prepared calls' group of its messages in either form: made once, so
   // that each is one string.
   const procedures = new Map<string, Procedure>(
@@ -93,8 +96,8 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
   ): PreparedCall | undefined {
     const { endpoint, groups } = procedure;
     const credential = call.credential!;
-    // A call prepared under a scope depends on the credential too: only unscoped calls are kept.
-    const scoped = isScoped(credential);
+    // A call prepared under a scope of this endpoint depends on the credential too: only unscoped calls are kept.
+    const scoped = isScopedFor(credential, endpoint);
     const group = typeof request === "string" ? "GET" : form.binary ? groups.binary : groups.json;
     const key = typeof request === "string" ? request : request.toString("latin1");
     let prepared: PreparedCall | undefined = scoped ? undefined : preparedCalls.find(key, group);
@@ -116,7 +119,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     if (hit === undefined) return false;
     const cache = fastPathCacheHeaders(call, hit, form, staleIfErrorSeconds);
     if (form.get && answeredNotModified(call, hit, cache)) {
-      logHit(call, endpoint, form);
+      logHit(call, endpoint, form, hit);
       return true;
     }
     let encoded: EncodedMessage;
@@ -125,12 +128,18 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     } catch {
       return false; // rows that do not fit the message: the router answers INTERNAL and logs it
     }
-    writeUnaryAnswer(call, form, encoded, { cache, "x-request-id": call.requestId });
-    logHit(call, endpoint, form);
+    writeUnaryAnswer(call, form, encoded, {
+      cache,
+      "x-request-id": call.requestId,
+      statistics: statisticsFieldsOf(hit),
+    });
+    call.responseBytes = encoded.bytes.length;
+    logHit(call, endpoint, form, hit);
     return true;
   }
 
-  function logHit(call: Call, endpoint: Endpoint, form: UnaryRequestForm): void {
+  /** Logs and records a hit this path answered. */
+  function logHit(call: Call, endpoint: Endpoint, form: UnaryRequestForm, hit: EndpointResult): void {
     const requestId = call.requestId;
     // One literal, not a spread of the named parts plus the rest, which V8 builds more slowly.
     const loggedCall: LoggedCall = {
@@ -143,18 +152,20 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
       started: call.started,
     };
     log(loggedCall, "ok");
+    record?.(call, {
+      endpoint: endpoint.definition.name,
+      protocol: form.protocol,
+      code: "ok",
+      result: hit,
+      responseBytes: call.responseBytes,
+    });
   }
 
   /** Hands the call to the router, with what was read of its body replayed. */
   function toRouter(call: Call, read?: ReadBody): void {
     // A bare stream's body, read in part, comes on through the request, which reads the stream from then on.
     const [request, response] = call.exchange();
-    router.serve(
-      request,
-      response,
-      contextFor(call.credential, { varyOrigin: call.cors.varyOrigin }),
-      read && replayedBody(read, request),
-    );
+    router.serve(request, response, routerContextFor(call, response, record), read && replayedBody(read, request));
   }
 
   const serve: CallHandler = (call) => {

@@ -182,6 +182,8 @@ describe.skipIf(skip)("the explorer in Chromium", () => {
       expect(await fact("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
       if (endpoint !== "logs.all") expect(await fact("x-cache")).toMatch(/^(HIT|MISS) \(age \d+ s\)$/);
       if (transport === "get") expect(await fact("Server-Timing")).toMatch(/dur=/);
+      expect(Number(await fact("rows read"))).toBeGreaterThan(0);
+      expect(Number(await fact("bytes read"))).toBeGreaterThan(0);
     });
   }
 

@@ -48,6 +48,9 @@ const transports: [string, (url: string) => Transport][] = [
   ["gRPC-Web", (url) => createGrpcWebTransport({ baseUrl: url, httpVersion: "1.1" })],
 ];
 
+/** `value` with Server-Timing's durations masked: each server's own computation took its own time. */
+const timed = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(/dur=[\d.]+/g, "dur=(ms)")) as T;
+
 describe.each(transports)("the generated Connect client over %s", (_name, transportFor) => {
   async function hit(server: TestServer, project: string) {
     const client = createClient(FunctionsService, transportFor(server.url));
@@ -67,7 +70,7 @@ describe.each(transports)("the generated Connect client over %s", (_name, transp
     const project = `rpc`;
     const fromFast = await hit(fast, project);
     expect(fromFast.header).toContainEqual(["x-cache", "HIT"]);
-    expect(fromFast).toEqual(await hit(router, project));
+    expect(timed(fromFast)).toEqual(timed(await hit(router, project)));
   });
 });
 
@@ -109,7 +112,7 @@ describe("@grpc/grpc-js", () => {
   it("reads the same message, metadata and status from a hit", async () => {
     const fromFast = await hit(fast);
     expect(fromFast.metadata).toMatchObject({ "x-cache": "HIT" });
-    expect(fromFast).toEqual(await hit(router));
+    expect(timed(fromFast)).toEqual(timed(await hit(router)));
   });
 });
 
@@ -146,6 +149,6 @@ describe.each(["grpc", "grpcweb", "connect"])("buf curl --protocol %s", (protoco
   it("prints the same message and the same headers and trailers for a hit", async () => {
     const fromFast = await hit(fast);
     expect(fromFast.received.join("\n")).toMatch(/x-cache: HIT/i);
-    expect(fromFast).toEqual(await hit(router));
+    expect(timed(fromFast)).toEqual(timed(await hit(router)));
   }, 60_000);
 });

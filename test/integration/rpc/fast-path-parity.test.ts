@@ -191,14 +191,25 @@ afterAll(async () => {
   await warehouse?.close();
 });
 
-/** The answer, with Server-Timing's durations (which differ from call to call) masked. */
+/** Server-Timing's durations (which differ from call to call) masked in a header or trailer. */
+const timed = ([name, value]: [string, string]): [string, string] => [
+  name,
+  name === "server-timing" ? value.replace(/dur=[\d.]+/g, "dur=(ms)") : value,
+];
+
+/** The answer, with Server-Timing's durations masked, in gRPC-Web's trailer frame (and its length) too. */
 const exchange = async (server: TestServer, version: 1 | 2, request: RawRequest): Promise<RawAnswer> => {
   const answer = await (version === 1 ? exchangeHttp1(server.url, request) : exchangeHttp2(server.url, request));
-  const headers = answer.headers.map(([name, value]): [string, string] => [
-    name,
-    name === "server-timing" ? value.replace(/dur=[\d.]+/g, "dur=(ms)") : value,
-  ]);
-  return { ...answer, headers };
+  const text = answer.body.toString("latin1");
+  const frame = text.indexOf("\x80", Math.max(0, text.indexOf("grpc-status: ") - 5));
+  const body =
+    frame >= 0 && text.slice(frame + 5).startsWith("grpc-status: ")
+      ? Buffer.from(
+          `${text.slice(0, frame)}(trailer frame)${text.slice(frame + 5).replace(/dur=[\d.]+/g, "dur=(ms)")}`,
+          "latin1",
+        )
+      : answer.body;
+  return { ...answer, headers: answer.headers.map(timed), trailers: answer.trailers.map(timed), body };
 };
 
 /** The call lines of a log, without what differs from one run to the next. */

@@ -1,0 +1,62 @@
+// The end of a saved query's call as the call log records it: one row per
+// call, on every transport, hits included (warehouse/call-log.ts). Made from
+// what the transport holds when the call ends, so a hit costs one push.
+import type { EndpointResult } from "../../endpoints/index.js";
+import type { CallLogRow, CallProtocol } from "../../warehouse/index.js";
+import type { Call } from "./call.js";
+
+/** What keeps the rows: the call log, or nothing. */
+export interface CallRows {
+  record(row: CallLogRow): void;
+}
+
+/** How a call ended: its saved query, protocol, code, result when it had one and the answer's bytes. */
+export interface CallEnd {
+  endpoint: string;
+  protocol: CallProtocol;
+  /** `ok`, or a Connect code name such as `resource_exhausted`. */
+  code: string;
+  result: EndpointResult | undefined;
+  responseBytes: number;
+}
+
+/** Records the end of `call`, its caller authenticated; `started` is performance.now() at its start (default the call's). */
+export type RecordCall = (call: Pick<Call, "requestId" | "credential" | "started">, end: CallEnd) => void;
+
+/** The recorder writing to `rows`; a call without a credential (refused before it) is not recorded. */
+export function createRecordCall(rows: CallRows): RecordCall {
+  return (call, end) => {
+    const credential = call.credential;
+    if (credential === undefined) return;
+    const result = end.result;
+    const statistics = result?.computation.statistics;
+    rows.record({
+      requestId: call.requestId,
+      endpoint: end.endpoint,
+      caller: credential.id,
+      protocol: end.protocol,
+      code: end.code,
+      cache: cacheOutcomeOf(result),
+      rowsRead: statistics?.rowsRead ?? 0,
+      bytesRead: statistics?.bytesRead ?? 0,
+      durationMs: performance.now() - call.started,
+      responseBytes: end.responseBytes,
+    });
+  };
+}
+
+/** A recorder that keeps nothing. */
+export const recordNoCall: RecordCall = () => {};
+
+function cacheOutcomeOf(result: EndpointResult | undefined): CallLogRow["cache"] {
+  switch (result?.cache?.status) {
+    case "HIT":
+      return "hit";
+    case "MISS":
+      return "miss";
+    case "STALE":
+      return "stale";
+    default:
+      return "none";
+  }
+}

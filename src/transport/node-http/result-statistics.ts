@@ -1,0 +1,23 @@
+// What the warehouse's query of a result cost, as every transport names it:
+// `x-rows-read`, `x-bytes-read` and Server-Timing's `warehouse` entry, for a
+// hit those of the query that computed it (docs/usage-accounting.md).
+import type { EndpointResult } from "../../endpoints/index.js";
+
+/** The warehouse's time of the query that made `result`: its own `elapsed` when it reported one, else the time measured. */
+export function warehouseMsOf(result: EndpointResult): number {
+  const computation = result.computation;
+  return computation.statistics?.elapsedMs ?? computation.warehouseMs;
+}
+
+/**
+ * Sets `x-rows-read`, `x-bytes-read` (when the warehouse reported them) and
+ * `server-timing: warehouse;dur=…` on `fields`, response headers or trailers
+ * alike, in the sorted order connect-node writes its own.
+ */
+export function setStatisticsFields(fields: Record<string, string | number>, result: EndpointResult): void {
+  fields["server-timing"] = `warehouse;dur=${warehouseMsOf(result).toFixed(3)}`;
+  const statistics = result.computation.statistics;
+  if (statistics === undefined) return;
+  fields["x-bytes-read"] = String(statistics.bytesRead);
+  fields["x-rows-read"] = String(statistics.rowsRead);
+}

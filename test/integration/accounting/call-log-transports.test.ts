@@ -1,0 +1,157 @@
+// The call log through the real server: calls of two key-file keys over GET,
+// Connect, gRPC and gRPC-Web (hits on the fast paths included) appear in
+// service.call-stats within one flush, each key seeing its own calls only and
+// the full-access key both; with the table gone (an insert that fails for
+// real), calls are answered as fast as ever and the log keeps at most its
+// bound of rows, the newest, counting the ones it dropped.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyDigest } from "../../../src/auth/index.js";
+import { UsageService } from "../../../src/gen/usage/v1/usage_pb.js";
+import type { Warehouse } from "../../../src/warehouse/index.js";
+import { openTestWarehouse } from "../../support/embedded-warehouse.js";
+import { insertScenario, NOW } from "../../support/scenario.js";
+import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
+import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
+
+const FLUSH_MS = 200;
+const keys = { "tenant-a": "tenant-a-key-0123456789", "tenant-b": "tenant-b-key-0123456789" } as const;
+
+let warehouse: Warehouse;
+let directory: string;
+let keysPath: string;
+beforeAll(async () => {
+  warehouse = await openTestWarehouse();
+  await insertScenario(warehouse);
+  directory = makeTemporaryDirectory("sqe-call-log-");
+  keysPath = join(directory, "keys.json");
+  const entries = Object.entries(keys).map(([id, key]) => ({ id, sha256: keyDigest(key) }));
+  writeFileSync(keysPath, JSON.stringify({ keys: entries }));
+});
+afterAll(async () => {
+  await warehouse?.close();
+  if (directory !== undefined) removeTemporaryDirectory(directory);
+});
+
+const getApiCounts = (server: TestServer, key: string, requestId: string) =>
+  fetch(`${server.url}/api/endpoints/usage.api-counts?project=rpc&interval=hourly`, {
+    headers: { "x-api-key": key, "x-request-id": requestId },
+  });
+
+/** Two GET calls (a miss or a hit, then a hit) and one call over each RPC protocol, hits of the fast path. */
+async function callEveryWay(server: TestServer, key: string): Promise<void> {
+  expect((await getApiCounts(server, key, "get-1")).status).toBe(200);
+  expect((await getApiCounts(server, key, "get-2")).status).toBe(200);
+  const transports = [
+    createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" }),
+    createGrpcTransport({ baseUrl: server.url }),
+    createGrpcWebTransport({ baseUrl: server.url, httpVersion: "1.1" }),
+  ];
+  for (const transport of transports) {
+    await createClient(UsageService, transport).getApiCounts(
+      { project: "rpc", interval: "hourly" },
+      { headers: { "x-api-key": key } },
+    );
+  }
+}
+
+async function callStats(server: TestServer, key: string): Promise<{ endpoint: string; calls: number }[]> {
+  const response = await fetch(
+    `${server.url}/api/endpoints/service.call-stats?interval=minutely&endpoint=usage.api-counts`,
+    { headers: { "x-api-key": key } },
+  );
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { result: { endpoint: string; calls: number | string }[] };
+  return body.result.map((r) => ({ endpoint: r.endpoint, calls: Number(r.calls) }));
+}
+
+describe("calls of two scoped keys over every transport", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(warehouse, NOW, {
+      keyFile: { path: keysPath, pollMs: 0 },
+      callLog: { flushMs: FLUSH_MS },
+    });
+  });
+  afterAll(async () => server?.close());
+
+  it("appear in service.call-stats within one flush, each key seeing its own, the full-access key both", async () => {
+    await callEveryWay(server, keys["tenant-a"]);
+    await callEveryWay(server, keys["tenant-b"]);
+    // A miss over gRPC, answered by the Connect router rather than the fast path.
+    await createClient(UsageService, createGrpcTransport({ baseUrl: server.url })).getApiCounts(
+      { project: "rpc", interval: "minutely" },
+      { headers: { "x-api-key": keys["tenant-a"] } },
+    );
+    await sleep(FLUSH_MS + 250);
+    const recorded = await warehouse.client.query({
+      query: `SELECT caller, protocol, code, cache, rows_read > 0 AS read, response_bytes > 0 AS sent
+              FROM service_calls ORDER BY caller, protocol, cache`,
+      format: "JSONEachRow",
+    });
+    const rows = (await recorded.json()) as Record<string, unknown>[];
+    const expectedOf = (caller: string, firstGet: string, rpcMiss = false) => [
+      { caller, protocol: "connect", code: "ok", cache: "hit", read: 1, sent: 1 },
+      { caller, protocol: "get", code: "ok", cache: "hit", read: 1, sent: 1 },
+      ...(firstGet === "hit" ? [{ caller, protocol: "get", code: "ok", cache: "hit", read: 1, sent: 1 }] : []),
+      ...(firstGet === "miss" ? [{ caller, protocol: "get", code: "ok", cache: "miss", read: 1, sent: 1 }] : []),
+      { caller, protocol: "grpc", code: "ok", cache: "hit", read: 1, sent: 1 },
+      ...(rpcMiss ? [{ caller, protocol: "grpc", code: "ok", cache: "miss", read: 1, sent: 1 }] : []),
+      { caller, protocol: "grpc-web", code: "ok", cache: "hit", read: 1, sent: 1 },
+    ];
+    // The keys share the cached result: tenant-a's first call computes it, every other call is a hit of it.
+    expect(rows.map((r) => ({ ...r, read: Number(r.read), sent: Number(r.sent) }))).toEqual([
+      ...expectedOf("tenant-a", "miss", true),
+      ...expectedOf("tenant-b", "hit"),
+    ]);
+
+    expect(await callStats(server, keys["tenant-a"])).toEqual([{ endpoint: "usage.api-counts", calls: 6 }]);
+    expect(await callStats(server, keys["tenant-b"])).toEqual([{ endpoint: "usage.api-counts", calls: 5 }]);
+    expect(await callStats(server, TEST_API_KEY)).toEqual([{ endpoint: "usage.api-counts", calls: 11 }]);
+  });
+});
+
+describe("a call log whose table is gone", () => {
+  const MAX_ROWS = 4;
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(warehouse, NOW, { callLog: { flushMs: FLUSH_MS, maxRows: MAX_ROWS } });
+    // Warm the cache, so that every later call is a hit whose time is the transport's alone.
+    expect((await getApiCounts(server, TEST_API_KEY, "warm")).status).toBe(200);
+    await sleep(FLUSH_MS + 250);
+  });
+  afterAll(async () => server?.close());
+
+  it("never delays a call, keeps the newest rows up to its bound and writes them once the table is back", async () => {
+    await warehouse.client.command({ query: "RENAME TABLE service_calls TO service_calls_away" });
+    try {
+      for (let i = 1; i <= 7; i++) {
+        const started = performance.now();
+        expect((await getApiCounts(server, TEST_API_KEY, `outage-${i}`)).status).toBe(200);
+        expect(performance.now() - started).toBeLessThan(250);
+        // Let a write fail between calls.
+        if (i === 3) await sleep(FLUSH_MS + 100);
+      }
+      await sleep(FLUSH_MS + 100);
+    } finally {
+      await warehouse.client.command({ query: "RENAME TABLE service_calls_away TO service_calls" });
+    }
+    await sleep(FLUSH_MS + 250);
+    const written = await warehouse.client.query({
+      query: "SELECT request_id FROM service_calls WHERE startsWith(request_id, 'outage-') ORDER BY request_id",
+      format: "JSONEachRow",
+    });
+    expect(((await written.json()) as { request_id: string }[]).map((r) => r.request_id)).toEqual([
+      "outage-4",
+      "outage-5",
+      "outage-6",
+      "outage-7",
+    ]);
+    const dropped = await server.app.metrics.callLogDroppedRows.get();
+    expect(dropped.values[0]?.value).toBe(3);
+  });
+});
