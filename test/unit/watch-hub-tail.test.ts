@@ -77,7 +77,10 @@ describe("watch hub live tail", () => {
     // Two rows sharing a microsecond, one older than any sent (never sent: the tail is of newer rows).
     insert(["d", at(3, 5)], ["c", at(3, 5)], ["old", at(0)]);
     await vi.advanceTimersByTimeAsync(2000);
-    expect(seen.messages).toEqual([["b", "a"], ["c", "d"]]);
+    expect(seen.messages).toEqual([
+      ["b", "a"],
+      ["c", "d"],
+    ]);
   });
 
   it("sends no message when a poll finds no new rows, and never a row twice", async () => {
@@ -112,7 +115,10 @@ describe("watch hub live tail", () => {
     const seen = recorder();
     hub.watch(call, {}, seen.listener);
     await settle();
-    const burst = Array.from({ length: 250 }, (_, i) => [`n${String(i).padStart(3, "0")}`, at(2, i)] as [string, string]);
+    const burst = Array.from(
+      { length: 250 },
+      (_, i) => [`n${String(i).padStart(3, "0")}`, at(2, i)] as [string, string],
+    );
     insert(...burst);
     await vi.advanceTimersByTimeAsync(2000);
     expect(seen.messages[1]).toEqual(burst.map(([id]) => id));

@@ -29,7 +29,11 @@ function setup(bounds?: { maxStreams: number; perCaller: number; perAddress: num
     async execute() {
       state.queries += 1;
       await new Promise((r) => setImmediate(r));
-      return { rows: [{ timestamp: "2026-11-20T00:00:00Z", total_rest_requests: state.total }], queryId: "q", durationMs: 1 };
+      return {
+        rows: [{ timestamp: "2026-11-20T00:00:00Z", total_rest_requests: state.total }],
+        queryId: "q",
+        durationMs: 1,
+      };
     },
   };
   const cache = createResultCache<ComputedResponse>({ sweepIntervalMs: 0, jitter: 0 });
