@@ -1,7 +1,7 @@
 // The result cache: TTL, warming, single-flight and bounds, keyed by endpoint
 // and normalised parameters.
 export { createResultCache } from "./result-cache.js";
-export type { ResultCache } from "./result-cache.js";
+export type { RenewListener, ResultCache } from "./result-cache.js";
 export type {
   CacheCaller,
   CacheEvent,

@@ -118,9 +118,23 @@ export interface ResultCache<V> {
   /** Refreshes due entries and drops idle or expired ones; resolves when the refreshes end. */
   runWarming(): Promise<void>;
   readonly size: { entries: number; bytes: number };
+  /**
+   * Tells `listener` each time a key's value is stored anew (a miss, a
+   * forced run, warming's refresh, refreshWhere), after it is stored; the
+   * returned function stops it. Nothing is done per store while none listens.
+   */
+  onRenew(listener: RenewListener<V>): () => void;
+  /**
+   * Marks `key` asked for now, as a hit does but without counting one, so
+   * that warming keeps refreshing it; false when no live entry holds it.
+   */
+  markAsked(key: string): boolean;
   /** Stops the warming and expiry timers. */
   close(): void;
 }
+
+/** Told a key's new value, with when it was computed (the store's clock). */
+export type RenewListener<V> = (key: string, value: V, computedAt: number) => void;
 
 export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCache<V> {
   const onEvent = options.onEvent ?? (() => {});
@@ -159,6 +173,8 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     tracing,
   });
 
+  const renewListeners = new Set<RenewListener<V>>();
+
   function put(
     key: string,
     computed: Computed<V>,
@@ -176,6 +192,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
       lastAskedAt,
       refreshDueAt: warming.dueAfter(now, origin.policy),
     });
+    if (renewListeners.size > 0) for (const listener of renewListeners) listener(key, computed.value, now);
   }
 
   /** Marks `entry` of `key` just asked for: the most recently used, and worth warming. */
@@ -291,6 +308,17 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
       await Promise.all(Array.from({ length: Math.min(refreshWhereConcurrency, chosen.length) }, worker));
     },
     runWarming: () => warming.run(),
+    onRenew(listener) {
+      renewListeners.add(listener);
+      return () => void renewListeners.delete(listener);
+    },
+    markAsked(key) {
+      const entry = store.find(key);
+      const now = storeNow();
+      if (entry === undefined || !isLive(entry, now)) return false;
+      asked(key, entry, now);
+      return true;
+    },
     get size() {
       return store.size;
     },

@@ -10,6 +10,8 @@ import { defaultSharePerCaller } from "../cache/result-cache.js";
 import { defaultKeyFilePollMs } from "../auth/key-file.js";
 import { defaultRateLimit } from "../auth/rate-limiter.js";
 import { defaultMaxParameterLength } from "../endpoints/registry.js";
+import { defaultWatchBounds } from "../endpoints/watch-bounds.js";
+import { defaultTailPollMs } from "../endpoints/watch-hub.js";
 import { defaultAdmission } from "../executor/admission.js";
 import { defaultQueryTimeoutMs } from "../executor/query-executor.js";
 import { defaultLogLevel, logLevels } from "../observability/logger.js";
@@ -320,6 +322,36 @@ export const variables = {
     default: defaultMaxImportBytes,
     description:
       "largest NDJSON body of `POST /api/import/<table>`; a larger one is refused with `resource_exhausted` and nothing of it is inserted",
+  }),
+  MAX_WATCH_STREAMS: variable({
+    name: "MAX_WATCH_STREAMS",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultWatchBounds.maxStreams,
+    description: "watch streams open at once in all; one past it is refused with `resource_exhausted`",
+  }),
+  MAX_WATCH_STREAMS_PER_CALLER: variable({
+    name: "MAX_WATCH_STREAMS_PER_CALLER",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultWatchBounds.perCaller,
+    description:
+      "watch streams open at once for one key or token subject; one past it is refused with `resource_exhausted`",
+  }),
+  MAX_WATCH_STREAMS_PER_ADDRESS: variable({
+    name: "MAX_WATCH_STREAMS_PER_ADDRESS",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultWatchBounds.perAddress,
+    description: "watch streams open at once from one client address; one past it is refused with `resource_exhausted`",
+  }),
+  TAIL_POLL_SECONDS: variable({
+    name: "TAIL_POLL_SECONDS",
+    section: "Bounds",
+    parser: seconds(1),
+    default: defaultTailPollMs,
+    description:
+      "how often a watch of `logs.all` (live tail) asks for rows newer than it sent, one query per distinct call",
   }),
   MAX_PARAMETER_LENGTH: variable({
     name: "MAX_PARAMETER_LENGTH",

@@ -12,3 +12,8 @@ export type { BodyName } from "./kept-bodies.js";
 export { endpointTables } from "./endpoint-docs.js";
 export { resultColumnProblems } from "./result-columns.js";
 export type { Scope } from "./scope.js";
+export { createWatchHub, defaultTailPollMs } from "./watch-hub.js";
+export type { WatchContext, WatchHub, WatchHubOptions, WatchStream } from "./watch-hub.js";
+export type { WatchListener } from "./watch-delivery.js";
+export { createWatchBounds, defaultWatchBounds } from "./watch-bounds.js";
+export type { WatchBoundValues, WatchBounds } from "./watch-bounds.js";

@@ -7,6 +7,7 @@ import {
   type DescField,
   type DescMessage,
   type DescMethod,
+  type DescMethodServerStreaming,
   type DescService,
 } from "@bufbuild/protobuf";
 import {
@@ -22,6 +23,7 @@ import { cursorPlaceholders } from "./page-token.js";
 import { pagingProblems } from "./paging-checks.js";
 import { placeholderProblems } from "./sql-placeholders.js";
 import { tablesReadBy } from "./tables-read.js";
+import { isWatchMethod, watchMethodOf } from "./watch-methods.js";
 
 /** One request parameter: a string field of the request message and its rules. */
 export interface ParameterSpec {
@@ -45,10 +47,14 @@ export interface ParameterSpec {
 export interface Endpoint {
   definition: EndpointDefinition;
   service: DescService;
-  /** A unary method: the registry refuses any other kind. */
+  /** The unary method that runs it once: the registry refuses any other kind. */
   method: DescMethod;
   /** Full gRPC method name, `functions.v1.FunctionsService/GetInvocationStats`. */
   grpcMethod: string;
+  /** Its watch (watch-methods.ts): server streaming, named `Watch<X>` beside `Get<X>`; undefined when the service has none. */
+  watchMethod?: DescMethodServerStreaming;
+  /** Full gRPC name of the watch method, `usage.v1.UsageService/WatchApiCounts`. */
+  grpcWatchMethod?: string;
   parameters: readonly ParameterSpec[];
   /** The row message of the response's repeated `result` field. */
   rowSchema: DescMessage;
@@ -77,7 +83,8 @@ export interface EndpointRegistryOptions {
 }
 
 /**
- * Builds the registry. Throws when a method lacks the endpoint option, a name
+ * Builds the registry. Throws when a method lacks the endpoint option (a
+ * watch method, watch-methods.ts, goes with its saved query's), a name
  * or id repeats, a request field is not a string, the SQL's placeholders and
  * the request fields do not match one for one (`now` is the service's, and a
  * page token's are its cursor's), an allowed value of a parameter is not a
@@ -94,11 +101,13 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
 
   for (const service of options.services) {
     for (const method of service.methods) {
+      if (isWatchMethod(service, method)) continue;
       if (!hasOption(method, endpointOption)) {
         throw new Error(`${service.typeName}.${method.name} has no (endpoints.v1.endpoint) option`);
       }
       if (method.methodKind !== "unary") throw new Error(`${method.name}: saved queries are unary`);
       const definition = getOption(method, endpointOption);
+      const watchMethod = watchMethodOf(service, method);
       const sql = readSql(definition.name);
       const parameters = method.input.fields.map((field) => parameterSpec(field, maxLength));
       const problems = [
@@ -118,6 +127,9 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
         service,
         method,
         grpcMethod: `${service.typeName}/${method.name}`,
+        ...(watchMethod === undefined
+          ? {}
+          : { watchMethod, grpcWatchMethod: `${service.typeName}/${watchMethod.name}` }),
         parameters,
         rowSchema: rowSchemaOf(method.output),
         tablesRead: tablesReadBy(sql),

@@ -15,6 +15,8 @@ export interface Metrics {
   cacheEvents: SeriesCounter<"endpoint" | "event">;
   cacheEntries: Gauge;
   cacheBytes: Gauge;
+  /** Watch streams open now (WatchHubOptions.onOpenStreams). Warehouse queries by endpoint: warehouseQueryDuration's count. */
+  watchStreams: Gauge;
   /** Counts one call and its duration. Series are kept by label, so a repeated call allocates nothing. */
   recordCall(endpoint: string, protocol: string, code: string, seconds: number): void;
   /** Counts one result-cache event of an endpoint. */
@@ -91,6 +93,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     cacheEntries: new Gauge({ name: "sqe_cache_entries", help: "Results held in the cache.", registers }),
     cacheBytes: new Gauge({ name: "sqe_cache_bytes", help: "Bytes of results held in the cache.", registers }),
+    watchStreams: new Gauge({ name: "sqe_watch_streams", help: "Watch streams open.", registers }),
   };
   // endpoint -> protocol -> the call's series; Map lookups by strings the callers already hold.
   const calls = new Map<string, Map<string, { duration: HistogramSeries; codes: Map<string, CounterSeries> }>>();

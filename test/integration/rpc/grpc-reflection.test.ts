@@ -100,6 +100,7 @@ describe.each(["v1", "v1alpha"] as const)("reflection %s", (version) => {
     const service = registry.getService("functions.v1.FunctionsService")!;
     expect(service.methods.map((m) => [m.name, m.methodKind, m.input.typeName])).toEqual([
       ["GetInvocationStats", "unary", "functions.v1.GetInvocationStatsRequest"],
+      ["WatchInvocationStats", "server_streaming", "functions.v1.GetInvocationStatsRequest"],
     ]);
     expect((service.methods[0]!.input as DescMessage).fields.map((f) => f.name)).toEqual([
       "project",
@@ -231,6 +232,10 @@ describe("buf curl without --schema", () => {
         "usage.v1.UsageService/GetApiCounts",
         "logs.v1.LogsService/GetAllLogs",
         "calls.v1.CallsService/GetCallStats",
+        "functions.v1.FunctionsService/WatchInvocationStats",
+        "usage.v1.UsageService/WatchApiCounts",
+        "logs.v1.LogsService/WatchAllLogs",
+        "calls.v1.CallsService/WatchCallStats",
         "grpc.health.v1.Health/Check",
         "grpc.health.v1.Health/List",
         "grpc.health.v1.Health/Watch",

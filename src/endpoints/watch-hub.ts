@@ -1,0 +1,256 @@
+// Watch streams below the transport: every watcher of one key is fed by one
+// computation per refresh. A cached call's watchers share its cache entry
+// (the first message a hit or the key's single flight; later ones told by
+// the cache when it stores the key anew, sent only when the rows changed)
+// and keep it warm; a paged call (logs.all) is a live tail polled once per
+// key (watch-tail.ts); any other call is polled whole, once per key.
+import { randomUUID } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { ResultCache } from "../cache/index.js";
+import { defaultQueryTimeoutMs, type QueryExecutor } from "../executor/index.js";
+import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
+import type { EndpointResult, PreparedCall } from "./call-types.js";
+import type { ComputedResponse } from "./computed-response.js";
+import type { EndpointService } from "./endpoint-service.js";
+import { createWatchBounds, type WatchBoundValues, type WatchOpener } from "./watch-bounds.js";
+import { Delivery, type WatchListener } from "./watch-delivery.js";
+import { type TailMark, isAfter, markOfResult, markOfRow, mergeTail, rowsAfter, tailMessage } from "./watch-tail.js";
+
+/** TAIL_POLL_SECONDS's default, in milliseconds. */
+export const defaultTailPollMs = 2000;
+
+export interface WatchHubOptions {
+  service: EndpointService;
+  /** The service's result cache; without one every call is polled. */
+  cache?: ResultCache<ComputedResponse>;
+  /** Runs the tail polls (the service's executor). */
+  executor: QueryExecutor;
+  /** For the Age of results and tail messages. Default Date.now. */
+  clock?: Clock;
+  /** How often a tail (or an uncached call) is polled. Default 2,000 ms. */
+  tailPollMs?: number;
+  /** Deadline of one poll's queries. Default 30,000 ms. */
+  pollTimeoutMs?: number;
+  /** Default: watch-bounds.ts defaultWatchBounds. */
+  bounds?: WatchBoundValues;
+  /** Told the number of open streams after each change (a gauge). Default: nothing. */
+  onOpenStreams?: (open: number) => void;
+  /** Default: silent. */
+  logger?: Logger;
+}
+
+/** Who watches: the caller served, its request id, and its address for the bounds. */
+export interface WatchContext extends WatchOpener {
+  requestId?: string;
+}
+
+/** The transport's handle of one stream. */
+export interface WatchStream {
+  /** The writer has room again: the newest message held meanwhile goes now. */
+  drained(): void;
+  /** The transport is done with the stream (client gone, deadline): nothing more is sent, `end` is not called. */
+  close(): void;
+}
+
+export interface WatchHub {
+  /**
+   * Opens a stream of `call`'s results for `listener`. Throws RESOURCE_EXHAUSTED
+   * past a bound, UNAVAILABLE once the hub is closed. The first message is
+   * sent soon after (never within this call); an error computing it ends the
+   * stream through `listener.end`.
+   */
+  watch(call: PreparedCall, context: WatchContext, listener: WatchListener): WatchStream;
+  /** Polls every tail and uncached key now; resolves when the polls end. */
+  pollNow(): Promise<void>;
+  /** Streams open now. */
+  readonly open: number;
+  /** Ends every stream with UNAVAILABLE and refuses new ones. */
+  close(): void;
+}
+
+/** The watchers of one key and how they are fed. */
+interface Group {
+  key: string;
+  call: PreparedCall;
+  kind: "cached" | "tail" | "polled";
+  tenant: string;
+  members: Set<Member>;
+  timer?: NodeJS.Timeout;
+  polling?: Promise<void>;
+}
+
+interface Member {
+  delivery: Delivery;
+  /** For a tail: the newest row sent; undefined until its first message. */
+  mark?: TailMark;
+  /** For a tail: its first message was sent. */
+  ready: boolean;
+}
+
+export function createWatchHub(options: WatchHubOptions): WatchHub {
+  const { service, cache, executor } = options;
+  const clock = options.clock ?? systemClock;
+  const tailPollMs = options.tailPollMs ?? defaultTailPollMs;
+  const pollTimeoutMs = options.pollTimeoutMs ?? defaultQueryTimeoutMs;
+  const logger = options.logger ?? silentLogger;
+  const bounds = createWatchBounds(options.bounds);
+  const onOpenStreams = options.onOpenStreams ?? (() => {});
+  const groups = new Map<string, Group>();
+  let closed = false;
+
+  const stopRenewals = cache?.onRenew((key, value) => {
+    const group = groups.get(key);
+    if (group === undefined) return;
+    const result = resultOf(group.call, value);
+    for (const member of group.members) member.delivery.offerResult(result);
+    // Watched counts as asked: warming keeps refreshing the key.
+    cache.markAsked(key);
+  });
+
+  function resultOf(call: PreparedCall, value: ComputedResponse): EndpointResult {
+    const { computedAt } = value.computation;
+    const ttlSeconds = (call.cacheEntry?.policy.ttlMs ?? 0) / 1000;
+    const ageSeconds = Math.max(0, Math.floor((clock() - computedAt) / 1000));
+    const { message, json, body, keepBody, rowsTag, computation } = value;
+    return {
+      message,
+      json,
+      body,
+      keepBody,
+      rowsTag,
+      computation,
+      cache: { status: "HIT", ageSeconds, computedAt, ttlSeconds },
+    };
+  }
+
+  function groupOf(call: PreparedCall, tenant: string): Group {
+    const kind =
+      call.cacheEntry !== undefined && cache !== undefined ? "cached" : call.page !== undefined ? "tail" : "polled";
+    // A cached result is the same for every caller; a polled one runs as its caller (page tokens, fair turns).
+    const key =
+      kind === "cached"
+        ? call.cacheEntry!.key
+        : `${kind}\n${call.endpoint.definition.name}\n${JSON.stringify(call.queryParams)}\n${JSON.stringify(call.readLimits ?? null)}\n${tenant}`;
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { key, call, kind, tenant, members: new Set() };
+      groups.set(key, group);
+      if (kind !== "cached") schedule(group);
+    }
+    return group;
+  }
+
+  function schedule(group: Group) {
+    group.timer = setTimeout(() => {
+      group.polling = poll(group).finally(() => {
+        group.polling = undefined;
+        if (groups.get(group.key) === group) schedule(group);
+      });
+    }, tailPollMs);
+    group.timer.unref?.();
+  }
+
+  const pollOptions = (group: Group) => ({
+    timeoutMs: pollTimeoutMs,
+    requestId: `watch-${randomUUID()}`,
+    tenant: group.tenant,
+  });
+
+  async function poll(group: Group): Promise<void> {
+    try {
+      if (group.kind === "polled") {
+        const result = await service.execute(group.call, pollOptions(group));
+        for (const member of group.members) member.delivery.offerResult(result);
+        return;
+      }
+      const ready = [...group.members].filter((m) => m.ready);
+      if (ready.length === 0) return;
+      // The oldest mark among the watchers: rows past it are new to one of them at least.
+      let floor = ready[0]!.mark;
+      for (const member of ready) if (floor !== undefined && !isAfter(member.mark ?? floor, floor)) floor = member.mark;
+      const rows = await rowsAfter(executor, group.call, floor, pollOptions(group));
+      const computedAt = clock();
+      for (const member of ready) {
+        const mine = rows.filter((row) => isAfter(markOfRow(row), member.mark));
+        if (mine.length === 0) continue;
+        const message = tailMessage(group.call, mine, computedAt);
+        for (const row of mine) if (isAfter(markOfRow(row), member.mark)) member.mark = markOfRow(row);
+        member.delivery.offerRows(message, (held, next) => mergeTail(group.call, held, next));
+      }
+    } catch (error) {
+      logger.warn("watch poll failed", { endpoint: group.call.endpoint.definition.name, error });
+    }
+  }
+
+  async function first(group: Group, member: Member, call: PreparedCall, context: WatchContext) {
+    try {
+      const result =
+        service.peek(call, context.tenant) ??
+        (await service.execute(call, { tenant: context.tenant, requestId: context.requestId }));
+      if (group.kind === "tail") {
+        member.mark = markOfResult(result);
+        member.ready = true;
+        member.delivery.offerResult(result);
+        return;
+      }
+      // A renewal told meanwhile is newer than this result.
+      if (!member.delivery.started) member.delivery.offerResult(result);
+      if (group.kind === "cached") cache?.markAsked(group.key);
+    } catch (error) {
+      member.delivery.end(ConnectError.from(error));
+    }
+  }
+
+  const hub: WatchHub = {
+    watch(call, context, listener) {
+      if (closed) throw new ConnectError("the service is shutting down", Code.Unavailable);
+      const release = bounds.admit(context);
+      onOpenStreams(bounds.open);
+      const tenant = context.tenant ?? "";
+      const group = groupOf(call, tenant);
+      const delivery = new Delivery({
+        next: (result) => listener.next(result),
+        end: (error) => {
+          leave();
+          listener.end(error);
+        },
+      });
+      const member: Member = { delivery, ready: false };
+      group.members.add(member);
+      const leave = () => {
+        if (!group.members.delete(member)) return;
+        release();
+        onOpenStreams(bounds.open);
+        if (group.members.size === 0 && groups.get(group.key) === group) {
+          groups.delete(group.key);
+          clearTimeout(group.timer);
+        }
+      };
+      queueMicrotask(() => void first(group, member, call, context));
+      return {
+        drained: () => delivery.drained(),
+        close() {
+          delivery.stop();
+          leave();
+        },
+      };
+    },
+    async pollNow() {
+      await Promise.all([...groups.values()].filter((g) => g.kind !== "cached").map((g) => g.polling ?? poll(g)));
+    },
+    get open() {
+      return bounds.open;
+    },
+    close() {
+      closed = true;
+      stopRenewals?.();
+      const unavailable = new ConnectError("the service is shutting down", Code.Unavailable);
+      for (const group of [...groups.values()]) {
+        clearTimeout(group.timer);
+        for (const member of [...group.members]) member.delivery.end(unavailable);
+      }
+      groups.clear();
+    },
+  };
+  return hub;
+}
