@@ -9,9 +9,11 @@ import type { TokenVerifierOptions } from "../auth/index.js";
 import type { ResultCache } from "../cache/index.js";
 import {
   createEndpointRegistry,
+  createWatchHub,
   savedQueryServices,
   type ComputedResponse,
   type EndpointRegistry,
+  type WatchBoundValues,
 } from "../endpoints/index.js";
 import { defaultQueryTimeoutMs, type ReadLimitValues } from "../executor/index.js";
 import {
@@ -129,6 +131,8 @@ export interface AppOptions {
   keylessRateLimit?: { perSecond: number; burst: number };
   /** Largest body of POST /api/import/<table> (MAX_IMPORT_BYTES). Default 16 MiB. */
   maxImportBytes?: number;
+  /** Watch streams: the tail poll period, the bounds (watch-bounds.ts) and the SSE heartbeat period. Default: theirs. */
+  watch?: { tailPollMs?: number; bounds?: WatchBoundValues; heartbeatMs?: number };
   /** How long the /metrics text is reused. Default 1000 ms. */
   metricsReuseMs?: number;
   /** Whether the API port serves /metrics (false: `App.scrape` is served elsewhere, METRICS_ADDRESS). Default true. */
@@ -176,7 +180,7 @@ export function createApp(options: AppOptions): App {
     maxParameterLength: options.maxParameterLength,
   });
   const staleIfErrorSeconds = Math.floor((options.staleIfErrorMs ?? defaultAppLimits.staleIfErrorMs) / 1000);
-  const { cache, service } = createQueryPath({
+  const { cache, service, executor } = createQueryPath({
     warehouse: options.warehouse,
     registry,
     metrics,
@@ -236,6 +240,16 @@ export function createApp(options: AppOptions): App {
     trustedProxies: options.trustedProxies,
     clock,
   });
+  const watchHub = createWatchHub({
+    service,
+    cache,
+    executor,
+    clock,
+    tailPollMs: options.watch?.tailPollMs,
+    bounds: options.watch?.bounds,
+    onOpenStreams: (open) => metrics.watchStreams.set(open),
+    logger,
+  });
   const httpRoutes = createHttpRoutes({
     registry,
     service,
@@ -251,6 +265,8 @@ export function createApp(options: AppOptions): App {
     record,
     keylessLimit,
     imports: { client: options.warehouse.client, cache, maxBytes: options.maxImportBytes ?? defaultMaxImportBytes },
+    watchHub,
+    heartbeatMs: options.watch?.heartbeatMs,
   });
   const rpc = createRpcStack({
     registry,
@@ -313,9 +329,13 @@ export function createApp(options: AppOptions): App {
     scrape,
     callLog,
     reloadCredentials: () => authentication.reloadKeyFile(),
-    endStreams: () => rpc.endStreams(),
+    endStreams: () => {
+      rpc.endStreams();
+      watchHub.close();
+    },
     close: () => {
       rpc.endStreams();
+      watchHub.close();
       cache.close();
       authentication.close();
     },

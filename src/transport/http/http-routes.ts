@@ -7,7 +7,7 @@
 // length and of the methods, and the authentication of the keyed routes.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Authenticator } from "../../auth/index.js";
-import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
+import type { EndpointRegistry, EndpointService, WatchHub } from "../../endpoints/index.js";
 import { createMetricsScrape, type Logger, type Metrics, type MetricsScrape } from "../../observability/index.js";
 import {
   type AuthenticatedSteps,
@@ -24,6 +24,7 @@ import {
 } from "../node-http/index.js";
 import { createDocumentRoutes } from "./document-routes.js";
 import { createEndpointCalls, type HttpCallObserver } from "./endpoint-call.js";
+import { createEventStreams } from "./event-stream.js";
 import { createImportRoute, type ImportRouteOptions } from "./import-route.js";
 import { sendError } from "./error-body.js";
 import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
@@ -58,6 +59,10 @@ export interface HttpRoutesOptions {
   serveMetrics?: boolean;
   /** What POST /api/import/<table> needs (import-route.ts); without it the route is not served. Default: none. */
   imports?: Omit<ImportRouteOptions, "registry" | "logger">;
+  /** Feeds GETs asking for text/event-stream (event-stream.ts); without it they are answered as JSON. Default: none. */
+  watchHub?: WatchHub;
+  /** The event streams' heartbeat period. Default 15,000 ms. */
+  heartbeatMs?: number;
 }
 
 export interface HttpRoutes {
@@ -81,6 +86,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const savedQuery = createSavedQueryRoute({
     ...options,
     calls: createEndpointCalls(options),
+    eventStreams: options.watchHub && createEventStreams({ hub: options.watchHub, heartbeatMs: options.heartbeatMs }),
     refuse,
   });
 

@@ -6,7 +6,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Authenticator, type Credential, isScopedFor } from "../../auth/index.js";
 import { type FieldViolation, fieldViolationsOf, invalidArgument } from "../../errors/index.js";
-import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
+import type { Endpoint, EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import type { Logger } from "../../observability/index.js";
 import {
   type AuthenticatedSteps,
@@ -18,6 +18,7 @@ import {
   queryOf,
 } from "../node-http/index.js";
 import type { EndpointCalls, GetCall } from "./endpoint-call.js";
+import { asksEventStream, type EventStreams } from "./event-stream.js";
 import { sendError } from "./error-body.js";
 import { requestFromQueryString } from "./query-string.js";
 
@@ -27,6 +28,8 @@ export interface SavedQueryRouteOptions {
   authenticate: Authenticator;
   logger: Logger;
   calls: EndpointCalls;
+  /** Serves GETs asking for text/event-stream; without it they are answered as any GET. Default: none. */
+  eventStreams?: EventStreams;
   /** Answers a refused authentication, counted as the routes count refusals. */
   refuse(call: Call, error: unknown): void;
 }
@@ -39,7 +42,7 @@ export interface SavedQueryRoute {
 }
 
 export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQueryRoute {
-  const { registry, service, calls } = options;
+  const { registry, service, calls, eventStreams } = options;
   const preparedCalls = createPreparedCalls();
 
   function serve(call: Call, credential: Credential): void {
@@ -63,7 +66,16 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
     // Each page's target is new, so calls with a page token are not kept.
     if (!isScopedFor(credential, endpoint) && prepared.page?.token === undefined) preparedCalls.remember(url, prepared);
     call.prepared = prepared;
+    if (eventStreams !== undefined && asksEventStream(call)) return openEventStream(call, endpoint);
     calls.answer(call);
+  }
+
+  function openEventStream(call: Call, endpoint: Endpoint): void {
+    try {
+      eventStreams!.serve(call);
+    } catch (error) {
+      calls.reject(call, endpoint, error);
+    }
   }
 
   /** After a known call's authentication: a hit, its caller unscoped, in one write; the rest as a first call. */
@@ -80,6 +92,7 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
     servedKnown(call) {
       const method = call.head.method;
       if (method !== "GET" && method !== "HEAD") return false;
+      if (eventStreams !== undefined && asksEventStream(call)) return false;
       const known = preparedCalls.find(call.head.url ?? "/");
       if (known === undefined) return false;
       call.prepared = known;
