@@ -4,7 +4,7 @@
 // and whose data is that GET's JSON body, on one line; a comment keeps idle
 // connections (and the proxies between) open. The writer's backpressure is
 // the hub's: a full response makes it hold the newest result only.
-import { ConnectError } from "@connectrpc/connect";
+import type { ConnectError } from "@connectrpc/connect";
 import type { EndpointResult, WatchHub, WatchStream } from "../../endpoints/index.js";
 import { type Call, cacheHeaders, type HttpResponse, varyCredential } from "../node-http/index.js";
 import { errorResponse } from "./error-body.js";
