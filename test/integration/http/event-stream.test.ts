@@ -4,7 +4,8 @@
 // posted to the import route arrive as the next event (the tail's new rows
 // only, for logs.all); a reconnect naming the current tag is not sent it
 // again; the key, parameters and watch bounds are checked as for a GET; idle
-// streams get heartbeats, and a shutdown ends them with `unavailable`.
+// streams get heartbeats, a client that stops reading is stopped by the
+// unsent-bytes bounds, and a shutdown ends streams with `unavailable`.
 import { type ChildProcess, spawn } from "node:child_process";
 import { connect } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -172,10 +173,10 @@ async function importRows(count: number): Promise<string[]> {
   return ids;
 }
 
-/** Waits until the server counts no open watch stream (the last test's clients gone). */
-async function noStreamsOpen() {
+/** Waits until `on` counts no open watch stream (the last test's clients gone). */
+async function noStreamsOpen(on: TestServer = server) {
   for (let i = 0; i < 100; i += 1) {
-    const gauge = await server.app.metrics.watchStreams.get();
+    const gauge = await on.app.metrics.watchStreams.get();
     if ((gauge.values[0]?.value ?? 0) === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -333,5 +334,30 @@ describe("GET with Accept: text/event-stream", () => {
     expect(JSON.parse(last!.data).error.code).toBe("unavailable");
     await stream.events.next(1_000);
     expect(stream.events.ended).toBe(true);
+  });
+});
+
+describe("an event stream whose client stops reading", () => {
+  let stalled: TestServer;
+  beforeAll(async () => {
+    stalled = await startTestServer(warehouse, NOW, {}, { unsentBytes: { stallTimeoutMs: 200 } });
+  });
+  afterAll(async () => {
+    await stalled?.close();
+  });
+
+  it("is stopped by the unsent-bytes bounds, and its watch closed", async () => {
+    // A 16-byte window the client never opens: the first event stays queued on the server.
+    const session = connect(stalled.url, { settings: { initialWindowSize: 16 } });
+    try {
+      const request = session.request({ ":path": apiCounts, accept: "text/event-stream", "x-api-key": TEST_API_KEY });
+      request.pause();
+      const closed = new Promise<number>((resolve) => request.once("close", () => resolve(request.rstCode)));
+      request.on("error", () => {});
+      expect(await closed).not.toBe(0);
+      await noStreamsOpen(stalled);
+    } finally {
+      session.destroy();
+    }
   });
 });
