@@ -23,7 +23,11 @@ interface Request {
 }
 
 /** Listens to `input` and calls `load` for its key as described above. */
-export function createKeyListing(input: HTMLInputElement, load: LoadListing, options: KeyListingOptions = {}): KeyListing {
+export function createKeyListing(
+  input: HTMLInputElement,
+  load: LoadListing,
+  options: KeyListingOptions = {},
+): KeyListing {
   const delayMs = options.delayMs ?? 300;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let controller: AbortController | undefined;
