@@ -6,6 +6,7 @@ import "uplot/dist/uPlot.min.css";
 import "./explorer.css";
 import { type CallResult, callEndpoint } from "./calls.js";
 import { bufCurlCommand, curlCommand } from "./copy-commands.js";
+import { createKeyListing } from "./key-listing.js";
 import { fetchListing, type ListedEndpoint } from "./listing.js";
 import { buildParameterForm, type ParameterForm } from "./parameter-form.js";
 import { showTable } from "./results-table.js";
@@ -49,30 +50,37 @@ function currentCall() {
   return { endpoint, parameters, transport: transportSelect.value as TransportName, key: keyInput.value.trim() };
 }
 
-async function loadListing(): Promise<void> {
-  const key = keyInput.value.trim();
+/** Shows the listing of `key`; an aborted request (a newer key was typed) changes nothing. */
+async function loadListing(key: string, signal: AbortSignal): Promise<boolean> {
   storeKey(key);
   if (key === "") {
     endpoints = [];
     endpointSelect.replaceChildren();
     endpointSelect.disabled = true;
-    return say("Type an API key to list the saved queries it may call.", "idle");
+    say("Type an API key to list the saved queries it may call.", "idle");
+    return true;
   }
   say("Loading the saved queries…", "busy");
+  let listed: ListedEndpoint[];
   try {
-    endpoints = await fetchListing(key);
+    listed = await fetchListing(key, signal);
   } catch (error) {
+    if (signal.aborted) return true;
     endpoints = [];
     endpointSelect.replaceChildren();
     endpointSelect.disabled = true;
-    return say(`The listing was refused: ${(error as Error).message}`, "error");
+    say(`The listing was refused: ${(error as Error).message}`, "error");
+    return false;
   }
+  if (signal.aborted) return true;
+  endpoints = listed;
   const previous = endpointSelect.value || initial.endpoint;
   endpointSelect.replaceChildren(...endpoints.map((e) => new Option(e.name, e.name)));
   endpointSelect.disabled = endpoints.length === 0;
   if (endpoints.some((e) => e.name === previous)) endpointSelect.value = previous;
   chooseEndpoint(endpointSelect.value === initial.endpoint ? initial.parameters : {});
   say(`${endpoints.length} saved ${endpoints.length === 1 ? "query" : "queries"} for this key.`, "idle");
+  return true;
 }
 
 function chooseEndpoint(values: Record<string, string>): void {
@@ -82,7 +90,7 @@ function chooseEndpoint(values: Record<string, string>): void {
 }
 
 async function run(): Promise<void> {
-  if (endpoints.length === 0) await loadListing();
+  await listing.now();
   const call = currentCall();
   if (call.endpoint === undefined) return;
   history.replaceState(null, "", hashOfView({ ...call, endpoint: call.endpoint.name }));
@@ -162,7 +170,7 @@ async function copy(make: typeof curlCommand, button: HTMLButtonElement): Promis
 
 keyInput.value = storedKey();
 transportSelect.value = initial.transport;
-keyInput.addEventListener("change", () => void loadListing());
+const listing = createKeyListing(keyInput, loadListing);
 endpointSelect.addEventListener("change", () => chooseEndpoint({}));
 form.addEventListener("submit", (event) => {
   event.preventDefault();
@@ -171,7 +179,7 @@ form.addEventListener("submit", (event) => {
 copyCurl.addEventListener("click", () => void copy(curlCommand, copyCurl));
 copyBufCurl.addEventListener("click", () => void copy(bufCurlCommand, copyBufCurl));
 document.body.dataset.ready = "true";
-void loadListing().then(() => {
+void listing.now().then(() => {
   // A shared view with its key already in this tab runs at once.
   if (initial.endpoint !== "" && chosen()?.name === initial.endpoint) void run();
 });

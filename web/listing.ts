@@ -22,8 +22,11 @@ export interface ListedParameter {
 }
 
 /** The listing for `key`; a refusal is thrown as an Error with the service's code and message. */
-export async function fetchListing(key: string): Promise<ListedEndpoint[]> {
-  const response = await fetch("api/endpoints", { headers: { "x-api-key": key, accept: "application/json" } });
+export async function fetchListing(key: string, signal?: AbortSignal): Promise<ListedEndpoint[]> {
+  const response = await fetch("api/endpoints", {
+    headers: { "x-api-key": key, accept: "application/json" },
+    signal,
+  });
   const body = (await response.json().catch(() => ({}))) as {
     result?: ListedEndpoint[];
     error?: { code: string; message: string };

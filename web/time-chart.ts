@@ -2,6 +2,8 @@
 // the x axis, one series per numeric column, drawn by uPlot on a canvas
 // (small, fast with thousands of points, no dependencies; docs/explorer.md).
 // The chart is an image to assistive technology, named after the saved query.
+// Durations and counts run to different sizes, so when a result has both,
+// counts get their own scale and a right-hand axis instead of lying along zero.
 import uPlot from "uplot";
 import type { Row } from "./calls.js";
 
@@ -12,6 +14,11 @@ export function chartableColumns(rows: readonly Row[]): string[] {
   const first = rows[0];
   if (first === undefined || typeof first.timestamp !== "string") return [];
   return Object.keys(first).filter((name) => name !== "timestamp" && typeof first[name] === "number");
+}
+
+/** True for a column that holds a duration (`avg_execution_time`, `p95_duration_ms`); the rest are counted. */
+export function isDuration(column: string): boolean {
+  return /(_time|_ms|duration)$/.test(column);
 }
 
 let current: uPlot | undefined;
@@ -47,25 +54,33 @@ export function showChart(container: HTMLElement, rows: readonly Row[], endpoint
       });
     }),
   ];
+  const durations = bySeries.filter(({ column }) => isDuration(column));
+  const counted = bySeries.filter(({ column }) => !isDuration(column));
+  const twoAxes = durations.length > 0 && counted.length > 0;
+  const named = (series: typeof bySeries) => series.map(({ label }) => label).join(", ");
   const figure = document.createElement("div");
   figure.className = "chart";
   figure.setAttribute("role", "img");
   figure.setAttribute(
     "aria-label",
-    `${endpoint}: ${bySeries.map((series) => series.label).join(", ")} over time, ${xs.length} points (the table below holds the values)`,
+    `${endpoint}: ${twoAxes ? `${named(durations)} (ms, left axis), ${named(counted)} (right axis)` : named(bySeries)} over time, ${xs.length} points (the table below holds the values)`,
   );
   container.append(figure);
   current = new uPlot(
     {
       width: Math.max(320, container.clientWidth || 800),
       height: 300,
-      scales: { x: { time: true } },
+      scales: twoAxes ? { x: { time: true }, y: {}, count: {} } : { x: { time: true } },
+      axes: twoAxes
+        ? [{}, { scale: "y", label: "ms" }, { scale: "count", side: 1, label: "count", grid: { show: false } }]
+        : undefined,
       // UTC, as the rows' timestamps are.
       tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), "Etc/UTC"),
       series: [
         { label: "time (UTC)" },
-        ...bySeries.map(({ label }, i) => ({
+        ...bySeries.map(({ label, column }, i) => ({
           label,
+          scale: twoAxes && !isDuration(column) ? "count" : "y",
           stroke: palette[i % palette.length],
           width: 1.5,
           points: { show: xs.length <= 60 },

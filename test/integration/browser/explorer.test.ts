@@ -149,6 +149,53 @@ describe.skipIf(skip)("the explorer in Chromium", () => {
     expect(listed).toEqual(["functions.invocation-stats", "usage.api-counts", "logs.all", "service.call-stats"]);
   });
 
+  /** A second page on the explorer, with nothing typed. */
+  async function freshPage(): Promise<{ page: Page; errors: string[] }> {
+    const opened = await browser.newPage();
+    await opened.page.goto(`${server.url}/`);
+    await opened.page.waitForSelector("body[data-ready]");
+    return opened;
+  }
+  const listedOn = (on: Page) => on.$$eval("#endpoint option", (options) => options.map((o) => o.textContent));
+
+  it("lists the saved queries as the key is typed, while the key field keeps the focus", async () => {
+    const { page: typing, errors: typingErrors } = await freshPage();
+    await typing.type("#key", TEST_API_KEY);
+    await typing.waitForFunction(() => document.querySelectorAll("#endpoint option").length > 0, { timeout: 5_000 });
+    expect(await typing.evaluate(() => document.activeElement?.id)).toBe("key");
+    expect(await listedOn(typing)).toEqual(await listedOn(page));
+    await typing.select("#endpoint", "usage.api-counts");
+    expect(await typing.$$eval("#parameters .field label", (labels) => labels.map((l) => l.textContent))).toEqual([
+      "project",
+      "interval",
+    ]);
+    expect(typing.url()).not.toContain(TEST_API_KEY);
+    expect(await typing.evaluate(() => localStorage.length)).toBe(0);
+    await typing.close();
+    await page.bringToFront();
+    expect(typingErrors).toEqual([]);
+  });
+
+  it("never lets a slow answer for an older key replace the listing of the newer one", async () => {
+    const { page: typing } = await freshPage();
+    await typing.setRequestInterception(true);
+    typing.on("request", (request) => {
+      const slow = request.headers()["x-api-key"] === "an-older-key";
+      setTimeout(() => void request.continue().catch(() => {}), slow ? 1_500 : 0);
+    });
+    await typing.type("#key", "an-older-key");
+    await typing.waitForFunction(() => document.querySelector("#status")?.getAttribute("data-state") === "busy");
+    await typing.$eval("#key", (input) => ((input as HTMLInputElement).value = ""));
+    await typing.type("#key", TEST_API_KEY);
+    await typing.waitForFunction(() => document.querySelectorAll("#endpoint option").length > 0, { timeout: 5_000 });
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // past the older answer's delay
+    const listed = await listedOn(page);
+    expect(await listedOn(typing)).toEqual(listed);
+    expect(await typing.$eval("#status", (p) => p.textContent)).toBe(`${listed.length} saved queries for this key.`);
+    await typing.close();
+    await page.bringToFront();
+  });
+
   it("builds the form from the listing: required marks, allowed values as choices, defaults shown", async () => {
     await (await byName("combobox", "Endpoint"))!.select("functions.invocation-stats");
     const interval = await byName("combobox", "interval");
@@ -202,6 +249,21 @@ describe.skipIf(skip)("the explorer in Chromium", () => {
     expect(drawn[0]!.width).toBeGreaterThan(300);
     expect(drawn[0]!.painted).toBeGreaterThan(1_000);
     expect(await chart!.evaluate((e) => e.getAttribute("aria-label"))).toContain("count");
+    expect(await chart!.evaluate((e) => e.getAttribute("aria-label"))).toContain(
+      "p99_execution_time (ms, left axis), count, error_count (right axis) over time",
+    );
+    // uPlot places one box per axis: the x axis below, milliseconds left of the plot, counts right of it.
+    const boxes = await chart!.evaluate((figure) => {
+      const box = (e: Element) => {
+        const { left, right, top, bottom } = e.getBoundingClientRect();
+        return { left, right, top, bottom };
+      };
+      return { plot: box(figure.querySelector(".u-over")!), axes: [...figure.querySelectorAll(".u-axis")].map(box) };
+    });
+    expect(boxes.axes).toHaveLength(3);
+    expect(boxes.axes.filter((axis) => axis.top >= boxes.plot.bottom)).toHaveLength(1);
+    expect(boxes.axes.filter((axis) => axis.right <= boxes.plot.left)).toHaveLength(1);
+    expect(boxes.axes.filter((axis) => axis.left >= boxes.plot.right)).toHaveLength(1);
     if (process.env.SCREENSHOTS === "1") {
       await page.screenshot({ path: join(import.meta.dirname, "../../../docs/explorer.png"), fullPage: false });
     }
