@@ -108,15 +108,18 @@ async function measureCountedMemory(context: BenchContext, report: Report): Prom
     const text = await (await fetch(`${service.url}/metrics`)).text();
     return Number(/^sqe_cache_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
   };
-  const calls = formsCalls(keys + 1);
-  // Warm-up: code, pools and the first entry's structures, asked again and again.
-  for (let i = 0; i < 20; i++) await askEveryForm(service.url, context.key, calls[keys]!);
+  // Warm-up: code and pools, by every form of the first project's keys, asked again and again.
+  const warmUp = 5;
+  const calls = formsCalls(warmUp + keys);
+  for (let round = 0; round < 10; round++) {
+    for (const call of calls.slice(0, warmUp)) await askEveryForm(service.url, context.key, call);
+  }
   const idle = await memoryAfterGc(service.pid, file);
   const idleBytes = await cacheBytes();
-  let next = 0;
+  let next = warmUp;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
-      while (next < keys) await askEveryForm(service.url, context.key, calls[next++]!);
+      while (next < calls.length) await askEveryForm(service.url, context.key, calls[next++]!);
     }),
   );
   const filled = await memoryAfterGc(service.pid, file);
