@@ -59,7 +59,7 @@ export async function askEveryForm(url: string, key: string, call: FormsCall): P
     const response = await fetch(`${url}${form.path}`, {
       method: form.method,
       headers: { ...form.headers, "x-api-key": key },
-      body: form.body,
+      body: form.body === undefined ? undefined : new Uint8Array(form.body),
     });
     await response.arrayBuffer();
     if (response.status !== 200) throw new Error(`${form.method} ${form.path} got ${response.status}`);
