@@ -27,8 +27,9 @@ export interface ResultCacheOptions {
   maxBytes?: number;
   /**
    * What an entry costs besides its value and key: the entry, its slots in the
-   * store and the recency map, its refresh closure and the prepared call it
-   * keeps. Default 2,048 bytes, from a measurement (docs/reliability.md).
+   * store, the recency order and its tenant's share, its refresh closure and
+   * the prepared call it keeps (its request and parameters as strings).
+   * Default 4,096 bytes, what the bench's memory section finds an entry holds.
    */
   entryOverheadBytes?: number;
   /**
@@ -148,7 +149,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     maxEntries,
     maxBytes,
     share: { entries: maxEntries * share, bytes: maxBytes * share },
-    entryOverheadBytes: options.entryOverheadBytes ?? 2048,
+    entryOverheadBytes: options.entryOverheadBytes ?? 4096,
     onEvent,
     onSize: options.onSize ?? (() => {}),
   });

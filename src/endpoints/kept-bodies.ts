@@ -37,10 +37,14 @@ export class KeptBodies {
 }
 
 /** What the map of kept bodies costs once made. */
-const keptBodiesOverheadBytes = 256;
+export const keptBodiesOverheadBytes = 256;
 
-/** What a kept body costs besides the memory it keeps alive: its Buffer and ArrayBuffer objects and its slot. */
-const keptBodyOverheadBytes = 256;
+/**
+ * What a kept body costs besides the memory it keeps alive: its Buffer and
+ * ArrayBuffer objects, the backing store's record, its slot, and the
+ * validator the transport keeps for its form.
+ */
+export const keptBodyOverheadBytes = 320;
 
 /** The memory `body`, kept under `name`, keeps alive: the whole ArrayBuffer it views, not only its length. */
 const retainedBytes = (name: BodyName, body: Buffer) =>
