@@ -9,9 +9,12 @@ import type { TokenVerifierOptions } from "../auth/index.js";
 import type { ResultCache } from "../cache/index.js";
 import {
   createEndpointRegistry,
+  createWatchHub,
   savedQueryServices,
   type ComputedResponse,
   type EndpointRegistry,
+  type WatchBoundValues,
+  type WatchHub,
 } from "../endpoints/index.js";
 import { defaultQueryTimeoutMs, type ReadLimitValues } from "../executor/index.js";
 import {
@@ -141,6 +144,8 @@ export interface AppOptions {
    * the warehouse's client. Default: off.
    */
   callLog?: { enabled?: boolean; flushMs?: number; maxRows?: number };
+  /** Watch streams: their bounds (MAX_WATCH_STREAMS*) and how often a tail is polled (TAIL_POLL_SECONDS). Default 10,000, 100, 100 and 2000 ms. */
+  watch?: { bounds?: WatchBoundValues; tailPollMs?: number };
 }
 
 export interface App {
@@ -154,7 +159,9 @@ export interface App {
   scrape: MetricsScrape;
   /** Reads the key file again (SIGHUP); false, with the keys in force kept, when it does not read. */
   reloadCredentials(): boolean;
-  /** Ends long-lived calls (gRPC health Watch) so that a shutdown need not wait for them. */
+  /** Feeds every watch stream (the RPC watch methods, Server-Sent Events); closed by `endStreams`. */
+  watchHub: WatchHub;
+  /** Ends long-lived calls (gRPC health Watch, watch streams with UNAVAILABLE) so that a shutdown need not wait for them. */
   endStreams(): void;
   /** Stops background work (cache warming) and ends long-lived calls. */
   close(): void;
@@ -176,7 +183,7 @@ export function createApp(options: AppOptions): App {
     maxParameterLength: options.maxParameterLength,
   });
   const staleIfErrorSeconds = Math.floor((options.staleIfErrorMs ?? defaultAppLimits.staleIfErrorMs) / 1000);
-  const { cache, service } = createQueryPath({
+  const { cache, service, executor } = createQueryPath({
     warehouse: options.warehouse,
     registry,
     metrics,
@@ -216,6 +223,17 @@ export function createApp(options: AppOptions): App {
     tracing,
   });
   const { authenticate } = authentication;
+  const watchHub = createWatchHub({
+    service,
+    cache,
+    executor,
+    clock,
+    tailPollMs: options.watch?.tailPollMs,
+    pollTimeoutMs: maxQueryMs,
+    bounds: options.watch?.bounds,
+    onOpenStreams: (open) => metrics.watchStreams.set(open),
+    logger,
+  });
   // With traces, the end of each call (or its refusal) tells its span the code.
   const observe =
     tracing === undefined ? undefined : ({ code }: { code: string }) => recordCallOutcome(tracing, { code });
@@ -274,10 +292,14 @@ export function createApp(options: AppOptions): App {
     // A traced call's span must stay current while its body is read, which the fast path's reading does not keep.
     fastPath: tracing === undefined && options.rpcFastPath !== false,
     record,
+    watchHub,
+    revocableKeys: authentication.revocableKeys,
   });
   // The route of each call, decided once from its target: the GET API's routes skip the Connect router's lookup, they
   // are the hot path of plain HTTP callers; the explorer page sits beside the RPC stack.
-  const routeOf = createRouteOf(new Set(registry.endpoints.map((e) => `/${e.grpcMethod}`)));
+  const routeOf = createRouteOf(
+    new Set(registry.endpoints.flatMap((e) => [e.grpcMethod, ...(e.grpcWatchMethod ? [e.grpcWatchMethod] : [])]).map((m) => `/${m}`)),
+  );
   const explorer = options.explorer;
   const rest =
     explorer === undefined
@@ -313,8 +335,13 @@ export function createApp(options: AppOptions): App {
     scrape,
     callLog,
     reloadCredentials: () => authentication.reloadKeyFile(),
-    endStreams: () => rpc.endStreams(),
+    watchHub,
+    endStreams: () => {
+      watchHub.close();
+      rpc.endStreams();
+    },
     close: () => {
+      watchHub.close();
       rpc.endStreams();
       cache.close();
       authentication.close();

@@ -8,7 +8,7 @@ import {
   type EndpointRegistry,
   type EndpointService,
 } from "../endpoints/index.js";
-import { createQueryExecutor, createQueryTuning, type ReadLimitValues } from "../executor/index.js";
+import { createQueryExecutor, createQueryTuning, type QueryExecutor, type ReadLimitValues } from "../executor/index.js";
 import type { Clock, Logger, Metrics, Tracing } from "../observability/index.js";
 import { codeName, recordCallOutcome } from "../transport/index.js";
 import { type Warehouse, warehouseCapabilities } from "../warehouse/index.js";
@@ -43,6 +43,8 @@ export interface QueryPathOptions {
 export interface QueryPath {
   cache: ResultCache<ComputedResponse>;
   service: EndpointService;
+  /** Runs the warehouse queries (watch tails poll through it). */
+  executor: QueryExecutor;
 }
 
 export function createQueryPath(options: QueryPathOptions): QueryPath {
@@ -100,5 +102,5 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
     sharedDeadline: capabilities.stopsAbandonedQueries ? "service" : "callers",
     defaultReadLimits: options.readLimits,
   });
-  return { cache, service };
+  return { cache, service, executor };
 }

@@ -31,6 +31,8 @@ describe("readConfig", () => {
         firstRequestTimeoutMs: 10_000,
         idleTimeoutMs: 60_000,
         maxQueryMs: 30_000,
+        watchBounds: { maxStreams: 10_000, perCaller: 100, perAddress: 100 },
+        tailPollMs: 2000,
         readLimits: { maxRowsToRead: 0, maxBytesToRead: 0 },
         warehouseConcurrency: 1,
         warehouseQueue: 64,
