@@ -298,7 +298,11 @@ export function createApp(options: AppOptions): App {
   // The route of each call, decided once from its target: the GET API's routes skip the Connect router's lookup, they
   // are the hot path of plain HTTP callers; the explorer page sits beside the RPC stack.
   const routeOf = createRouteOf(
-    new Set(registry.endpoints.flatMap((e) => [e.grpcMethod, ...(e.grpcWatchMethod ? [e.grpcWatchMethod] : [])]).map((m) => `/${m}`)),
+    new Set(
+      registry.endpoints
+        .flatMap((e) => [e.grpcMethod, ...(e.grpcWatchMethod ? [e.grpcWatchMethod] : [])])
+        .map((m) => `/${m}`),
+    ),
   );
   const explorer = options.explorer;
   const rest =

@@ -16,7 +16,14 @@ import {
   serverReflectionServices,
 } from "./grpc/index.js";
 import { clientAddress, type TrustedProxies } from "./node-http/client-address.js";
-import { type Call, type CallHandler, codeName, pathOf, type RecordCall, type RequestHandler } from "./node-http/index.js";
+import {
+  type Call,
+  type CallHandler,
+  codeName,
+  pathOf,
+  type RecordCall,
+  type RequestHandler,
+} from "./node-http/index.js";
 import {
   type CallObserver,
   connectRoutes,

@@ -88,10 +88,7 @@ describe("watch stream bounds and ends", () => {
     const stream = open(fileKey);
     await stream.until(1);
     writeFileSync(keysPath, JSON.stringify({ keys: [] }));
-    const ended = await Promise.race([
-      stream.ended,
-      new Promise<undefined>((resolve) => setTimeout(resolve, 2_000).unref()),
-    ]);
+    const ended = await Promise.race([stream.ended, new Promise<undefined>((resolve) => setTimeout(resolve, 2_000))]);
     expect(ended?.code).toBe(Code.Unauthenticated);
   });
 
