@@ -5,13 +5,20 @@ import {
   type Authenticator,
   createAuthenticator,
   createTokenVerifier,
+  keyDigest,
   openKeyFile,
   type TokenVerifierOptions,
 } from "../auth/index.js";
 import type { EndpointRegistry } from "../endpoints/index.js";
 import { ConnectError } from "@connectrpc/connect";
 import type { Clock, Logger, Tracing } from "../observability/index.js";
-import { clientAddress, codeName, recordCallOutcome, type TrustedProxies } from "../transport/index.js";
+import {
+  clientAddress,
+  codeName,
+  recordCallOutcome,
+  type RevocableKeys,
+  type TrustedProxies,
+} from "../transport/index.js";
 
 export interface AuthenticationOptions {
   /** The saved queries: a scope naming anything else is refused. */
@@ -32,6 +39,8 @@ export interface Authentication {
   authenticate: Authenticator;
   /** Reads the key file again; false, with the keys in force kept, when it does not read. True without a key file. */
   reloadKeyFile(): boolean;
+  /** The key file's keys, for ending the watch streams of a key it drops; undefined without a key file. */
+  revocableKeys?: RevocableKeys;
   /** Stops the key file's polling and the throttles' timers. */
   close(): void;
 }
@@ -40,6 +49,7 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
   const { registry, clock, logger } = options;
   const knownEndpoints = new Set(registry.endpoints.map((e) => e.definition.name));
   const knownParameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.name)));
+  const keyChanges = new Set<() => void>();
   const keyFile =
     options.keyFile === undefined
       ? undefined
@@ -49,6 +59,9 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
           knownEndpoints,
           knownParameters,
           logger,
+          onChange: () => {
+            for (const listener of keyChanges) listener();
+          },
         });
   const verifyToken =
     options.tokens === undefined
@@ -71,7 +84,17 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
       : (headers, peer) => authenticateFrom(headers, clientAddress(peer, headers.get("x-forwarded-for"), trusted));
   const { tracing } = options;
   const authenticate = tracing === undefined ? authenticateClient : tracedAuthenticator(authenticateClient, tracing);
-  return { authenticate, reloadKeyFile: () => keyFile?.reload() ?? true, close };
+  const revocableKeys: RevocableKeys | undefined =
+    keyFile === undefined
+      ? undefined
+      : {
+          holds: (secret) => keyFile.lookup(keyDigest(secret)) !== undefined,
+          onChange(listener) {
+            keyChanges.add(listener);
+            return () => keyChanges.delete(listener);
+          },
+        };
+  return { authenticate, revocableKeys, reloadKeyFile: () => keyFile?.reload() ?? true, close };
 }
 
 /** `authenticate`, telling the current call's span who called (a key id or token subject, never a secret) or why not. */

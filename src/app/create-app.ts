@@ -14,6 +14,7 @@ import {
   type ComputedResponse,
   type EndpointRegistry,
   type WatchBoundValues,
+  type WatchHub,
 } from "../endpoints/index.js";
 import { defaultQueryTimeoutMs, type ReadLimitValues } from "../executor/index.js";
 import {
@@ -131,8 +132,6 @@ export interface AppOptions {
   keylessRateLimit?: { perSecond: number; burst: number };
   /** Largest body of POST /api/import/<table> (MAX_IMPORT_BYTES). Default 16 MiB. */
   maxImportBytes?: number;
-  /** Watch streams: the tail poll period, the bounds (watch-bounds.ts) and the SSE heartbeat period. Default: theirs. */
-  watch?: { tailPollMs?: number; bounds?: WatchBoundValues; heartbeatMs?: number };
   /** How long the /metrics text is reused. Default 1000 ms. */
   metricsReuseMs?: number;
   /** Whether the API port serves /metrics (false: `App.scrape` is served elsewhere, METRICS_ADDRESS). Default true. */
@@ -145,6 +144,12 @@ export interface AppOptions {
    * the warehouse's client. Default: off.
    */
   callLog?: { enabled?: boolean; flushMs?: number; maxRows?: number };
+  /**
+   * Watch streams: their bounds (MAX_WATCH_STREAMS*), how often a tail is
+   * polled (TAIL_POLL_SECONDS) and an event stream's heartbeat. Default
+   * 10,000, 100, 100, 2000 ms and 15 s.
+   */
+  watch?: { bounds?: WatchBoundValues; tailPollMs?: number; heartbeatMs?: number };
 }
 
 export interface App {
@@ -158,7 +163,9 @@ export interface App {
   scrape: MetricsScrape;
   /** Reads the key file again (SIGHUP); false, with the keys in force kept, when it does not read. */
   reloadCredentials(): boolean;
-  /** Ends long-lived calls (gRPC health Watch) so that a shutdown need not wait for them. */
+  /** Feeds every watch stream (the RPC watch methods, Server-Sent Events); closed by `endStreams`. */
+  watchHub: WatchHub;
+  /** Ends long-lived calls (gRPC health Watch, watch streams with UNAVAILABLE) so that a shutdown need not wait for them. */
   endStreams(): void;
   /** Stops background work (cache warming) and ends long-lived calls. */
   close(): void;
@@ -220,6 +227,17 @@ export function createApp(options: AppOptions): App {
     tracing,
   });
   const { authenticate } = authentication;
+  const watchHub = createWatchHub({
+    service,
+    cache,
+    executor,
+    clock,
+    tailPollMs: options.watch?.tailPollMs,
+    pollTimeoutMs: maxQueryMs,
+    bounds: options.watch?.bounds,
+    onOpenStreams: (open) => metrics.watchStreams.set(open),
+    logger,
+  });
   // With traces, the end of each call (or its refusal) tells its span the code.
   const observe =
     tracing === undefined ? undefined : ({ code }: { code: string }) => recordCallOutcome(tracing, { code });
@@ -239,16 +257,6 @@ export function createApp(options: AppOptions): App {
     ...options.keylessRateLimit,
     trustedProxies: options.trustedProxies,
     clock,
-  });
-  const watchHub = createWatchHub({
-    service,
-    cache,
-    executor,
-    clock,
-    tailPollMs: options.watch?.tailPollMs,
-    bounds: options.watch?.bounds,
-    onOpenStreams: (open) => metrics.watchStreams.set(open),
-    logger,
   });
   const httpRoutes = createHttpRoutes({
     registry,
@@ -290,10 +298,18 @@ export function createApp(options: AppOptions): App {
     // A traced call's span must stay current while its body is read, which the fast path's reading does not keep.
     fastPath: tracing === undefined && options.rpcFastPath !== false,
     record,
+    watchHub,
+    revocableKeys: authentication.revocableKeys,
   });
   // The route of each call, decided once from its target: the GET API's routes skip the Connect router's lookup, they
   // are the hot path of plain HTTP callers; the explorer page sits beside the RPC stack.
-  const routeOf = createRouteOf(new Set(registry.endpoints.map((e) => `/${e.grpcMethod}`)));
+  const routeOf = createRouteOf(
+    new Set(
+      registry.endpoints
+        .flatMap((e) => [e.grpcMethod, ...(e.grpcWatchMethod ? [e.grpcWatchMethod] : [])])
+        .map((m) => `/${m}`),
+    ),
+  );
   const explorer = options.explorer;
   const rest =
     explorer === undefined
@@ -329,13 +345,14 @@ export function createApp(options: AppOptions): App {
     scrape,
     callLog,
     reloadCredentials: () => authentication.reloadKeyFile(),
+    watchHub,
     endStreams: () => {
-      rpc.endStreams();
       watchHub.close();
+      rpc.endStreams();
     },
     close: () => {
-      rpc.endStreams();
       watchHub.close();
+      rpc.endStreams();
       cache.close();
       authentication.close();
     },

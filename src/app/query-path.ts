@@ -43,7 +43,7 @@ export interface QueryPathOptions {
 export interface QueryPath {
   cache: ResultCache<ComputedResponse>;
   service: EndpointService;
-  /** The executor the service runs on (the watch hub's tail polls run on it too). */
+  /** Runs the warehouse queries (watch tails poll through it). */
   executor: QueryExecutor;
 }
 

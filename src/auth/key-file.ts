@@ -22,6 +22,8 @@ export interface KeyFileOptions {
   logger?: Logger;
   /** How often the file is read and its content compared with the keys in force; 0 turns watching off. Default 2000 ms. */
   pollMs?: number;
+  /** Called after the keys in force change (a poll or a reload read new content). Default: nothing. */
+  onChange?: () => void;
 }
 
 export interface KeyFile {
@@ -62,6 +64,7 @@ export function openKeyFile(options: KeyFileOptions): KeyFile {
       digest = next;
       lastProblem = undefined;
       logger.info("API key file read", { path: options.path, keys: keys.size });
+      options.onChange?.();
       return true;
     } catch (error) {
       const problem = (error as Error).message;

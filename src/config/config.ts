@@ -92,6 +92,10 @@ export interface Limits {
   idleTimeoutMs: number;
   /** `MAX_QUERY_SECONDS`: the longest deadline of a call, whatever the client asks; admission wait included. */
   maxQueryMs: number;
+  /** `MAX_WATCH_STREAMS`, `MAX_WATCH_STREAMS_PER_CALLER`, `MAX_WATCH_STREAMS_PER_ADDRESS`: watch streams open at once. */
+  watchBounds: { maxStreams: number; perCaller: number; perAddress: number };
+  /** `TAIL_POLL_SECONDS`: how often a live tail (or an uncached watch) is polled. */
+  tailPollMs: number;
   /** `MAX_ROWS_TO_READ` and `MAX_BYTES_TO_READ`: what the warehouse may read for one call; 0 is no limit. */
   readLimits: { maxRowsToRead: number; maxBytesToRead: number };
   /** `WAREHOUSE_CONCURRENCY`: warehouse queries running at once. The default depends on the engine (variables.ts). */

@@ -122,6 +122,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       firstRequestTimeoutMs: value.FIRST_REQUEST_TIMEOUT_SECONDS,
       idleTimeoutMs: value.IDLE_TIMEOUT_SECONDS,
       maxQueryMs: value.MAX_QUERY_SECONDS,
+      watchBounds: {
+        maxStreams: value.MAX_WATCH_STREAMS,
+        perCaller: value.MAX_WATCH_STREAMS_PER_CALLER,
+        perAddress: value.MAX_WATCH_STREAMS_PER_ADDRESS,
+      },
+      tailPollMs: value.TAIL_POLL_SECONDS,
       readLimits: { maxRowsToRead: value.MAX_ROWS_TO_READ, maxBytesToRead: value.MAX_BYTES_TO_READ },
       warehouseConcurrency,
       warehouseQueue: value.WAREHOUSE_QUEUE,

@@ -101,6 +101,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       maxImportBytes: config.limits.maxImportBytes,
       maxParameterLength: config.limits.maxParameterLength,
       maxQueryMs: config.limits.maxQueryMs,
+      watch: { bounds: config.limits.watchBounds, tailPollMs: config.limits.tailPollMs },
       cacheLimits: { sharePerCaller: config.limits.cacheSharePerCaller },
       staleIfErrorMs: config.limits.staleIfErrorMs,
       admission: {

@@ -6,7 +6,7 @@
 // calls of anything not served and the plain HTTP routes for the rest.
 import type { DescService } from "@bufbuild/protobuf";
 import type { Authenticator } from "../auth/index.js";
-import type { EndpointRegistry, EndpointService } from "../endpoints/index.js";
+import type { EndpointRegistry, EndpointService, WatchHub } from "../endpoints/index.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import type { Logger, Metrics } from "../observability/index.js";
 import {
@@ -16,7 +16,14 @@ import {
   serverReflectionServices,
 } from "./grpc/index.js";
 import { clientAddress, type TrustedProxies } from "./node-http/client-address.js";
-import { type Call, type CallHandler, codeName, type RecordCall, type RequestHandler } from "./node-http/index.js";
+import {
+  type Call,
+  type CallHandler,
+  codeName,
+  pathOf,
+  type RecordCall,
+  type RequestHandler,
+} from "./node-http/index.js";
 import {
   type CallObserver,
   connectRoutes,
@@ -25,10 +32,13 @@ import {
   createMessageEncodings,
   createRpcGate,
   createUnaryFastPath,
+  createWatchRevocation,
   type KeylessRpcLimit,
   loggingInterceptor,
   recordingInterceptor,
+  type RevocableKeys,
   routerContextFor,
+  watchRoutes,
 } from "./rpc/index.js";
 
 export interface RpcStackOptions {
@@ -75,6 +85,10 @@ export interface RpcStackOptions {
   fastPath?: boolean;
   /** Records each saved-query call's end in the call log. Default: nothing. */
   record?: RecordCall;
+  /** Feeds the saved queries' watch methods; without it they answer UNIMPLEMENTED. */
+  watchHub?: WatchHub;
+  /** The key file's keys: a watch stream of a key it drops ends UNAUTHENTICATED. Default: none. */
+  revocableKeys?: RevocableKeys;
 }
 
 export interface RpcStack {
@@ -86,6 +100,8 @@ export interface RpcStack {
 
 export function createRpcStack(options: RpcStackOptions): RpcStack {
   const { registry, metrics, maxBodyBytes } = options;
+  const watchPaths = new Set(registry.endpoints.flatMap((e) => (e.grpcWatchMethod ? [`/${e.grpcWatchMethod}`] : [])));
+  const revocation = createWatchRevocation(options.revocableKeys);
   // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
   const gate = createRpcGate({
     authenticate: options.authenticate,
@@ -96,6 +112,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     },
     logger: options.logger,
     maxTimeoutMs: options.maxTimeoutMs,
+    uncappedPaths: watchPaths,
     keylessLimit: options.keylessLimit,
   });
   // Beside the saved queries: gRPC health and server reflection, which need no key.
@@ -128,6 +145,8 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
   const router = createConnectRouterHandler({
     routes: (router) => {
       savedQuery(router);
+      if (options.watchHub !== undefined)
+        watchRoutes({ registry, service: options.service, hub: options.watchHub, revocation })(router);
       health.routes(router);
       reflection(router);
     },
@@ -165,8 +184,16 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
   const serve = gate.guard((call) => {
     if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
     const [request, response] = call.exchange();
-    const clientAddress = call.credential === undefined ? clientOf(call) : "";
+    // Watch streams are bounded per address too; the fast path never takes them (it knows the unary paths only).
+    const clientAddress =
+      call.credential === undefined || watchPaths.has(pathOf(call.head.url ?? "/")) ? clientOf(call) : "";
     router.serve(request, response, routerContextFor(call, response, options.record, clientAddress));
   });
-  return { serve, endStreams: () => health.close() };
+  return {
+    serve,
+    endStreams: () => {
+      health.close();
+      revocation.close();
+    },
+  };
 }

@@ -31,6 +31,8 @@ describe("readConfig", () => {
         firstRequestTimeoutMs: 10_000,
         idleTimeoutMs: 60_000,
         maxQueryMs: 30_000,
+        watchBounds: { maxStreams: 10_000, perCaller: 100, perAddress: 100 },
+        tailPollMs: 2000,
         readLimits: { maxRowsToRead: 0, maxBytesToRead: 0 },
         warehouseConcurrency: 1,
         warehouseQueue: 64,
@@ -73,6 +75,10 @@ describe("readConfig", () => {
       MAX_UNSENT_BYTES_PER_ADDRESS: "3000",
       KEYLESS_RATE_LIMIT_PER_SECOND: "0.5",
       KEYLESS_RATE_LIMIT_BURST: "3",
+      MAX_WATCH_STREAMS: "50",
+      MAX_WATCH_STREAMS_PER_CALLER: "5",
+      MAX_WATCH_STREAMS_PER_ADDRESS: "6",
+      TAIL_POLL_SECONDS: "3",
     });
     expect(config.limits).toEqual({
       maxBodyBytes: 1000,
@@ -84,6 +90,8 @@ describe("readConfig", () => {
       firstRequestTimeoutMs: 2000,
       idleTimeoutMs: 3000,
       maxQueryMs: 4000,
+      watchBounds: { maxStreams: 50, perCaller: 5, perAddress: 6 },
+      tailPollMs: 3000,
       readLimits: { maxRowsToRead: 1_000_000, maxBytesToRead: 5_000_000_000 },
       warehouseConcurrency: 8,
       warehouseQueue: 0,

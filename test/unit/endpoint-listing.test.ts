@@ -18,6 +18,7 @@ describe("endpointListing", () => {
       cache_warming_seconds: 300,
       sandboxed: false,
       grpc_method: "functions.v1.FunctionsService/GetInvocationStats",
+      grpc_watch_method: "functions.v1.FunctionsService/WatchInvocationStats",
       paths: ["/api/endpoints/functions.invocation-stats", "/api/endpoints/query/1f3a6c2e-5b7d-4e8f-9a0b-2c4d6e8f0a1b"],
       formats,
       parameters: [

@@ -12,6 +12,8 @@ export interface EndpointListing {
   cache_warming_seconds: number;
   sandboxed: boolean;
   grpc_method: string;
+  /** Its server-streaming watch method (`package.Service/WatchX`), when it has one. */
+  grpc_watch_method?: string;
   paths: string[];
   /** Body formats a GET call may ask for with `format=` or Accept. */
   formats: string[];
@@ -29,7 +31,7 @@ export interface EndpointListing {
 export function endpointListing(registry: EndpointRegistry, scope: Scope = {}): { result: EndpointListing[] } {
   const callable = registry.endpoints.filter((e) => scope.endpoints?.has(e.definition.name) ?? true);
   return {
-    result: callable.map(({ definition, grpcMethod, parameters }) => ({
+    result: callable.map(({ definition, grpcMethod, grpcWatchMethod, parameters }) => ({
       name: definition.name,
       id: definition.id,
       max_rows: definition.maxRows,
@@ -37,6 +39,7 @@ export function endpointListing(registry: EndpointRegistry, scope: Scope = {}): 
       cache_warming_seconds: definition.cacheWarmingSeconds,
       sandboxed: definition.sandboxed,
       grpc_method: grpcMethod,
+      ...(grpcWatchMethod === undefined ? {} : { grpc_watch_method: grpcWatchMethod }),
       paths: [`/api/endpoints/${definition.name}`, `/api/endpoints/query/${definition.id}`],
       formats: [...formats],
       parameters: parameters.map((p) => ({

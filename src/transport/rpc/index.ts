@@ -14,3 +14,6 @@ export { createUnaryFastPath } from "./unary-fast-path.js";
 export { recordingInterceptor, routerContextFor } from "./router-call-record.js";
 export { percentEncoded, sendRpcError } from "./rpc-error-response.js";
 export { rpcProtocolOf } from "./rpc-protocol.js";
+export { watchRoutes } from "./watch-routes.js";
+export { createWatchRevocation } from "./watch-revocation.js";
+export type { RevocableKeys, WatchRevocation } from "./watch-revocation.js";

@@ -9,7 +9,7 @@ export const requestIdKey = createContextKey<string>("", { description: "request
 /** The credential of the call, set by the gate. */
 export const credentialKey = createContextKey<Credential | undefined>(undefined, { description: "credential" });
 
-/** The client address of a keyless call (trusted proxies applied), for bounds per address such as health Watch's. */
+/** The client address of a keyless call or a watch stream (trusted proxies applied), for bounds per address such as health Watch's. */
 export const clientAddressKey = createContextKey<string>("", { description: "client address" });
 
 /** Whether CORS decided that the call's answer varies by Origin (call.cors.varyOrigin). */
@@ -19,7 +19,7 @@ export const varyOriginKey = createContextKey<boolean>(false, { description: "va
 export interface CallContextExtras {
   /** CORS's Vary decision. Default false. */
   varyOrigin?: boolean;
-  /** The client address, set for keyless calls only. Default "". */
+  /** The client address, set for keyless calls and watch streams. Default "". */
   clientAddress?: string;
 }
 
@@ -27,6 +27,6 @@ export interface CallContextExtras {
 export function contextFor(credential: Credential | undefined, extras: CallContextExtras = {}): ContextValues {
   const values = createContextValues();
   if (extras.varyOrigin === true) values.set(varyOriginKey, true);
-  if (credential !== undefined) return values.set(credentialKey, credential);
-  return values.set(clientAddressKey, extras.clientAddress ?? "");
+  if (extras.clientAddress) values.set(clientAddressKey, extras.clientAddress);
+  return credential === undefined ? values : values.set(credentialKey, credential);
 }

@@ -14,6 +14,7 @@ import {
   type Call,
   type CallHandler,
   handlerThrew,
+  pathOf,
   type RequestHead,
 } from "../node-http/index.js";
 import { type KeylessRpcLimit, keylessRpcKindOf } from "./keyless-procedures.js";
@@ -34,6 +35,8 @@ export interface RpcGateOptions {
    * (Node fires a timer of 2^31 ms or more at once). Default: no cut.
    */
   maxTimeoutMs?: number;
+  /** Procedure paths whose deadline is the client's own (watch streams), cut only to the longest timer Node keeps. Default: none. */
+  uncappedPaths?: ReadonlySet<string>;
   /** Bounds the calls that need no key (health, reflection, unknown procedures) per client address. Default: unbounded. */
   keylessLimit?: KeylessRpcLimit;
 }
@@ -53,6 +56,7 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
   const logger = options.logger ?? silentLogger;
   const maxTimeoutMs = options.maxTimeoutMs;
   const keylessLimit = options.keylessLimit;
+  const uncappedPaths = options.uncappedPaths ?? new Set<string>();
 
   const refuse = (call: Call, error: ConnectError, status?: number) => {
     error.metadata.set("x-request-id", call.requestId);
@@ -70,7 +74,10 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
         failed: (call, error) => handlerThrew(...call.exchange(), error, logger),
       };
       return (call) => {
-        if (maxTimeoutMs !== undefined) capDeadline(call.head.headers, maxTimeoutMs);
+        if (maxTimeoutMs !== undefined) {
+          const uncapped = uncappedPaths.size > 0 && uncappedPaths.has(pathOf(call.head.url ?? "/"));
+          capDeadline(call.head.headers, uncapped ? maxTimerMs : maxTimeoutMs);
+        }
         if (call.route !== "saved-query-procedure") {
           const kind = keylessLimit === undefined ? undefined : keylessRpcKindOf(call.head);
           if (kind === undefined) return next(call);
@@ -89,6 +96,9 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
     },
   };
 }
+
+/** The longest delay a Node timer keeps (a longer one fires at once). */
+const maxTimerMs = 2 ** 31 - 1;
 
 const grpcTimeoutUnitMs: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 0.001, n: 0.000_001 };
 
