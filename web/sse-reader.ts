@@ -23,9 +23,11 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): A
       const { done, value } = await reader.read();
       if (done) return;
       buffered += decoder.decode(value, { stream: true });
-      const lines = buffered.split(/\r\n|\r|\n/);
+      // A closing \r may be the first half of \r\n: it waits for the next chunk.
+      const cut = buffered.endsWith("\r") ? buffered.length - 1 : buffered.length;
+      const lines = buffered.slice(0, cut).split(/\r\n|\r|\n/);
       // The last piece may be a line still arriving.
-      buffered = lines.pop() ?? "";
+      buffered = (lines.pop() ?? "") + buffered.slice(cut);
       for (const line of lines) {
         if (line === "") {
           if (data.length > 0) yield { event: event === "" ? "message" : event, id, data: data.join("\n") };
