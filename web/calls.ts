@@ -27,6 +27,8 @@ export interface CallResult {
   /** Body bytes as received (compressed when they were), when the browser tells. */
   wireBytes?: number | undefined;
   durationMs: number;
+  /** The token of the next older page (logs.all), when older rows remain. */
+  nextPageToken?: string | undefined;
 }
 
 /**
@@ -65,11 +67,13 @@ async function callGet(base: string, endpoint: ListedEndpoint, parameters: Recor
   const response = await fetch(url, { headers: { "x-api-key": key, accept: "application/json" }, cache: "no-store" });
   const body = (await response.json().catch(() => ({}))) as {
     result?: Row[];
+    next_page_token?: string;
     error?: { code: string; message: string; details?: { field: string; description: string }[] };
   };
   const wire = { httpStatus: response.status, headers: response.headers };
   if (response.ok && body.result !== undefined) {
-    return { ...wire, ok: true, code: "ok", message: "", rows: body.result, violations: [] };
+    const nextPageToken = body.next_page_token;
+    return { ...wire, ok: true, code: "ok", message: "", rows: body.result, violations: [], nextPageToken };
   }
   const error = body.error ?? { code: "unknown", message: `HTTP ${response.status}` };
   return { ...wire, ok: false, code: error.code, message: error.message, rows: [], violations: error.details ?? [] };
@@ -103,11 +107,8 @@ async function callRpc(
       onHeader: keep,
       onTrailer: keep,
     });
-    const json = toJson(method.output, response as never, { useProtoFieldName: true, alwaysEmitImplicit: true }) as {
-      result?: Row[];
-    };
-    const rows = (json.result ?? []).map((row) => numbersOf(row, method.output));
-    return { ok: true, code: "ok", message: "", rows, violations: [], headers };
+    const { rows, nextPageToken } = jsonRowsOf(method.output, response);
+    return { ok: true, code: "ok", message: "", rows, violations: [], headers, nextPageToken };
   } catch (thrown) {
     const error = ConnectError.from(thrown);
     keep(error.metadata);
@@ -119,7 +120,17 @@ async function callRpc(
   }
 }
 
-function transportOf(name: TransportName, baseUrl: string): Transport {
+/** A response message's rows as the GET API writes them, and its next page's token when it has one. */
+export function jsonRowsOf(output: DescMessage, response: unknown): { rows: Row[]; nextPageToken?: string } {
+  const json = toJson(output, response as never, { useProtoFieldName: true, alwaysEmitImplicit: true }) as {
+    result?: Row[];
+    next_page_token?: string;
+  };
+  const rows = (json.result ?? []).map((row) => numbersOf(row, output));
+  return json.next_page_token ? { rows, nextPageToken: json.next_page_token } : { rows };
+}
+
+export function transportOf(name: TransportName, baseUrl: string): Transport {
   if (name === "grpc-web") return createGrpcWebTransport({ baseUrl, useBinaryFormat: true });
   return createConnectTransport({
     baseUrl,

@@ -4,10 +4,12 @@
 // status and field violations, and the headers and sizes of the answer.
 import "uplot/dist/uPlot.min.css";
 import "./explorer.css";
-import { type CallResult, callEndpoint } from "./calls.js";
+import { type CallResult, callEndpoint, type Row } from "./calls.js";
 import { bufCurlCommand, curlCommand } from "./copy-commands.js";
 import { createKeyListing } from "./key-listing.js";
 import { fetchListing, type ListedEndpoint } from "./listing.js";
+import { createLiveSwitch } from "./live-switch.js";
+import { createOlderPages } from "./older-pages.js";
 import { buildParameterForm, type ParameterForm } from "./parameter-form.js";
 import { showTable } from "./results-table.js";
 import { showChart } from "./time-chart.js";
@@ -26,10 +28,14 @@ const status = byId<HTMLElement>("status");
 const facts = byId<HTMLDListElement>("facts");
 const chart = byId<HTMLElement>("chart");
 const results = byId<HTMLElement>("results");
+const liveCheckbox = byId<HTMLInputElement>("live");
+const olderButton = byId<HTMLButtonElement>("load-older");
 
 let endpoints: ListedEndpoint[] = [];
 let parameterForm: ParameterForm | undefined;
 let calls = 0;
+/** The rows in the table and chart, added to by the live tail and "Load older". */
+let shown: { endpoint: string; rows: Row[] } = { endpoint: "", rows: [] };
 const initial = viewFromHash(location.hash);
 
 function say(text: string, state: "idle" | "busy" | "ok" | "error"): void {
@@ -124,9 +130,19 @@ function show(endpoint: string, result: CallResult): void {
     say(`${http}${result.code}: ${result.message}${extra === "" ? "" : ` (${extra})`}`, "error");
   }
   showFacts(result);
-  showChart(chart, result.rows, endpoint);
-  if (result.ok) showTable(results, result.rows, `${endpoint}: ${result.rows.length} rows`);
-  else results.replaceChildren();
+  older.offer(result.ok ? result.nextPageToken : undefined);
+  if (result.ok) draw(endpoint, result.rows);
+  else {
+    shown = { endpoint, rows: [] };
+    showChart(chart, [], endpoint);
+    results.replaceChildren();
+  }
+}
+
+function draw(endpoint: string, rows: Row[]): void {
+  shown = { endpoint, rows };
+  showChart(chart, rows, endpoint);
+  showTable(results, rows, `${endpoint}: ${rows.length} rows`);
 }
 
 function showFacts(result: CallResult): void {
@@ -166,6 +182,35 @@ async function copy(make: typeof curlCommand, button: HTMLButtonElement): Promis
     button.textContent = "Copy refused by the browser";
   }
   setTimeout(() => (button.textContent = label), 1500);
+}
+
+const live = createLiveSwitch({
+  checkbox: liveCheckbox,
+  call: currentCall,
+  say,
+  replace(endpoint, rows, nextPageToken) {
+    older.offer(nextPageToken);
+    draw(endpoint, rows);
+  },
+  prepend(rows, limit) {
+    draw(shown.endpoint, [...rows].reverse().concat(shown.rows).slice(0, limit));
+    return shown.rows.length;
+  },
+});
+const older = createOlderPages({
+  button: olderButton,
+  call: currentCall,
+  say,
+  append(rows) {
+    draw(shown.endpoint, shown.rows.concat(rows));
+    return shown.rows.length;
+  },
+});
+// A stream shows one call: any change to the call ends it.
+const stopLive = () => live.stop("Live stopped: the call changed.");
+for (const control of [keyInput, endpointSelect, fieldset, transportSelect]) {
+  control.addEventListener("input", stopLive);
+  control.addEventListener("change", stopLive);
 }
 
 keyInput.value = storedKey();

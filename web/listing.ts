@@ -7,6 +7,8 @@ export interface ListedEndpoint {
   name: string;
   id: string;
   grpc_method: string;
+  /** The server-streaming method beside it (`logs.v1.LogsService/WatchAllLogs`). */
+  grpc_watch_method?: string;
   cache_ttl_seconds: number;
   parameters: ListedParameter[];
   /** The parameters the credential fixes, with their values. */
