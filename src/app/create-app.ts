@@ -275,6 +275,7 @@ export function createApp(options: AppOptions): App {
     imports: { client: options.warehouse.client, cache, maxBytes: options.maxImportBytes ?? defaultMaxImportBytes },
     watchHub,
     heartbeatMs: options.watch?.heartbeatMs,
+    revocableKeys: authentication.revocableKeys,
   });
   const rpc = createRpcStack({
     registry,

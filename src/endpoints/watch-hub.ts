@@ -2,7 +2,8 @@
 // computation per refresh. A cached call's watchers share its cache entry
 // (the first message a hit or the key's single flight; later ones told by
 // the cache when it stores the key anew, sent only when the rows changed)
-// and keep it warm; a paged call (logs.all) is a live tail polled once per
+// and keep it warm, and one whose entry is gone is computed again at the next
+// poll tick; a paged call (logs.all) is a live tail polled once per
 // key (watch-tail.ts); any other call is polled whole, once per key.
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -27,7 +28,7 @@ export interface WatchHubOptions {
   executor: QueryExecutor;
   /** For the Age of results and tail messages. Default Date.now. */
   clock?: Clock;
-  /** How often a tail (or an uncached call) is polled. Default 2,000 ms. */
+  /** How often a tail (or an uncached call) is polled, and a cached key checked for its entry. Default 2,000 ms. */
   tailPollMs?: number;
   /** Deadline of one poll's queries. Default 30,000 ms. */
   pollTimeoutMs?: number;
@@ -135,7 +136,7 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
     if (group === undefined) {
       group = { key, call, kind, tenant, members: new Set() };
       groups.set(key, group);
-      if (kind !== "cached") schedule(group);
+      schedule(group);
     }
     return group;
   }
@@ -158,6 +159,7 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
 
   async function poll(group: Group): Promise<void> {
     try {
+      if (group.kind === "cached") return await reask(group);
       if (group.kind === "polled") {
         const result = await service.execute(group.call, pollOptions(group));
         for (const member of group.members) member.delivery.offerResult(result);
@@ -180,6 +182,17 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
     } catch (error) {
       logger.warn("watch poll failed", { endpoint: group.call.endpoint.definition.name, error });
     }
+  }
+
+  /**
+   * A watched key whose entry is gone (evicted, or dropped by a failed
+   * refresh) gets no renewal: it is computed again, once for all its watchers.
+   */
+  async function reask(group: Group): Promise<void> {
+    // Watched counts as asked; a key whose first result is still coming is left to that computation.
+    if (cache!.markAsked(group.key) || ![...group.members].some((m) => m.delivery.started)) return;
+    const result = await service.execute(group.call, pollOptions(group));
+    for (const member of group.members) member.delivery.offerResult(result);
   }
 
   async function first(group: Group, member: Member, call: PreparedCall, context: WatchContext) {

@@ -23,6 +23,9 @@ import {
   pathOf,
   type RecordCall,
   type RequestHandler,
+  createEndWatchCall,
+  createWatchRevocation,
+  type RevocableKeys,
 } from "./node-http/index.js";
 import {
   type CallObserver,
@@ -32,11 +35,9 @@ import {
   createMessageEncodings,
   createRpcGate,
   createUnaryFastPath,
-  createWatchRevocation,
   type KeylessRpcLimit,
   loggingInterceptor,
   recordingInterceptor,
-  type RevocableKeys,
   routerContextFor,
   watchRoutes,
 } from "./rpc/index.js";
@@ -146,7 +147,13 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     routes: (router) => {
       savedQuery(router);
       if (options.watchHub !== undefined)
-        watchRoutes({ registry, service: options.service, hub: options.watchHub, revocation })(router);
+        watchRoutes({
+          registry,
+          service: options.service,
+          hub: options.watchHub,
+          revocation,
+          endCall: createEndWatchCall({ metrics, record: options.record }),
+        })(router);
       health.routes(router);
       reflection(router);
     },

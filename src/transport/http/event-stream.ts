@@ -3,10 +3,21 @@
 // an `event: result` whose id is the ETag a JSON GET of the same rows carries
 // and whose data is that GET's JSON body, on one line; a comment keeps idle
 // connections (and the proxies between) open. The writer's backpressure is
-// the hub's: a full response makes it hold the newest result only.
+// the hub's: a full response makes it hold the newest result only. A stream
+// of a key the key file drops ends with an `event: error` (unauthenticated);
+// each stream is counted and recorded as one call when it ends.
 import type { ConnectError } from "@connectrpc/connect";
+import { presentedSecret } from "../../auth/index.js";
 import type { EndpointResult, WatchHub, WatchStream } from "../../endpoints/index.js";
-import { type Call, cacheHeaders, type HttpResponse, varyCredential } from "../node-http/index.js";
+import {
+  type Call,
+  cacheHeaders,
+  codeName,
+  type EndWatchCall,
+  type HttpResponse,
+  varyCredential,
+  type WatchRevocation,
+} from "../node-http/index.js";
 import { errorResponse } from "./error-body.js";
 
 /** The heartbeat's default period: 15 s. */
@@ -16,6 +27,10 @@ export interface EventStreamsOptions {
   hub: WatchHub;
   /** How often an idle stream gets a `: heartbeat` comment. Default 15,000 ms. */
   heartbeatMs?: number;
+  /** Ends the streams of a key the key file no longer holds. Default: none followed. */
+  revocation?: WatchRevocation;
+  /** Counts and records each stream when it ends. Default: nothing. */
+  endCall?: EndWatchCall;
 }
 
 export interface EventStreams {
@@ -39,6 +54,7 @@ const endOfEvent = Buffer.from("\n\n");
 export function createEventStreams(options: EventStreamsOptions): EventStreams {
   const { hub } = options;
   const heartbeatMs = options.heartbeatMs ?? defaultHeartbeatMs;
+  const endCall = options.endCall ?? (() => {});
 
   return {
     serve(call) {
@@ -48,9 +64,32 @@ export function createEventStreams(options: EventStreamsOptions): EventStreams {
       let skipTag = headerText(call.head.headers["last-event-id"]);
       let ended = false;
       let timer: NodeJS.Timeout | undefined;
-      const stop = () => {
+      let first: EndpointResult | undefined;
+      let bytes = 0;
+      call.started = performance.now();
+      let revoked: ReturnType<WatchRevocation["follow"]> | undefined;
+      const write = (chunk: Buffer) => {
+        bytes += chunk.length;
+        return response!.write(chunk);
+      };
+      /** Ends the stream once: `ok` when the client left, else the code it was ended with. */
+      const stop = (code: string) => {
         ended = true;
         clearInterval(timer);
+        revoked?.stop();
+        endCall(call, {
+          endpoint: prepared.endpoint.definition.name,
+          protocol: "get",
+          code,
+          first,
+          responseBytes: bytes,
+        });
+      };
+      const endWith = (error: ConnectError) => {
+        stop(codeName(error.code));
+        const event = errorEvent(error);
+        bytes += event.length;
+        response!.end(event);
       };
       const stream: WatchStream = hub.watch(
         prepared,
@@ -58,23 +97,25 @@ export function createEventStreams(options: EventStreamsOptions): EventStreams {
         {
           next(result) {
             if (ended || response === undefined) return true;
+            first ??= result;
             const id = cacheHeaders(result, "json", 0).etag;
             if (skipTag !== undefined) {
               const skip = skipTag === id;
               skipTag = undefined;
               if (skip) return true;
             }
-            if (response.write(resultEvent(id, result))) return true;
+            if (write(resultEvent(id, result))) return true;
             response.once("drain", () => stream.drained());
             return false;
           },
           end(error) {
             if (ended || response === undefined) return;
-            stop();
-            response.end(errorEvent(error));
+            endWith(error);
           },
         },
       );
+      // Followed once the hub admitted the stream: a refused one is not.
+      revoked = options.revocation?.follow(presentedSecret(call));
       // The CORS headers are set on the response by exchange().
       const [, answer] = call.exchange();
       response = answer;
@@ -89,11 +130,17 @@ export function createEventStreams(options: EventStreamsOptions): EventStreams {
       if ("flushHeaders" in response) response.flushHeaders();
       response.once("close", () => {
         if (ended) return;
-        stop();
+        stop("ok");
         stream.close();
       });
+      const revokedSignal = revoked?.signal;
+      revokedSignal?.addEventListener("abort", () => {
+        if (ended) return;
+        stream.close();
+        endWith(revokedSignal.reason as ConnectError);
+      });
       timer = setInterval(() => {
-        if (!ended) response!.write(heartbeat);
+        if (!ended) write(heartbeat);
       }, heartbeatMs);
       timer.unref();
     },

@@ -21,6 +21,9 @@ import {
   type RecordCall,
   RequestCall,
   type RequestHandler,
+  type RevocableKeys,
+  createEndWatchCall,
+  createWatchRevocation,
 } from "../node-http/index.js";
 import { createDocumentRoutes } from "./document-routes.js";
 import { createEndpointCalls, type HttpCallObserver } from "./endpoint-call.js";
@@ -63,6 +66,8 @@ export interface HttpRoutesOptions {
   watchHub?: WatchHub;
   /** The event streams' heartbeat period. Default 15,000 ms. */
   heartbeatMs?: number;
+  /** The key file's keys: an event stream of a key it drops ends unauthenticated. Default: none. */
+  revocableKeys?: RevocableKeys;
 }
 
 export interface HttpRoutes {
@@ -86,7 +91,14 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const savedQuery = createSavedQueryRoute({
     ...options,
     calls: createEndpointCalls(options),
-    eventStreams: options.watchHub && createEventStreams({ hub: options.watchHub, heartbeatMs: options.heartbeatMs }),
+    eventStreams:
+      options.watchHub &&
+      createEventStreams({
+        hub: options.watchHub,
+        heartbeatMs: options.heartbeatMs,
+        revocation: createWatchRevocation(options.revocableKeys),
+        endCall: createEndWatchCall(options),
+      }),
     refuse,
   });
 

@@ -18,6 +18,8 @@ export interface CallEnd {
   code: string;
   result: EndpointResult | undefined;
   responseBytes: number;
+  /** The cache outcome recorded; default the result's (a watch stream is `none`). */
+  cache?: CallLogRow["cache"];
 }
 
 /** Records the end of `call`, its caller authenticated; `started` is performance.now() at its start (default the call's). */
@@ -36,7 +38,7 @@ export function createRecordCall(rows: CallRows): RecordCall {
       caller: credential.id,
       protocol: end.protocol,
       code: end.code,
-      cache: cacheOutcomeOf(result),
+      cache: end.cache ?? cacheOutcomeOf(result),
       rowsRead: statistics?.rowsRead ?? 0,
       bytesRead: statistics?.bytesRead ?? 0,
       durationMs: performance.now() - call.started,

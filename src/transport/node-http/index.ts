@@ -32,3 +32,7 @@ export { notModified } from "./conditional-request.js";
 export { createRecordCall, recordNoCall } from "./call-record.js";
 export type { CallEnd, CallRows, RecordCall } from "./call-record.js";
 export { setStatisticsFields, warehouseMsOf } from "./result-statistics.js";
+export { createWatchRevocation } from "./watch-revocation.js";
+export type { RevocableKeys, WatchRevocation } from "./watch-revocation.js";
+export { createEndWatchCall } from "./watch-call-end.js";
+export type { EndWatchCall, WatchCallEnd, WatchCallEndOptions } from "./watch-call-end.js";

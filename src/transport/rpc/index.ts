@@ -15,5 +15,3 @@ export { recordingInterceptor, routerContextFor } from "./router-call-record.js"
 export { percentEncoded, sendRpcError } from "./rpc-error-response.js";
 export { rpcProtocolOf } from "./rpc-protocol.js";
 export { watchRoutes } from "./watch-routes.js";
-export { createWatchRevocation } from "./watch-revocation.js";
-export type { RevocableKeys, WatchRevocation } from "./watch-revocation.js";

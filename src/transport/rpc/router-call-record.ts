@@ -26,6 +26,11 @@ export function noteCallResult(values: ContextValues, result: EndpointResult): v
   if (end !== undefined) end.result = result;
 }
 
+/** Bytes of the call's response written so far (0 when it is not recorded): a watch stream's, read at its end. */
+export function responseBytesOf(values: ContextValues): number {
+  return values.get(routerCallEndKey)?.bytes ?? 0;
+}
+
 /**
  * The context values of `call` going to the router through `response`: its
  * credential, and, for a keyed call, what is needed to record it once the

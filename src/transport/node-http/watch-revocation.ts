@@ -1,9 +1,10 @@
-// Watch streams opened with a key of the key file: each time the file's keys
-// change, a stream whose key the file no longer holds ends UNAUTHENTICATED,
-// so a revoked key's streams stop within the file's poll period.
+// Watch streams opened with a key of the key file, on every transport (RPC
+// watch methods, Server-Sent Events): each time the file's keys change, a
+// stream whose key the file no longer holds ends UNAUTHENTICATED, so a
+// revoked key's streams stop within the file's poll period.
 import { Code, ConnectError } from "@connectrpc/connect";
 
-/** The key file's keys, as the watch routes need them. */
+/** The key file's keys, as the watch streams need them. */
 export interface RevocableKeys {
   /** Whether the key file holds `secret` now. */
   holds(secret: string): boolean;
