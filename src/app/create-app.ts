@@ -47,7 +47,13 @@ import {
   type StreamHandler,
   type TrustedProxies,
 } from "../transport/index.js";
-import { type CallLog, createCallLog, defaultMaxImportBytes, type Warehouse } from "../warehouse/index.js";
+import {
+  type CallLog,
+  callStatsEndpoint,
+  createCallLog,
+  defaultMaxImportBytes,
+  type Warehouse,
+} from "../warehouse/index.js";
 import { defaultAppLimits } from "./app-defaults.js";
 import { createAuthentication } from "./authentication.js";
 import { createQueryPath } from "./query-path.js";
@@ -187,6 +193,7 @@ export function createApp(options: AppOptions): App {
     maxParameterLength: options.maxParameterLength,
   });
   const staleIfErrorSeconds = Math.floor((options.staleIfErrorMs ?? defaultAppLimits.staleIfErrorMs) / 1000);
+  const recording = options.callLog !== undefined && options.callLog.enabled !== false;
   const { cache, service, executor } = createQueryPath({
     warehouse: options.warehouse,
     registry,
@@ -202,8 +209,9 @@ export function createApp(options: AppOptions): App {
     staleIfErrorMs: options.staleIfErrorMs,
     tracing,
     readLimits: options.readLimits,
+    // With the call log off, service.call-stats answers no rows, whatever the table still holds.
+    emptyAnswers: new Set(recording ? [] : [callStatsEndpoint]),
   });
-  const recording = options.callLog !== undefined && options.callLog.enabled !== false;
   const callLog = createCallLog(options.warehouse.client, {
     enabled: recording,
     flushMs: options.callLog?.flushMs,

@@ -8,7 +8,13 @@ import {
   type EndpointRegistry,
   type EndpointService,
 } from "../endpoints/index.js";
-import { createQueryExecutor, createQueryTuning, type QueryExecutor, type ReadLimitValues } from "../executor/index.js";
+import {
+  createQueryExecutor,
+  createQueryTuning,
+  type QueryExecutor,
+  type ReadLimitValues,
+  withEmptyAnswers,
+} from "../executor/index.js";
 import type { Clock, Logger, Metrics, Tracing } from "../observability/index.js";
 import { codeName, recordCallOutcome } from "../transport/index.js";
 import { type Warehouse, warehouseCapabilities } from "../warehouse/index.js";
@@ -38,6 +44,8 @@ export interface QueryPathOptions {
   tracing?: Tracing;
   /** `MAX_ROWS_TO_READ` and `MAX_BYTES_TO_READ`: read limits of every call; 0 is none. Default: none. */
   readLimits?: ReadLimitValues;
+  /** Saved queries answered with no rows, never asked of the warehouse (service.call-stats with the call log off). Default: none. */
+  emptyAnswers?: ReadonlySet<string>;
 }
 
 export interface QueryPath {
@@ -50,7 +58,7 @@ export interface QueryPath {
 export function createQueryPath(options: QueryPathOptions): QueryPath {
   const { warehouse, registry, metrics, clock, logger, tracing } = options;
   const capabilities = warehouseCapabilities(warehouse.kind);
-  const executor = createQueryExecutor({
+  const warehouseExecutor = createQueryExecutor({
     client: warehouse.client,
     clock,
     logger,
@@ -79,6 +87,7 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
       if (readLimit !== undefined) metrics.readLimitRefusals.inc({ endpoint: query, limit: readLimit });
     },
   });
+  const executor = withEmptyAnswers(warehouseExecutor, options.emptyAnswers ?? new Set());
   const cache = createResultCache<ComputedResponse>({
     logger,
     sweepIntervalMs: options.cacheSweepIntervalMs,

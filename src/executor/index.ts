@@ -5,5 +5,6 @@ export type { QueryParamValue, SavedQuery, WarehouseRow } from "./saved-query.js
 export type { QueryStatistics } from "./query-statistics.js";
 export { createQueryTuning } from "./query-tuning.js";
 export { deadlineSignal } from "./deadline-signal.js";
+export { withEmptyAnswers } from "./empty-answers.js";
 export { readLimitError } from "./read-limits.js";
 export type { ReadLimit, ReadLimitName, ReadLimits, ReadLimitSource, ReadLimitValues } from "./read-limits.js";

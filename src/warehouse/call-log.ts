@@ -68,6 +68,9 @@ export interface CallLogOptions {
 /** The table the rows go to. */
 export const callLogTable = "service_calls";
 
+/** The saved query that reads the table. */
+export const callStatsEndpoint = "service.call-stats";
+
 /** Creates the call log writing through `client`; the first write is one period after creation. */
 export function createCallLog(client: WarehouseClient, options: CallLogOptions = {}): CallLog {
   if (options.enabled === false) {

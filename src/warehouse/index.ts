@@ -37,6 +37,6 @@ export { createFailureStreak } from "./failure-streak.js";
 export { retryWithBackoff } from "./retry-with-backoff.js";
 export type { Retrying, RetryOptions } from "./retry-with-backoff.js";
 export type { SchemaKeeper } from "./schema-keeper.js";
-export { createCallLog, callLogTable, defaultCallLog } from "./call-log.js";
+export { createCallLog, callLogTable, callStatsEndpoint, defaultCallLog } from "./call-log.js";
 export type { CallLog, CallLogOptions, CallLogRow, CallProtocol, CacheOutcome } from "./call-log.js";
 export { keepCallLogRetention, callLogRetentionStatement } from "./call-log-retention.js";

@@ -155,3 +155,39 @@ describe("a call log whose table is gone", () => {
     expect(dropped.values[0]?.value).toBe(3);
   });
 });
+
+describe("a server with the call log off, over a table holding calls", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(warehouse, NOW, { callLog: { enabled: false } });
+  });
+  afterAll(async () => server?.close());
+
+  it("answers service.call-stats with no rows", async () => {
+    await warehouse.client.insert({
+      table: "service_calls",
+      values: [
+        {
+          timestamp: "2026-11-20 12:20:00.000000",
+          request_id: "recorded-earlier",
+          endpoint: "usage.api-counts",
+          caller: "tenant-a",
+          protocol: "get",
+          code: "ok",
+          cache: "miss",
+          rows_read: 10,
+          bytes_read: 100,
+          duration_ms: 3,
+          response_bytes: 50,
+        },
+      ],
+      format: "JSONEachRow",
+    });
+    const held = await warehouse.client.query({
+      query: "SELECT count() AS n FROM service_calls",
+      format: "JSONEachRow",
+    });
+    expect(Number(((await held.json()) as { n: string }[])[0]!.n)).toBeGreaterThan(0);
+    expect(await callStats(server, TEST_API_KEY)).toEqual([]);
+  });
+});
