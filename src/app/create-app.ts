@@ -216,7 +216,7 @@ export function createApp(options: AppOptions): App {
     enabled: recording,
     flushMs: options.callLog?.flushMs,
     maxRows: options.callLog?.maxRows,
-    droppedRows: metrics.callLogDroppedRows,
+    droppedRows: metrics.countCallLogDrops,
     clock,
     logger,
   });

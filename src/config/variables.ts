@@ -215,7 +215,7 @@ export const variables = {
     parser: whole(1),
     default: defaultCallLog.maxRows,
     description:
-      "calls the call log holds while the warehouse does not take them; past it the oldest are dropped and counted in `sqe_call_log_dropped_rows_total`",
+      "calls the call log holds while the warehouse does not take them; past it the oldest of the caller holding the most are dropped and counted in `sqe_call_log_dropped_rows_total`",
   }),
   CALL_LOG_RETENTION_DAYS: variable({
     name: "CALL_LOG_RETENTION_DAYS",

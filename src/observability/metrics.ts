@@ -25,8 +25,10 @@ export interface Metrics {
   callerRequests: SeriesCounter<"caller" | "code">;
   /** Counts one call of `caller` that ended with `code`. */
   countCaller(caller: string, code: string): void;
-  /** Rows of the call log dropped, oldest first, because its buffer was full. */
-  callLogDroppedRows: Counter;
+  /** Rows of the call log dropped because its buffer was full, by caller; past 1,000 callers the rest count as "other". */
+  callLogDroppedRows: Counter<"caller">;
+  /** Counts `rows` rows of `caller` dropped from the call log. */
+  countCallLogDrops(caller: string, rows: number): void;
 }
 
 export interface MetricsOptions {
@@ -88,7 +90,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     ),
     callLogDroppedRows: new Counter({
       name: "sqe_call_log_dropped_rows_total",
-      help: "Rows of the call log dropped, oldest first, because its buffer was full (the warehouse was down or slow).",
+      help: "Rows of the call log dropped, by caller, because its buffer was full (the warehouse was down or slow); the caller holding the most rows loses its oldest.",
+      labelNames: ["caller"],
       registers,
     }),
     cacheEntries: new Gauge({ name: "sqe_cache_entries", help: "Results held in the cache.", registers }),
@@ -99,6 +102,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const calls = new Map<string, Map<string, { duration: HistogramSeries; codes: Map<string, CounterSeries> }>>();
   const cacheEvents = new Map<string, Map<string, CounterSeries>>();
   const callers = new Map<string, Map<string, CounterSeries>>();
+  const droppingCallers = new Set<string>();
   return {
     ...metrics,
     recordCall(endpoint, protocol, code, seconds) {
@@ -122,6 +126,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       let counter = byCode.get(code);
       if (counter === undefined) byCode.set(code, (counter = metrics.callerRequests.series({ caller: name, code })));
       counter.inc();
+    },
+    countCallLogDrops(caller, rows) {
+      const name = droppingCallers.has(caller) || droppingCallers.size < 1000 ? caller : "other";
+      droppingCallers.add(name);
+      metrics.callLogDroppedRows.inc({ caller: name }, rows);
     },
     countCacheEvent(endpoint, event) {
       let byEvent = cacheEvents.get(endpoint);

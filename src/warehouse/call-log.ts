@@ -1,6 +1,7 @@
 // The call log: one row per call of a saved query, written to `service_calls`
 // (migration 0005) in batches, so that recording a call never waits for the
 // warehouse nor fails because of it (docs/usage-accounting.md, The call log).
+import { randomUUID } from "node:crypto";
 import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
 import { createCallLogBuffer } from "./call-log-buffer.js";
 import { toDateTime64Param } from "./datetime-param.js";
@@ -39,7 +40,11 @@ export interface CallLogRow {
 }
 
 export interface CallLog {
-  /** Keeps `row` for the next batch. Never throws, never waits; a no-op when the log is off. */
+  /**
+   * Keeps `row` for the next batch, as it is (stamping `at` when unset): the
+   * caller hands it over and does not change it. Never throws, never waits; a
+   * no-op when the log is off.
+   */
   record(row: CallLogRow): void;
   /** Writes the rows held now, unless a write is under way: then resolves when that one ends. Never rejects. */
   flush(): Promise<void>;
@@ -55,10 +60,10 @@ export interface CallLogOptions {
   enabled?: boolean;
   /** `CALL_LOG_FLUSH_SECONDS`, in ms: the period of the writes. Default 5000. */
   flushMs?: number;
-  /** `CALL_LOG_MAX_ROWS`: rows held at most; past it the oldest are dropped. Default 100,000. */
+  /** `CALL_LOG_MAX_ROWS`: rows held at most; past it the oldest of the caller holding the most are dropped. Default 100,000. */
   maxRows?: number;
-  /** Counts the rows dropped (Metrics.callLogDroppedRows). Default: not counted. */
-  droppedRows?: { inc(rows: number): void };
+  /** Counts the rows dropped, by caller (Metrics.countCallLogDrops). Default: not counted. */
+  droppedRows?: (caller: string, rows: number) => void;
   /** Stamps rows recorded without `at`. Default: the system clock. */
   clock?: Clock;
   /** Default: silent. */
@@ -80,24 +85,38 @@ export function createCallLog(client: WarehouseClient, options: CallLogOptions =
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const streak = createFailureStreak(logger);
-  const buffer = createCallLogBuffer<Record<string, unknown>>(options.maxRows ?? defaultCallLog.maxRows, (rows) =>
-    options.droppedRows?.inc(rows),
+  const buffer = createCallLogBuffer<CallLogRow>(
+    options.maxRows ?? defaultCallLog.maxRows,
+    (row) => row.caller,
+    (caller, rows) => options.droppedRows?.(caller, rows),
   );
+  // A batch written again after a failure keeps its token, so that a server that took it the first time drops it.
+  let batchToken = "";
   let writing: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
   /** One insert of the rows held, aborted after `timeoutMs`. */
   const write = async (timeoutMs: number): Promise<void> => {
-    const batch = buffer.takeBatch();
-    if (batch === undefined) return;
+    const taken = buffer.takeBatch();
+    if (taken === undefined) return;
+    const batch = taken.rows;
+    if (!taken.retry) batchToken = randomUUID();
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(), timeoutMs);
     try {
-      await client.insert({ table: callLogTable, values: batch, format: "JSONEachRow", abort_signal: abort.signal });
+      await client.insert({
+        table: callLogTable,
+        values: batch.map(rowOf),
+        format: "JSONEachRow",
+        abort_signal: abort.signal,
+        clickhouse_settings: { insert_deduplication_token: batchToken },
+      });
       buffer.written();
       const failedTries = streak.end();
       if (failedTries > 0) logger.info("call log written again", { failedTries, rows: batch.length });
+      // The rows recorded while the failed batch waited follow it at once.
+      if (taken.retry) return write(timeoutMs);
     } catch (error) {
       buffer.notWritten();
       streak.failed(error, {
@@ -125,7 +144,9 @@ export function createCallLog(client: WarehouseClient, options: CallLogOptions =
     record(row) {
       if (closed) return;
       try {
-        buffer.push(rowOf(row, clock));
+        // The row is kept as handed over; it is formatted when written.
+        if (row.at === undefined) row.at = clock();
+        buffer.push(row);
       } catch (error) {
         logger.error("call log could not keep a row", { error });
       }
@@ -147,9 +168,9 @@ export function createCallLog(client: WarehouseClient, options: CallLogOptions =
 }
 
 /** The row as JSONEachRow takes it, in the columns of `service_calls`. */
-function rowOf(row: CallLogRow, clock: Clock): Record<string, unknown> {
+function rowOf(row: CallLogRow): Record<string, unknown> {
   return {
-    timestamp: toDateTime64Micros(row.at ?? clock()),
+    timestamp: toDateTime64Micros(row.at!),
     request_id: row.requestId,
     endpoint: row.endpoint,
     caller: row.caller,

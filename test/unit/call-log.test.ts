@@ -28,16 +28,23 @@ function call(requestId: string, overrides: Partial<CallLogRow> = {}): CallLogRo
 function fakeClient(answer: () => Promise<void> = () => Promise.resolve()) {
   const batches: string[][] = [];
   const values: Record<string, unknown>[][] = [];
+  const tokens: string[] = [];
   let running = 0;
   let mostAtOnce = 0;
   const client = {
-    async insert(params: { table: string; values: Record<string, unknown>[]; format: string }) {
+    async insert(params: {
+      table: string;
+      values: Record<string, unknown>[];
+      format: string;
+      clickhouse_settings?: { insert_deduplication_token?: string };
+    }) {
       expect([params.table, params.format]).toEqual(["service_calls", "JSONEachRow"]);
       running += 1;
       mostAtOnce = Math.max(mostAtOnce, running);
       try {
         batches.push(params.values.map((row) => row.request_id as string));
         values.push(params.values);
+        tokens.push(params.clickhouse_settings?.insert_deduplication_token ?? "");
         await answer();
       } finally {
         running -= 1;
@@ -48,6 +55,7 @@ function fakeClient(answer: () => Promise<void> = () => Promise.resolve()) {
     client: client as never,
     batches,
     values,
+    tokens,
     get mostAtOnce() {
       return mostAtOnce;
     },
@@ -56,13 +64,16 @@ function fakeClient(answer: () => Promise<void> = () => Promise.resolve()) {
 
 function droppedCounter() {
   let count = 0;
+  const byCaller: Record<string, number> = {};
   return {
-    inc: (n = 1) => {
+    inc: (caller: string, n: number) => {
       count += n;
+      byCaller[caller] = (byCaller[caller] ?? 0) + n;
     },
     get count() {
       return count;
     },
+    byCaller,
   };
 }
 
@@ -108,7 +119,7 @@ describe("createCallLog", () => {
   it("drops the oldest rows past the bound and counts them", async () => {
     const fake = fakeClient();
     const dropped = droppedCounter();
-    const log = createCallLog(fake.client, { maxRows: 3, droppedRows: dropped, clock: fixedClock(at) });
+    const log = createCallLog(fake.client, { maxRows: 3, droppedRows: dropped.inc, clock: fixedClock(at) });
     for (const id of ["r1", "r2", "r3", "r4", "r5"]) log.record(call(id));
     await log.flush();
     expect(fake.batches).toEqual([["r3", "r4", "r5"]]);
@@ -116,11 +127,11 @@ describe("createCallLog", () => {
     await log.close();
   });
 
-  it("keeps the rows of a failed insert and writes them with the next, within the bound", async () => {
+  it("keeps the rows of a failed insert and writes them again, alone, then the rows recorded meanwhile", async () => {
     let failing = true;
     const fake = fakeClient(() => (failing ? Promise.reject(new Error("connect ECONNREFUSED")) : Promise.resolve()));
     const dropped = droppedCounter();
-    const log = createCallLog(fake.client, { maxRows: 3, droppedRows: dropped, clock: fixedClock(at) });
+    const log = createCallLog(fake.client, { maxRows: 3, droppedRows: dropped.inc, clock: fixedClock(at) });
     log.record(call("r1"));
     log.record(call("r2"));
     await log.flush();
@@ -131,11 +142,7 @@ describe("createCallLog", () => {
     await log.flush();
     await log.flush();
     // r1 was dropped when r4 came: four rows for a bound of three.
-    expect(fake.batches).toEqual([
-      ["r1", "r2"],
-      ["r2", "r3", "r4"],
-      ["r2", "r3", "r4"],
-    ]);
+    expect(fake.batches).toEqual([["r1", "r2"], ["r2"], ["r2"], ["r3", "r4"]]);
     expect(dropped.count).toBe(1);
     await log.close();
   });
@@ -146,7 +153,7 @@ describe("createCallLog", () => {
       () => new Promise<void>((resolve, reject) => (release = (ok) => (ok ? resolve() : reject(new Error("down"))))),
     );
     const dropped = droppedCounter();
-    const log = createCallLog(fake.client, { maxRows: 2, droppedRows: dropped, clock: fixedClock(at) });
+    const log = createCallLog(fake.client, { maxRows: 2, droppedRows: dropped.inc, clock: fixedClock(at) });
     log.record(call("r1"));
     log.record(call("r2"));
     const written = log.flush();
@@ -165,6 +172,39 @@ describe("createCallLog", () => {
     release(true);
     await next;
     expect(fake.batches.at(-1)).toEqual(["r4", "r5"]);
+    await log.close();
+  });
+
+  it("drops the rows of the caller holding the most when full, so that a flood keeps the others' rows", async () => {
+    const fake = fakeClient();
+    const dropped = droppedCounter();
+    const log = createCallLog(fake.client, { maxRows: 4, droppedRows: dropped.inc, clock: fixedClock(at) });
+    log.record(call("b1", { caller: "tenant-b" }));
+    log.record(call("b2", { caller: "tenant-b" }));
+    for (let i = 1; i <= 6; i++) log.record(call(`a${i}`));
+    await log.flush();
+    expect(fake.batches.flat().sort()).toEqual(["a5", "a6", "b1", "b2"]);
+    expect(dropped.byCaller).toEqual({ "tenant-a": 4 });
+    await log.close();
+  });
+
+  it("writes a failed batch again with the same deduplication token, a new batch with a new one", async () => {
+    let failing = true;
+    const fake = fakeClient(() => (failing ? Promise.reject(new Error("timeout")) : Promise.resolve()));
+    const log = createCallLog(fake.client, { clock: fixedClock(at) });
+    log.record(call("r1"));
+    await log.flush();
+    log.record(call("r2"));
+    await log.flush();
+    failing = false;
+    await log.flush();
+    log.record(call("r3"));
+    await log.flush();
+    expect(fake.batches).toEqual([["r1"], ["r1"], ["r1"], ["r2"], ["r3"]]);
+    const [first, second, third, fourth, fifth] = fake.tokens;
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect([second, third]).toEqual([first, first]);
+    expect(new Set([first, fourth, fifth]).size).toBe(3);
     await log.close();
   });
 
