@@ -26,6 +26,9 @@ export interface Credential {
   readLimits?: ReadLimitValues;
 }
 
+/** How the service names callers that are not key-file keys: a token (`token:<sub>`) and an API_KEYS key (`api-key:<hash>`). */
+export const reservedIdPrefixes = ["token:", "api-key:"] as const;
+
 /**
  * Whether `credential` is limited to some endpoints, parameter values or
  * reads: a call prepared under it then depends on it and is not shared.

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { type Logger, silentLogger } from "../observability/index.js";
-import type { Credential } from "./credential.js";
+import { type Credential, reservedIdPrefixes } from "./credential.js";
 import { burstProblem, rateProblem, readLimitFields, readLimitsOf } from "./credential-limits.js";
 
 export interface KeyFileOptions {
@@ -144,6 +144,9 @@ export function parseKeyFile(
     if (unknown.length > 0) throw new Error(`${where} has unknown field ${unknown[0]}`);
     if (typeof id !== "string" || !/^[\w.:-]{1,64}$/.test(id))
       throw new Error(`${where}.id must be 1 to 64 letters, digits, _ . : or -`);
+    const reserved = reservedIdPrefixes.find((prefix) => id.startsWith(prefix));
+    if (reserved !== undefined)
+      throw new Error(`${where}.id ${id} must not start with ${reserved}: the service names other callers so`);
     if (ids.has(id)) throw new Error(`${where}.id ${id} is used twice`);
     ids.add(id);
     if (typeof sha256 !== "string" || !/^[0-9a-fA-F]{64}$/.test(sha256))
@@ -165,7 +168,9 @@ export function parseKeyFile(
       if (unknownParameter !== undefined) throw new Error(`${where}.fixed names no parameter: ${unknownParameter}`);
       credential.fixed = { ...(fixed as Record<string, string>) };
     }
-    if (perSecond !== undefined || burst !== undefined) {
+    if (perSecond === undefined && burst !== undefined)
+      throw new Error(`${where}.rate_limit_burst needs rate_limit_per_second: a burst is of a rate`);
+    if (perSecond !== undefined) {
       if (typeof perSecond !== "number" || !(perSecond >= 0))
         throw new Error(`${where}.rate_limit_per_second must be a number of at least 0`);
       const rate = rateProblem(perSecond, true);

@@ -30,6 +30,9 @@ describe("a key file's limits", () => {
       ', "rate_limit_per_second": 5, "rate_limit_burst": 0.5',
       "keys[0].rate_limit_burst must be a number of at least 1",
     ],
+    [', "rate_limit_per_second": 1e308', "keys[0].rate_limit_per_second must be at most 1000000"],
+    [', "rate_limit_per_second": 5, "rate_limit_burst": 1e308', "keys[0].rate_limit_burst must be at most 2000000"],
+    [', "rate_limit_burst": 10', "keys[0].rate_limit_burst needs rate_limit_per_second"],
     [', "max_rows_to_read": 10.5', "keys[0].max_rows_to_read must be a whole number of at least 1"],
     [', "max_rows_to_read": -1', "keys[0].max_rows_to_read must be a whole number of at least 1"],
     [', "max_bytes_to_read": 0', "keys[0].max_bytes_to_read must be a whole number of at least 1"],
@@ -68,6 +71,7 @@ describe("a token's limits", () => {
 
   it.each([
     [{ rps: 1e-300 }, "claim rps must be at least"],
+    [{ rps: 1e308 }, "claim rps must be at most 1000000"],
     [{ max_rows_to_read: 0.5 }, "claim max_rows_to_read must be a whole number of at least 1"],
     [{ max_bytes_to_read: -5 }, "claim max_bytes_to_read must be a whole number of at least 1"],
     [{ max_bytes_to_read: 2 ** 60 }, "claim max_bytes_to_read must be a whole number of at least 1"],

@@ -68,6 +68,14 @@ describe("parseKeyFile", () => {
     [JSON.stringify({ keys: [{ id: "a b", sha256: digest }] }), "keys[0].id must be"],
     [JSON.stringify({ keys: [{ id: "a", sha256: "abc" }] }), "keys[0].sha256 must be 64 hex digits"],
     [
+      JSON.stringify({ keys: [{ id: "token:probe", sha256: digest }] }),
+      "keys[0].id token:probe must not start with token:",
+    ],
+    [
+      JSON.stringify({ keys: [{ id: "api-key:0123456789ab", sha256: digest }] }),
+      "keys[0].id api-key:0123456789ab must not start with api-key:",
+    ],
+    [
       JSON.stringify({
         keys: [
           { id: "a", sha256: digest },
