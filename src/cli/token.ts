@@ -1,6 +1,7 @@
 // `npm run token`: prints a signed token (JWT, HS256 with JWT_SECRET) for a
 // dashboard or a tenant: who it is, the endpoints it may call, the
 // parameters it may not change, and how long it lasts.
+import { rateProblem, readLimitsOf } from "../auth/credential-limits.js";
 import { issueToken, parseDuration } from "../auth/token-issuer.js";
 import { createEndpointRegistry, savedQueryServices } from "../endpoints/index.js";
 import { readCommandLine } from "./command-line.js";
@@ -12,6 +13,7 @@ const parameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p
 
 const { values } = readCommandLine({
   usage: `usage: npm run token -- --sub ID [--endpoints NAME,...] [--fixed NAME=VALUE]... [--ttl 1h] [--rps N] [--import]
+       [--max-rows-to-read N] [--max-bytes-to-read N]
 
 Prints a token signed with JWT_SECRET (HS256), which the service accepts in
 X-API-KEY or Authorization: Bearer like a key.
@@ -23,8 +25,11 @@ options:
                        (for usage.api-counts, project is the whole URL pattern: anchor it,
                        e.g. --fixed 'project=^https://abc\\.')
   --ttl DURATION       how long it lasts: 90s, 15m, 1h, 7d (default 1h)
-  --rps N              its own rate limit, calls a second (default: the service's)
+  --rps N              its own rate limit, calls a second, from one a day to 1000000
+                       (default: the service's)
   --import             the import scope: it may post rows to POST /api/import/<table>
+  --max-rows-to-read N   rows the warehouse may read for one of its calls (default: no limit of its own)
+  --max-bytes-to-read N  bytes the warehouse may read for one of its calls (default: no limit of its own)
   -h, --help           print this and exit`,
   options: {
     sub: { type: "string" },
@@ -33,6 +38,8 @@ options:
     ttl: { type: "string", default: "1h" },
     rps: { type: "string" },
     import: { type: "boolean", default: false },
+    "max-rows-to-read": { type: "string" },
+    "max-bytes-to-read": { type: "string" },
   },
   check: ({ values }) => {
     const problems: string[] = [];
@@ -46,8 +53,18 @@ options:
       if (fixedPair(pair) === undefined)
         problems.push(`--fixed must be NAME=VALUE with a parameter name, got "${pair}"`);
     }
+    // The checks the service makes when it reads the token, so that it never refuses one made here.
     if (values.rps !== undefined && !(Number(values.rps) > 0))
       problems.push(`--rps must be a positive number, got "${values.rps}"`);
+    else if (values.rps !== undefined) {
+      const problem = rateProblem(Number(values.rps), false);
+      if (problem !== undefined) problems.push(`--rps ${problem}, got "${values.rps}"`);
+    }
+    const { problem } = readLimitsOf(readLimitClaims(values));
+    if (problem !== undefined) {
+      const option = `--${problem.field.replaceAll("_", "-")}`;
+      problems.push(`${option} ${problem.description}, got "${values[option.slice(2) as keyof typeof values]}"`);
+    }
     return problems;
   },
 });
@@ -61,7 +78,7 @@ await runCli(async () => {
   const rps = values.rps === undefined ? undefined : Number(values.rps);
   const ttlSeconds = parseDuration(values.ttl)!;
   process.stdout.write(
-    `${await issueToken({ sub: values.sub!, endpoints: endpointNames(values.endpoints), fixed, rps, import: values.import }, { secret, ttlSeconds })}\n`,
+    `${await issueToken({ sub: values.sub!, endpoints: endpointNames(values.endpoints), fixed, rps, import: values.import, ...readLimitClaims(values) }, { secret, ttlSeconds })}\n`,
   );
 });
 
@@ -78,4 +95,15 @@ function fixedPair(pair: string): [string, string] | undefined {
   const at = pair.indexOf("=");
   const name = pair.slice(0, at);
   return at < 1 || !parameters.has(name) ? undefined : [name, pair.slice(at + 1)];
+}
+
+/** `--max-rows-to-read` and `--max-bytes-to-read` as the claims of their names, those given only. */
+function readLimitClaims(options: { "max-rows-to-read"?: string; "max-bytes-to-read"?: string }): {
+  max_rows_to_read?: number;
+  max_bytes_to_read?: number;
+} {
+  const claims: { max_rows_to_read?: number; max_bytes_to_read?: number } = {};
+  if (options["max-rows-to-read"] !== undefined) claims.max_rows_to_read = Number(options["max-rows-to-read"]);
+  if (options["max-bytes-to-read"] !== undefined) claims.max_bytes_to_read = Number(options["max-bytes-to-read"]);
+  return claims;
 }

@@ -70,6 +70,19 @@ describe("command lines", () => {
       "src/cli/token.ts",
       '--sub is required; --rps must be a positive number, got "0"',
     ],
+    [
+      "token",
+      ["--sub", "a", "--rps", "1e-300"],
+      "src/cli/token.ts",
+      '--rps must be at least 0.0000116 (one call a day), got "1e-300"',
+    ],
+    ["token", ["--sub", "a", "--rps", "1e400"], "src/cli/token.ts", '--rps must be a number, got "1e400"'],
+    [
+      "token",
+      ["--sub", "a", "--max-bytes-to-read", "0"],
+      "src/cli/token.ts",
+      '--max-bytes-to-read must be a whole number of at least 1, got "0"',
+    ],
   ])("%s refuses the option values %j with its usage and exit code 2", (name, args, script, problems) => {
     const result = run(script, args);
     expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 2, stdout: "" });
