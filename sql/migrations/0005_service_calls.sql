@@ -4,7 +4,9 @@
 -- credential's id, never its secret. Sorted by (caller, timestamp) so that a
 -- caller who sees only its own calls reads only its range of the primary key.
 -- The TTL here is the default of CALL_LOG_RETENTION_DAYS; migrate() sets the
--- configured one (call-log-retention.ts).
+-- configured one (call-log-retention.ts). A batch the call log writes again
+-- after a failed insert carries the same insert_deduplication_token, which
+-- this table's deduplication window turns into one write.
 CREATE TABLE IF NOT EXISTS service_calls
 (
     timestamp      DateTime64(6, 'UTC'),
@@ -22,4 +24,5 @@ CREATE TABLE IF NOT EXISTS service_calls
 ENGINE = MergeTree
 PARTITION BY toDate(timestamp)
 ORDER BY (caller, timestamp)
-TTL toDateTime(timestamp) + toIntervalDay(30);
+TTL toDateTime(timestamp) + toIntervalDay(30)
+SETTINGS non_replicated_deduplication_window = 1000;
