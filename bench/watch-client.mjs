@@ -6,6 +6,7 @@
 //   {"open": n}               opens n streams; answers once each has its first message
 //   {"refresh": {url, body}}  POSTs the NDJSON body to the import route; answers once
 //                             every stream has one message more, with the last arrival's time
+//                             and the CPU time this process used meanwhile
 //   {"close": true}           closes every stream and connection
 // Usage: node bench/watch-client.mjs <service url> <gRPC path> <api key> <request message, hex>
 import { connect } from "node:http2";
@@ -105,6 +106,7 @@ async function open(count) {
 
 async function refresh({ url: importUrl, body }) {
   const sent = streams[0].messages;
+  const cpu = process.cpuUsage();
   const start = performance.now();
   const response = await fetch(importUrl, {
     method: "POST",
@@ -115,7 +117,9 @@ async function refresh({ url: importUrl, body }) {
   const postMs = performance.now() - start;
   if (response.status !== 200) throw new Error(`import answered ${response.status}: ${answer}`);
   const last = await allReach(sent + 1);
-  return { refreshMs: last - start, postMs, messages: sent + 1 };
+  // This process's own CPU meanwhile: near the refresh's time, the client would be what was measured.
+  const used = process.cpuUsage(cpu);
+  return { refreshMs: last - start, postMs, clientCpuMs: (used.user + used.system) / 1000, messages: sent + 1 };
 }
 
 function close() {

@@ -19,7 +19,10 @@ export interface WatchClient {
   /** Opens `count` streams more; resolves once each has its first message. */
   open(count: number): Promise<{ opened: number; connections: number; ms: number }>;
   /** POSTs `body` to `importUrl` and resolves once every stream has one message more, timed from the POST's start. */
-  refresh(importUrl: string, body: string): Promise<{ refreshMs: number; postMs: number; messages: number }>;
+  refresh(
+    importUrl: string,
+    body: string,
+  ): Promise<{ refreshMs: number; postMs: number; clientCpuMs: number; messages: number }>;
   /** Closes every stream and connection. */
   close(): Promise<void>;
   /** Ends the process; resolves once it has exited. */

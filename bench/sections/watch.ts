@@ -106,7 +106,7 @@ export const watchSection: Section = {
         {
           measure: `watch: one refresh to ${streams} watchers, ms`,
           service: refresh.refreshMs.toFixed(0),
-          baseline: `POST answered in ${refresh.postMs.toFixed(0)}; ${streams} streams opened over ${opened.connections} connections in ${opened.ms.toFixed(0)}`,
+          baseline: `POST answered in ${refresh.postMs.toFixed(0)}; client CPU ${refresh.clientCpuMs.toFixed(0)}; ${streams} streams opened over ${opened.connections} connections in ${opened.ms.toFixed(0)}`,
           ratio: `${queries} warehouse ${queries === 1 ? "query" : "queries"} for the refresh`,
           goal: "< 1000, one warehouse query",
           met: refresh.refreshMs < 1000 && queries === 1 ? "yes" : "no",
