@@ -18,6 +18,7 @@ import { metricsFloodSection } from "./sections/metrics-flood.js";
 import { missPathSection } from "./sections/miss-path.js";
 import { restartSection } from "./sections/restart.js";
 import { scaleSection } from "./sections/scale.js";
+import { watchSection } from "./sections/watch.js";
 
 /** In the order they run: restarts first, on a machine no load has heated yet. */
 const sections: Section[] = [
@@ -29,6 +30,7 @@ const sections: Section[] = [
   fairnessSection,
   scaleSection,
   explorerSection,
+  watchSection,
 ];
 const names = sections.map((s) => s.name);
 
