@@ -27,14 +27,7 @@ import {
 } from "./content-negotiation.js";
 import { bodyFormats } from "./body-formats.js";
 import { sendError } from "./error-body.js";
-import {
-  type Call,
-  codeName,
-  type HttpResponse,
-  type RecordCall,
-  recordNoCall,
-  warehouseMsOf,
-} from "../node-http/index.js";
+import { type Call, codeName, type RecordCall, recordNoCall, warehouseMsOf } from "../node-http/index.js";
 import { createCacheHeadersWriter, type WriteCacheHeaders } from "./cache-answer.js";
 import { createResponseBodies, type ResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
@@ -137,12 +130,12 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       const hit = freshness === undefined ? service.peek(prepared, tenant) : undefined;
       const lookupMs = performance.now() - call.started;
       // Every answer but a hit's one write goes through the response, the CORS headers set on it.
-      const [, response] = call.exchange();
+      call.exchange();
       if (hit !== undefined) {
         sendResult(answering, call, hit, lookupMs);
         return finish(call, prepared.endpoint, "ok", hit);
       }
-      const context = new GetCallContext(response, call.requestId, defaultTimeoutMs, tenant, freshness);
+      const context = new GetCallContext(call, defaultTimeoutMs, freshness);
       service.execute(prepared, context).then(
         (result) => {
           try {
@@ -167,16 +160,20 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
 class GetCallContext implements CallContext {
   private abort: AbortController | undefined;
   constructor(
-    private readonly response: HttpResponse,
-    readonly requestId: string,
+    private readonly call: Call,
     readonly timeoutMs: number,
-    readonly tenant: string,
     readonly freshness: Freshness | undefined,
   ) {}
+  get requestId(): string {
+    return this.call.requestId;
+  }
+  get tenant(): string {
+    return this.call.credential!.id;
+  }
   get signal(): AbortSignal {
     if (this.abort === undefined) {
       const abort = (this.abort = new AbortController());
-      const response = this.response;
+      const response = this.call.exchange()[1];
       // Only a client that leaves before the answer cancels the call.
       response.once("close", () => {
         if (!response.writableFinished) abort.abort();
