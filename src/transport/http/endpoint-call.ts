@@ -115,7 +115,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       // A caller's freshness directive is execute's to read.
       if (requestHeaders["cache-control"] !== undefined || requestHeaders.pragma !== undefined) return false;
       call.started = performance.now();
-      const hit = service.peek(prepared, call.credential!.id);
+      const hit = service.peek(prepared);
       if (hit === undefined) return false;
       sendResult(answering, call, hit, performance.now() - call.started);
       finish(call, prepared.endpoint, "ok", hit);
@@ -123,11 +123,10 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
     },
     answer(call) {
       const prepared = call.prepared!;
-      const tenant = call.credential!.id;
       call.started = performance.now();
       const requestHeaders = call.head.headers;
       const freshness = freshnessFrom(requestHeaders["cache-control"], headerValue(requestHeaders.pragma));
-      const hit = freshness === undefined ? service.peek(prepared, tenant) : undefined;
+      const hit = freshness === undefined ? service.peek(prepared) : undefined;
       const lookupMs = performance.now() - call.started;
       // Every answer but a hit's one write goes through the response, the CORS headers set on it.
       call.exchange();

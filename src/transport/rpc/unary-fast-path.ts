@@ -79,11 +79,10 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
    */
   function answerHit(call: Call, procedure: Procedure, form: UnaryRequestForm, request: Buffer | string): boolean {
     const { endpoint } = procedure;
-    const credential = call.credential!;
     call.started = performance.now();
     const prepared = prepare(call, procedure, form, request);
     if (prepared === undefined) return false;
-    const hit = service.peek(prepared, credential.id);
+    const hit = service.peek(prepared);
     return answered(call, endpoint, form, hit);
   }
 
