@@ -75,6 +75,9 @@ export interface HttpRoutes {
 const allow = "GET, HEAD, OPTIONS";
 const allowPost = "POST, OPTIONS";
 
+/** What the RPC stack's fallback adds of CORS: nothing, its response carries the CORS headers. */
+const corsSetByRpcStack = noCors;
+
 export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const { authenticate, ready, metrics, logger } = options;
   const maxUrlLength = options.maxUrlLength ?? 8192;
@@ -201,8 +204,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   return {
     serve,
     noSuchRoute: (request, response) => {
-      // The CORS headers are set on the response already, by the RPC stack.
-      const call = new RequestCall(request, response, noCors);
+      const call = new RequestCall(request, response, corsSetByRpcStack);
       call.route = "no-such-route";
       serve(call);
     },
