@@ -33,7 +33,8 @@ export function traceCalls(handler: CallHandler, options: TraceCallsOptions): Ca
         route === "saved-query" ? "http" : (rpcProtocolOf(head.method, headers["content-type"], url) ?? "unknown"),
     });
     // Traced calls come as Node requests: bare streams are not taken while traces are on.
-    const response = call.response ?? call.exchange()[1];
+    let response = call.response;
+    if (response === undefined) [, response] = call.exchange();
     response.once("close", () => {
       span.setAttributes({ [traceAttribute.httpStatus]: response.statusCode });
       span.end();

@@ -105,7 +105,8 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
     }
     finish(call, endpoint, codeName(connectError.code));
     const exchange = call.exchange();
-    if (!exchange[1].headersSent) sendError(exchange, call.requestId, connectError);
+    const [, response] = exchange;
+    if (!response.headersSent) sendError(exchange, call.requestId, connectError);
   }
 
   return {
@@ -172,7 +173,7 @@ class GetCallContext implements CallContext {
   get signal(): AbortSignal {
     if (this.abort === undefined) {
       const abort = (this.abort = new AbortController());
-      const response = this.call.exchange()[1];
+      const [, response] = this.call.exchange();
       // Only a client that leaves before the answer cancels the call.
       response.once("close", () => {
         if (!response.writableFinished) abort.abort();

@@ -116,7 +116,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     if (method !== "GET" && method !== "HEAD" && overKeylessLimit(call, "other")) return true;
     if (method === "OPTIONS") {
       // A browser's preflight was answered before this, by transport/cors.ts.
-      sendEmpty(call.exchange()[1], 204, { allow });
+      const [, response] = call.exchange();
+      sendEmpty(response, 204, { allow });
       return true;
     }
     if (method !== "GET" && method !== "HEAD") {
@@ -145,7 +146,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     if (method === "POST") return false;
     if (overKeylessLimit(call, "other")) return true;
     if (method === "OPTIONS") {
-      sendEmpty(call.exchange()[1], 204, { allow: allowPost });
+      const [, response] = call.exchange();
+      sendEmpty(response, 204, { allow: allowPost });
       return true;
     }
     const error = new ConnectError(`method ${method} is not allowed; use POST`, Code.Unimplemented);
@@ -158,7 +160,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     work.catch((error: unknown) => {
       logger.error("route failed", { path: pathOf(call.head.url), requestId: call.requestId, error });
       const exchange = call.exchange();
-      if (!exchange[1].headersSent) sendError(exchange, call.requestId, error);
+      const [, response] = exchange;
+      if (!response.headersSent) sendError(exchange, call.requestId, error);
     });
   }
 

@@ -172,7 +172,8 @@ export class StreamCall implements Call {
   exchange(): RequestAndResponse {
     if (this.made === undefined) {
       this.made = this.makeRequestAndResponse();
-      setCorsHeaders(this.made[1], this.cors.headers);
+      const [, response] = this.made;
+      setCorsHeaders(response, this.cors.headers);
     }
     return this.made;
   }

@@ -21,9 +21,12 @@ export function isConditional(call: Call): boolean {
   return headers["if-none-match"] !== undefined || headers["if-modified-since"] !== undefined;
 }
 
+/** What a revalidation comes to when it failed: its error answered here, nothing left for the caller. */
+export const errorAnswered = "error answered";
+
 /**
  * Executes `prepared` with the call's freshness: the result for the caller
- * to answer, or undefined when the error was answered here already.
+ * to answer, or errorAnswered.
  */
 export function createRevalidation(options: RevalidationOptions) {
   const { service, log } = options;
@@ -32,7 +35,7 @@ export function createRevalidation(options: RevalidationOptions) {
     endpoint: Endpoint,
     form: UnaryRequestForm,
     prepared: PreparedCall,
-  ): Promise<EndpointResult | undefined> => {
+  ): Promise<EndpointResult | typeof errorAnswered> => {
     const timeout = Number(call.head.headers["connect-timeout-ms"]);
     try {
       return await service.execute(prepared, {
@@ -55,7 +58,7 @@ export function createRevalidation(options: RevalidationOptions) {
         started: call.started,
       };
       log(logged, connectError.code, connectError);
-      return undefined;
+      return errorAnswered;
     }
   };
 }

@@ -21,7 +21,7 @@ import { routerContextFor } from "./router-call-record.js";
 import { statisticsFieldsOf } from "./statistics-trailers.js";
 import { bodyBytes, type ReadBody, readBody, replayedBody } from "./request-body.js";
 import { writeUnaryAnswer } from "./unary-answer.js";
-import { createRevalidation, isConditional } from "./connect-get-revalidation.js";
+import { createRevalidation, errorAnswered, isConditional } from "./connect-get-revalidation.js";
 import { asksFreshness, fastPathCacheHeaders, answeredNotModified } from "./fast-path-cache.js";
 import { messageOfBody, messageOfQuery, type UnaryRequestForm, unaryRequestForm } from "./unary-request.js";
 
@@ -181,7 +181,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
       call.started = performance.now();
       // revalidate answers its own errors, so its promise never rejects.
       void revalidate(call, procedure.endpoint, form, prepared).then((result) => {
-        if (result !== undefined && !answered(call, procedure.endpoint, form, result)) toRouter(call);
+        if (result !== errorAnswered && !answered(call, procedure.endpoint, form, result)) toRouter(call);
       });
       return;
     }
