@@ -9,7 +9,6 @@ import { bodyFormats } from "./body-formats.js";
 const entityForms = bodyFormats.map((f) => f.name as EntityForm);
 
 const varyKeyed = `Accept, Accept-Encoding, ${varyCredential}`;
-const varyKeyedOrigin = `Origin, ${varyKeyed}`;
 const emptyBody = Buffer.alloc(0);
 
 /**
@@ -27,7 +26,7 @@ export type WriteCacheHeaders = (
 /** WriteCacheHeaders naming `staleIfErrorSeconds` (STALE_IF_ERROR_SECONDS; 0: none) in Cache-Control. */
 export function createCacheHeadersWriter(staleIfErrorSeconds: number): WriteCacheHeaders {
   return (call, headers, result, format) => {
-    headers.vary = call.cors.varyOrigin ? varyKeyedOrigin : varyKeyed;
+    headers.vary = call.cors.vary(varyKeyed);
     const cache = cacheHeaders(result, entityForms[format]!, staleIfErrorSeconds);
     Object.assign(headers, cache);
     const requestHeaders = call.head.headers;

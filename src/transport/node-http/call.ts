@@ -11,7 +11,6 @@ import type { PreparedCall } from "../../endpoints/index.js";
 import { type RequestHead, streamAddress, streamHead } from "./bare-stream.js";
 import type { Route } from "./call-route.js";
 import {
-  type CorsHeaders,
   copyCorsHeaders,
   type HttpRequest,
   type HttpResponse,
@@ -20,16 +19,7 @@ import {
   setCorsHeaders,
 } from "./request-handler.js";
 import { requestIdFrom } from "./request-id.js";
-
-/** What CORS decided for every answer to a request (transport/cors.ts): its headers, and whether they vary by Origin. */
-export interface CorsDecision {
-  readonly headers: CorsHeaders;
-  /** True with a list of origins: the answer's Vary names Origin. */
-  readonly varyOrigin: boolean;
-}
-
-/** CORS that adds nothing (the metrics port, tests). */
-export const noCors: CorsDecision = Object.freeze({ headers: Object.freeze({}), varyOrigin: false });
+import type { CorsDecision } from "./cors-decision.js";
 
 /** A call as every step of the request path reads and answers it. */
 export interface Call extends HeaderReader {

@@ -4,7 +4,7 @@ import type { DescMessage, DescMethodUnary } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
 import { queryOf } from "../node-http/index.js";
-import { credentialKey, requestIdKey, varyOriginKey } from "./request-context.js";
+import { corsKey, credentialKey, requestIdKey } from "./request-context.js";
 import { messageForm, rpcFreshness, setRpcCacheHeaders } from "./rpc-cache-headers.js";
 import { noteCallResult } from "./router-call-record.js";
 import { rpcContentTypeOf } from "./rpc-protocol.js";
@@ -52,7 +52,7 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
         }
         const set = (name: string, value: string) => context.responseHeader.set(name, value);
         const form = messageForm(isBinary(context.requestMethod, context.requestHeader, context.url));
-        setRpcCacheHeaders(set, result, { form, staleIfErrorSeconds, varyOrigin: context.values.get(varyOriginKey) });
+        setRpcCacheHeaders(set, result, { form, staleIfErrorSeconds, cors: context.values.get(corsKey) });
         // Connect answers a unary call's trailers as headers named `trailer-…`: its statistics are plain headers.
         setStatistics(context.protocolName === "connect" ? context.responseHeader : context.responseTrailer, result);
         noteCallResult(context.values, result);

@@ -1,14 +1,12 @@
 // The cache headers of a fast-path hit, and the 304 of a Connect GET whose
 // caller holds the answer already (If-None-Match, If-Modified-Since).
 import type { EndpointResult } from "../../endpoints/index.js";
-import { type Call, type CacheHeaders, cacheHeaders, notModified, varyCredential } from "../node-http/index.js";
+import { type Call, type CacheHeaders, cacheHeaders, notModified } from "../node-http/index.js";
 import type { UnaryRequestForm } from "./unary-request.js";
-import { messageForm } from "./rpc-cache-headers.js";
+import { messageForm, varyKeyed } from "./rpc-cache-headers.js";
 
 export { asksFreshness } from "./rpc-cache-headers.js";
 
-const varyKeyed = `Accept-Encoding, ${varyCredential}`;
-const varyKeyedOrigin = `Origin, ${varyKeyed}`;
 const emptyBody = Buffer.alloc(0);
 
 /** The validators and cache headers of `hit` in the call's form, with Vary. */
@@ -19,7 +17,7 @@ export function fastPathCacheHeaders(
   staleIfErrorSeconds: number,
 ): CacheHeaders & { vary: string } {
   const headers = cacheHeaders(hit, messageForm(form.binary), staleIfErrorSeconds) as CacheHeaders & { vary: string };
-  headers.vary = call.cors.varyOrigin ? varyKeyedOrigin : varyKeyed;
+  headers.vary = call.cors.vary(varyKeyed);
   return headers;
 }
 

@@ -3,10 +3,10 @@
 // validators and cache headers of its result, as headers or metadata on
 // Connect, gRPC and gRPC-Web alike.
 import { type Freshness, freshnessFrom, type EndpointResult } from "../../endpoints/index.js";
-import { cacheHeaders, type EntityForm, varyCredential } from "../node-http/index.js";
+import { cacheHeaders, type CorsDecision, type EntityForm, varyCredential } from "../node-http/index.js";
 
-const varyKeyed = `Accept-Encoding, ${varyCredential}`;
-const varyKeyedOrigin = `Origin, ${varyKeyed}`;
+/** An RPC answer's own Vary: its coding and credential (CORS adds Origin when it varies by it). */
+export const varyKeyed = `Accept-Encoding, ${varyCredential}`;
 
 /** The caller's freshness from request headers or metadata; undefined when it asks none. */
 export function rpcFreshness(headers: Headers): Freshness | undefined {
@@ -38,7 +38,7 @@ export function messageForm(binary: boolean): EntityForm {
 /** How an RPC answer names its cache headers: its entity form, CORS's Vary and STALE_IF_ERROR_SECONDS. */
 export interface RpcCacheForm {
   form: EntityForm;
-  varyOrigin: boolean;
+  cors: CorsDecision;
   staleIfErrorSeconds: number;
 }
 
@@ -46,9 +46,9 @@ export interface RpcCacheForm {
 export function setRpcCacheHeaders(
   set: (name: string, value: string) => void,
   result: EndpointResult,
-  { form, varyOrigin, staleIfErrorSeconds }: RpcCacheForm,
+  { form, cors, staleIfErrorSeconds }: RpcCacheForm,
 ): void {
   const headers = cacheHeaders(result, form, staleIfErrorSeconds);
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) set(name, value);
-  set("vary", varyOrigin ? varyKeyedOrigin : varyKeyed);
+  set("vary", cors.vary(varyKeyed));
 }
