@@ -1,7 +1,7 @@
 // The cache headers of a GET answer of a saved query, and its 304 when the
 // caller's copy is still the answer (If-None-Match, If-Modified-Since).
 import type { EndpointResult } from "../../endpoints/index.js";
-import { type Call, cacheHeaders, type EntityForm, notModified, varyCredential } from "../node-http/index.js";
+import { type Call, cacheHeaders, type EntityForm, requestNotModified, varyCredential } from "../node-http/index.js";
 import type { BodyFormat } from "./content-negotiation.js";
 import { bodyFormats } from "./body-formats.js";
 
@@ -29,11 +29,7 @@ export function createCacheHeadersWriter(staleIfErrorSeconds: number): WriteCach
     headers.vary = call.cors.vary(varyKeyed);
     const cache = cacheHeaders(result, entityForms[format]!, staleIfErrorSeconds);
     Object.assign(headers, cache);
-    const requestHeaders = call.head.headers;
-    const ifNoneMatch = requestHeaders["if-none-match"];
-    const ifModifiedSince = requestHeaders["if-modified-since"];
-    if (ifNoneMatch === undefined && ifModifiedSince === undefined) return false;
-    if (!notModified(ifNoneMatch, ifModifiedSince, cache.etag, result.computation.computedAt)) return false;
+    if (!requestNotModified(call.head.headers, cache.etag, result.computation.computedAt)) return false;
     call.reply(304, headers, emptyBody);
     return true;
   };

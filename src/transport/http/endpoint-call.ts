@@ -5,15 +5,16 @@
 // result-answer.ts writes a result's answer; get-call-context.ts is what
 // the warehouse is asked with.
 import { Code, ConnectError } from "@connectrpc/connect";
-import {
-  type Endpoint,
-  type EndpointResult,
-  type EndpointService,
-  freshnessFrom,
-  type PreparedCall,
-} from "../../endpoints/index.js";
+import type { Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
-import { type Call, codeName, type RecordCall, recordNoCall } from "../node-http/index.js";
+import {
+  asksFreshness,
+  type Call,
+  codeName,
+  freshnessOfHead,
+  type RecordCall,
+  recordNoCall,
+} from "../node-http/index.js";
 import { createCacheHeadersWriter } from "./cache-answer.js";
 import type { BodyFormat } from "./content-negotiation.js";
 import { sendError } from "./error-body.js";
@@ -101,9 +102,8 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   return {
     answerHit(call) {
       const prepared = call.prepared!;
-      const requestHeaders = call.head.headers;
       // A caller's freshness directive is execute's to read.
-      if (requestHeaders["cache-control"] !== undefined || requestHeaders.pragma !== undefined) return false;
+      if (asksFreshness(call.head.headers)) return false;
       call.started = performance.now();
       const hit = service.peek(prepared);
       if (hit === undefined) return false;
@@ -114,8 +114,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
     answer(call) {
       const prepared = call.prepared!;
       call.started = performance.now();
-      const requestHeaders = call.head.headers;
-      const freshness = freshnessFrom(requestHeaders["cache-control"], headerValue(requestHeaders.pragma));
+      const freshness = freshnessOfHead(call.head.headers);
       const hit = freshness === undefined ? service.peek(prepared) : undefined;
       const lookupMs = performance.now() - call.started;
       // Every answer but a hit's one write goes through the response, the CORS headers set on it.
@@ -143,9 +142,4 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       fail(call, endpoint, error);
     },
   };
-}
-
-/** A header Node may hand as a list, as one comma-separated value. */
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(", ") : value;
 }

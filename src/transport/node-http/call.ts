@@ -19,6 +19,7 @@ import {
   setCorsHeaders,
 } from "./request-handler.js";
 import { requestIdFrom } from "./request-id.js";
+import { headerValue } from "./request-headers.js";
 import type { CorsDecision } from "./cors-decision.js";
 
 /** A call as every step of the request path reads and answers it. */
@@ -182,10 +183,4 @@ export function replyOn(
   };
   writable.writeHead(status, headers);
   writable.end(request.method === "HEAD" ? undefined : body);
-}
-
-function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
-  const value = headers[name];
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(", ") : value;
 }

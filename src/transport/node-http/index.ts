@@ -13,7 +13,8 @@ export type {
   RequestAndResponse,
   RequestHandler,
 } from "./request-handler.js";
-export { hasBody, headerReader } from "./request-headers.js";
+export { hasBody, headerReader, headerValue } from "./request-headers.js";
+export { asksFreshness, freshnessOfHead } from "./head-freshness.js";
 export { requestIdFrom } from "./request-id.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";
 export { authenticateThen } from "./authenticated.js";
@@ -30,7 +31,7 @@ export { createPreparedCalls } from "./prepared-calls.js";
 export type { PreparedCalls } from "./prepared-calls.js";
 export { cacheHeaders, cacheName, varyCredential } from "./cache-validators.js";
 export type { CacheHeaders, EntityForm } from "./cache-validators.js";
-export { notModified } from "./conditional-request.js";
+export { isConditional, notModified, requestNotModified } from "./conditional-request.js";
 export { createRecordCall, recordNoCall } from "./call-record.js";
 export type { CallEnd, CallRows, RecordCall } from "./call-record.js";
 export { setStatisticsFields, warehouseMsOf } from "./result-statistics.js";

@@ -4,21 +4,14 @@
 // matches, is answered 304 rather than through the router's 200.
 import { ConnectError } from "@connectrpc/connect";
 import type { Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
-import type { Call } from "../node-http/index.js";
+import { type Call, freshnessOfHead } from "../node-http/index.js";
 import type { CallLog } from "./logging-interceptor.js";
-import { rpcFreshnessOfHead } from "./rpc-cache-headers.js";
 import { sendRpcError } from "./rpc-error-response.js";
 import type { UnaryRequestForm } from "./unary-request.js";
 
 export interface RevalidationOptions {
   service: EndpointService;
   log: CallLog;
-}
-
-/** Whether the call names the caller's copy (If-None-Match, If-Modified-Since). */
-export function isConditional(call: Call): boolean {
-  const headers = call.head.headers;
-  return headers["if-none-match"] !== undefined || headers["if-modified-since"] !== undefined;
 }
 
 /** What a revalidation comes to when it failed: its error answered here, nothing left for the caller. */
@@ -41,7 +34,7 @@ export function createRevalidation(options: RevalidationOptions) {
       return await service.execute(prepared, {
         requestId: call.requestId,
         tenant: call.credential!.id,
-        freshness: rpcFreshnessOfHead(call.head.headers),
+        freshness: freshnessOfHead(call.head.headers),
         timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : undefined,
       });
     } catch (error) {

@@ -16,20 +16,6 @@ export function rpcFreshness(headers: Headers): Freshness | undefined {
   return freshnessFrom(cacheControl ?? undefined, pragma ?? undefined);
 }
 
-/** The caller's freshness from a request's head, as rpcFreshness reads it from metadata. */
-export function rpcFreshnessOfHead(headers: Record<string, string | string[] | undefined>): Freshness | undefined {
-  const pragma = headers.pragma;
-  return freshnessFrom(
-    headers["cache-control"] as string | undefined,
-    Array.isArray(pragma) ? pragma.join(", ") : pragma,
-  );
-}
-
-/** Whether a request header or metadata asks for a freshness: such calls skip the fast path. */
-export function asksFreshness(headers: Record<string, string | string[] | undefined>): boolean {
-  return headers["cache-control"] !== undefined || headers.pragma !== undefined;
-}
-
 /** A binary message's entity form, or its proto3 JSON's. */
 export function messageForm(binary: boolean): EntityForm {
   return binary ? "proto" : "proto-json";

@@ -13,7 +13,15 @@ import type {
   EndpointService,
   PreparedCall,
 } from "../../endpoints/index.js";
-import { type Call, type CallHandler, createPreparedCalls, pathOf, type RecordCall } from "../node-http/index.js";
+import {
+  asksFreshness,
+  type Call,
+  type CallHandler,
+  createPreparedCalls,
+  isConditional,
+  pathOf,
+  type RecordCall,
+} from "../node-http/index.js";
 import type { CallLog, LoggedCall } from "./logging-interceptor.js";
 import type { ConnectRouterHandler } from "./connect-router.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";
@@ -21,8 +29,8 @@ import { routerContextFor } from "./router-call-record.js";
 import { statisticsFieldsOf } from "./statistics-trailers.js";
 import { bodyBytes, type ReadBody, readBody, replayedBody } from "./request-body.js";
 import { writeUnaryAnswer } from "./unary-answer.js";
-import { createRevalidation, errorAnswered, isConditional } from "./connect-get-revalidation.js";
-import { asksFreshness, fastPathCacheHeaders, answeredNotModified } from "./fast-path-cache.js";
+import { createRevalidation, errorAnswered } from "./connect-get-revalidation.js";
+import { fastPathCacheHeaders, answeredNotModified } from "./fast-path-cache.js";
 import { messageOfBody, messageOfQuery, type UnaryRequestForm, unaryRequestForm } from "./unary-request.js";
 
 export interface UnaryFastPathOptions {
@@ -175,7 +183,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     if (form === undefined || !canCompress(form.compression)) return toRouter(call);
     // A caller's freshness directive is execute's to read: the router's, or a conditional Connect GET's here.
     if (asksFreshness(call.head.headers)) {
-      if (!form.get || !isConditional(call)) return toRouter(call);
+      if (!form.get || !isConditional(call.head.headers)) return toRouter(call);
       const prepared = prepare(call, procedure, form, url);
       if (prepared === undefined) return toRouter(call);
       call.started = performance.now();
