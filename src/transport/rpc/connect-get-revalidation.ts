@@ -5,7 +5,7 @@
 import { ConnectError } from "@connectrpc/connect";
 import type { Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import { type Call, freshnessOfHead } from "../node-http/index.js";
-import type { CallLog } from "./logging-interceptor.js";
+import { type CallLog, loggedCallOf } from "./logging-interceptor.js";
 import { sendRpcError } from "./rpc-error-response.js";
 import type { UnaryRequestForm } from "./unary-request.js";
 
@@ -41,16 +41,7 @@ export function createRevalidation(options: RevalidationOptions) {
       const connectError = ConnectError.from(error);
       connectError.metadata.set("cache-control", "no-store");
       sendRpcError(call.exchange(), form.protocol, connectError);
-      const logged = {
-        method: endpoint.method,
-        procedure: endpoint.grpcMethod,
-        endpoint: endpoint.definition.name,
-        protocol: form.protocol,
-        requestId: call.requestId,
-        caller: call.credential!.id,
-        started: call.started,
-      };
-      log(logged, connectError.code, connectError);
+      log(loggedCallOf(call, endpoint, form.protocol), connectError.code, connectError);
       return errorAnswered;
     }
   };

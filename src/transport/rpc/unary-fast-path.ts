@@ -22,7 +22,7 @@ import {
   pathOf,
   type RecordCall,
 } from "../node-http/index.js";
-import type { CallLog, LoggedCall } from "./logging-interceptor.js";
+import { type CallLog, loggedCallOf } from "./logging-interceptor.js";
 import type { ConnectRouterHandler } from "./connect-router.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";
 import { routerContextFor } from "./router-call-record.js";
@@ -147,18 +147,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
 
   /** Logs and records a hit this path answered. */
   function logHit(call: Call, endpoint: Endpoint, form: UnaryRequestForm, hit: EndpointResult): void {
-    const requestId = call.requestId;
-    // One literal, not a spread of the named parts plus the rest, which V8 builds more slowly.
-    const loggedCall: LoggedCall = {
-      method: endpoint.method,
-      procedure: endpoint.grpcMethod,
-      endpoint: endpoint.definition.name,
-      protocol: form.protocol,
-      requestId,
-      caller: call.credential!.id,
-      started: call.started,
-    };
-    log(loggedCall, "ok");
+    log(loggedCallOf(call, endpoint, form.protocol), "ok");
     record?.(call, {
       endpoint: endpoint.definition.name,
       protocol: form.protocol,
