@@ -58,23 +58,40 @@ export interface Call extends HeaderReader {
 /** A step of the request path. */
 export type CallHandler = (call: Call) => void;
 
-/** A call that came as a Node request and response (HTTP/1.1, or HTTP/2 through Node's compatibility layer). */
-export class RequestCall implements Call {
+/** What every call holds and reads the same way, however it came: its steps' state, request id and headers. */
+abstract class CallState {
   route: Route = "other";
   credential: Credential | undefined = undefined;
   prepared: Call["prepared"] = undefined;
   started = 0;
   responseBytes = 0;
-  readonly stream = undefined;
   private id: string | undefined = undefined;
+
+  constructor(readonly cors: CorsDecision) {}
+
+  abstract get head(): RequestHead;
+
+  get requestId(): string {
+    return (this.id ??= requestIdFrom(this));
+  }
+  get(name: string): string | null {
+    return headerValue(this.head.headers, name);
+  }
+}
+
+/** A call that came as a Node request and response (HTTP/1.1, or HTTP/2 through Node's compatibility layer). */
+export class RequestCall extends CallState implements Call {
+  readonly stream = undefined;
   private corsHeadersSet = false;
   private pair: RequestAndResponse | undefined = undefined;
 
   constructor(
     readonly request: HttpRequest,
     readonly response: HttpResponse,
-    readonly cors: CorsDecision,
-  ) {}
+    cors: CorsDecision,
+  ) {
+    super(cors);
+  }
 
   get head(): RequestHead {
     return this.request;
@@ -84,12 +101,6 @@ export class RequestCall implements Call {
   }
   get address(): string {
     return this.request.socket?.remoteAddress ?? "";
-  }
-  get requestId(): string {
-    return (this.id ??= requestIdFrom(this));
-  }
-  get(name: string): string | null {
-    return headerValue(this.request.headers, name);
   }
   corsHeadersToWrite(): Record<string, string> {
     return this.corsHeadersSet ? {} : copyCorsHeaders(this.cors.headers);
@@ -112,23 +123,18 @@ export class RequestCall implements Call {
 }
 
 /** A call that came as a bare HTTP/2 stream, before Node's compatibility layer. */
-export class StreamCall implements Call {
-  route: Route = "other";
-  credential: Credential | undefined = undefined;
-  prepared: Call["prepared"] = undefined;
-  started = 0;
-  responseBytes = 0;
+export class StreamCall extends CallState implements Call {
   readonly head: RequestHead;
   readonly response = undefined;
-  private id: string | undefined = undefined;
   private made: RequestAndResponse | undefined = undefined;
 
   constructor(
     readonly stream: ServerHttp2Stream,
     headers: IncomingHttpHeaders,
     private readonly makeRequestAndResponse: MakeRequestAndResponse,
-    readonly cors: CorsDecision,
+    cors: CorsDecision,
   ) {
+    super(cors);
     this.head = streamHead(headers);
   }
 
@@ -137,12 +143,6 @@ export class StreamCall implements Call {
   }
   get address(): string {
     return streamAddress(this.stream);
-  }
-  get requestId(): string {
-    return (this.id ??= requestIdFrom(this));
-  }
-  get(name: string): string | null {
-    return headerValue(this.head.headers, name);
   }
   corsHeadersToWrite(): Record<string, string> {
     return this.made === undefined ? copyCorsHeaders(this.cors.headers) : {};
