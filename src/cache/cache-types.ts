@@ -1,5 +1,6 @@
 // What the result cache deals in: a policy per endpoint, computations and
-// what they yield, lookups and the events counted for metrics.
+// what they yield, lookups, the events counted for metrics, and the cache
+// itself as its callers use it (ResultCache).
 
 /** How long a result lives and how often a wanted one is recomputed. */
 export interface CachePolicy {
@@ -73,3 +74,59 @@ export interface CacheLookup<V> {
 }
 
 export type CacheEvent = "hit" | "miss" | "stale" | "refresh" | "refresh_failure" | "eviction";
+
+export interface ResultCache<V> {
+  /**
+   * The value of `key`: a HIT while the stored result is younger than
+   * `policy.ttlMs` (and `caller.freshness` accepts it), else a MISS that runs
+   * `compute` once for all concurrent callers of the key (`forced` when the
+   * caller forced it). Errors are thrown to the callers, never stored; but
+   * when the computation fails as an outage, a caller without freshness is
+   * answered the key's stale entry, if one is held, as STALE.
+   * `caller.signal` lets one caller stop waiting (rejected with the signal's
+   * reason); the query is aborted only when no caller waits any more. The
+   * entry keeps `caller.refresh` for its whole life, and counts for the
+   * tenant whose call first stored the key.
+   */
+  get(key: string, policy: CachePolicy, compute: Compute<V>, caller?: CacheCaller<V>): Promise<CacheLookup<V>>;
+  /**
+   * The HIT that `get` would answer, without computing anything on a miss
+   * (and without counting it): a live entry at most `maxAgeMs` old when
+   * given. Never a stale entry.
+   */
+  peek(key: string, policy: CachePolicy, maxAgeMs?: number): CacheLookup<V> | undefined;
+  /**
+   * Counts `bytes` more for `key` while it still holds `value` (a body made
+   * later from the value, kept with it), evicting other entries if the bounds
+   * are passed; nothing when the entry was replaced or dropped meanwhile.
+   */
+  grow(key: string, value: V, bytes: number): void;
+  /**
+   * Recomputes now every live entry whose key and policy `matches`, each
+   * with the refresh it keeps, a few at a time, and resolves when all have
+   * ended (a failed one is dropped and logged): after data under them changed.
+   * Misses of such a key meanwhile join its refresh; a computation already
+   * running is waited for first, and a refresh by warming still running
+   * finds its entry replaced and keeps nothing.
+   */
+  refreshWhere(matches: (key: string, policy: CachePolicy) => boolean): Promise<void>;
+  /** Refreshes due entries and drops idle or expired ones; resolves when the refreshes end. */
+  runWarming(): Promise<void>;
+  readonly size: { entries: number; bytes: number };
+  /**
+   * Tells `listener` each time a key's value is stored anew (a miss, a
+   * forced run, warming's refresh, refreshWhere), after it is stored; the
+   * returned function stops it. Nothing is done per store while none listens.
+   */
+  onRenew(listener: RenewListener<V>): () => void;
+  /**
+   * Marks `key` asked for now, as a hit does but without counting one, so
+   * that warming keeps refreshing it; false when no live entry holds it.
+   */
+  markAsked(key: string): boolean;
+  /** Stops the warming and expiry timers. */
+  close(): void;
+}
+
+/** Told a key's new value, with when it was computed (the store's clock). */
+export type RenewListener<V> = (key: string, value: V, computedAt: number) => void;

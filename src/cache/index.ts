@@ -1,7 +1,6 @@
 // The result cache: TTL, warming, single-flight and bounds, keyed by endpoint
 // and normalised parameters.
 export { createResultCache } from "./result-cache.js";
-export type { RenewListener, ResultCache } from "./result-cache.js";
 export type {
   CacheCaller,
   CacheEvent,
@@ -10,5 +9,7 @@ export type {
   CachePolicy,
   Compute,
   Computed,
+  RenewListener,
+  ResultCache,
 } from "./cache-types.js";
 export { cacheKey } from "./cache-key.js";

@@ -5,20 +5,24 @@
 // it knows keys and values, not calls, and a caller that stops waiting is
 // rejected with its signal's reason for the caller to map.
 import { isWarehouseOutage } from "../errors/index.js";
-import { type Logger, type TraceSpan, type Tracing, silentLogger, traceAttribute } from "../observability/index.js";
-import type { CacheCaller, CacheEvent, CacheLookup, CachePolicy, Compute, Computed } from "./cache-types.js";
+import { type Logger, type Tracing, silentLogger } from "../observability/index.js";
+import type {
+  CacheEvent,
+  CacheLookup,
+  CachePolicy,
+  Compute,
+  Computed,
+  RenewListener,
+  ResultCache,
+} from "./cache-types.js";
 import { createEntryStore, type Entry, isLive, storeNow } from "./entry-store.js";
+import { createComputationJoin } from "./computation-join.js";
+import { createRefreshWhere } from "./refresh-where.js";
 import { createSingleFlight } from "./single-flight.js";
 import { createWarming } from "./warming.js";
 
-/** Starts a key's computation, which `abort` stops. */
-type Start<V> = (abort: AbortSignal) => Promise<Computed<V>>;
-
 /** What one caller may hold of a full cache, as a fraction of each bound (ResultCacheOptions.sharePerCaller). */
 export const defaultSharePerCaller = 0.5;
-
-/** refreshWhere's refreshes running at once. */
-const refreshWhereConcurrency = 4;
 
 export interface ResultCacheOptions {
   /** Most entries held; the least recently used goes first. Default 10,000. */
@@ -81,62 +85,6 @@ export interface ResultCacheOptions {
   tracing?: Tracing;
 }
 
-export interface ResultCache<V> {
-  /**
-   * The value of `key`: a HIT while the stored result is younger than
-   * `policy.ttlMs` (and `caller.freshness` accepts it), else a MISS that runs
-   * `compute` once for all concurrent callers of the key (`forced` when the
-   * caller forced it). Errors are thrown to the callers, never stored; but
-   * when the computation fails as an outage, a caller without freshness is
-   * answered the key's stale entry, if one is held, as STALE.
-   * `caller.signal` lets one caller stop waiting (rejected with the signal's
-   * reason); the query is aborted only when no caller waits any more. The
-   * entry keeps `caller.refresh` for its whole life, and counts for the
-   * tenant whose call first stored the key.
-   */
-  get(key: string, policy: CachePolicy, compute: Compute<V>, caller?: CacheCaller<V>): Promise<CacheLookup<V>>;
-  /**
-   * The HIT that `get` would answer, without computing anything on a miss
-   * (and without counting it): a live entry at most `maxAgeMs` old when
-   * given. Never a stale entry.
-   */
-  peek(key: string, policy: CachePolicy, maxAgeMs?: number): CacheLookup<V> | undefined;
-  /**
-   * Counts `bytes` more for `key` while it still holds `value` (a body made
-   * later from the value, kept with it), evicting other entries if the bounds
-   * are passed; nothing when the entry was replaced or dropped meanwhile.
-   */
-  grow(key: string, value: V, bytes: number): void;
-  /**
-   * Recomputes now every live entry whose key and policy `matches`, each
-   * with the refresh it keeps, a few at a time, and resolves when all have
-   * ended (a failed one is dropped and logged): after data under them changed.
-   * Misses of such a key meanwhile join its refresh; a computation already
-   * running is waited for first, and a refresh by warming still running
-   * finds its entry replaced and keeps nothing.
-   */
-  refreshWhere(matches: (key: string, policy: CachePolicy) => boolean): Promise<void>;
-  /** Refreshes due entries and drops idle or expired ones; resolves when the refreshes end. */
-  runWarming(): Promise<void>;
-  readonly size: { entries: number; bytes: number };
-  /**
-   * Tells `listener` each time a key's value is stored anew (a miss, a
-   * forced run, warming's refresh, refreshWhere), after it is stored; the
-   * returned function stops it. Nothing is done per store while none listens.
-   */
-  onRenew(listener: RenewListener<V>): () => void;
-  /**
-   * Marks `key` asked for now, as a hit does but without counting one, so
-   * that warming keeps refreshing it; false when no live entry holds it.
-   */
-  markAsked(key: string): boolean;
-  /** Stops the warming and expiry timers. */
-  close(): void;
-}
-
-/** Told a key's new value, with when it was computed (the store's clock). */
-export type RenewListener<V> = (key: string, value: V, computedAt: number) => void;
-
 export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCache<V> {
   const onEvent = options.onEvent ?? (() => {});
   const maxEntries = options.maxEntries ?? 10_000;
@@ -156,8 +104,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   const flights = createSingleFlight<Computed<V>>();
   const { tracing } = options;
   const logger = options.logger ?? silentLogger;
-  /** With traces: the span of each running computation, which the calls that join it link to. */
-  const computations = new Map<string, TraceSpan | undefined>();
+  const join = createComputationJoin(flights, tracing);
   const warming = createWarming<V>({
     store,
     renew: (key, entry, computed) => put(key, computed, entry, entry.lastAskedAt),
@@ -175,6 +122,14 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   });
 
   const renewListeners = new Set<RenewListener<V>>();
+  const refreshWhere = createRefreshWhere<V>({
+    store,
+    flights,
+    join,
+    renew: (key, computed, entry) => put(key, computed, entry, entry.lastAskedAt),
+    onEvent,
+    logger,
+  });
 
   function put(
     key: string,
@@ -230,44 +185,6 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     return { value: entry.value, status: "STALE", computedAt: entry.computedAt };
   }
 
-  /** `flights.join`, in a span with traces: the computation's, for the call that starts it; one linked to it, for a call that joins. */
-  function join(key: string, policy: CachePolicy, start: Start<V>, signal?: AbortSignal): Promise<Computed<V>> {
-    if (tracing === undefined) return flights.join(key, start, signal);
-    const endpoint = { [traceAttribute.endpoint]: policy.label };
-    if (computations.has(key)) {
-      const running = computations.get(key);
-      const links = running === undefined ? [] : [running];
-      const joined = { ...endpoint, [traceAttribute.joined]: true };
-      return tracing.inSpan("join computation", joined, () => flights.join(key, start, signal), links);
-    }
-    const traced = (abort: AbortSignal) =>
-      tracing.inSpan("computation", endpoint, (span) => {
-        computations.set(key, span);
-        return start(abort).finally(() => computations.delete(key));
-      });
-    return flights.join(key, traced, signal);
-  }
-
-  /** refreshWhere's recomputation of one entry, through the key's single flight. */
-  async function refreshNow(key: string, entry: Entry<V>): Promise<void> {
-    // A computation begun before the change may have read the data before it: it is not this refresh.
-    await flights.running(key)?.catch(() => {});
-    const start = (abort: AbortSignal) =>
-      entry.refresh(abort).then((computed) => {
-        put(key, computed, entry, entry.lastAskedAt);
-        return computed;
-      });
-    try {
-      await join(key, entry.policy, start);
-      onEvent("refresh", entry.policy.label ?? "");
-    } catch (error) {
-      // Its result no longer holds: the next call computes it rather than being answered what the data was.
-      if (store.find(key) === entry) store.delete(key);
-      onEvent("refresh_failure", entry.policy.label ?? "");
-      logger.warn("cache refresh failed", { key, error });
-    }
-  }
-
   return {
     peek,
     async get(key, policy, compute, caller = {}) {
@@ -298,16 +215,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
         : { value: computed.value, status: "MISS", computedAt };
     },
     grow: (key, value, more) => store.grow(key, value, more),
-    async refreshWhere(matches) {
-      const now = storeNow();
-      const chosen = [...store.entries()].filter(([key, entry]) => isLive(entry, now) && matches(key, entry.policy));
-      // A few at a time: each is a warehouse query, and the warehouse's queue is bounded.
-      const next = chosen[Symbol.iterator]();
-      const worker = async () => {
-        for (const [key, entry] of next) await refreshNow(key, entry);
-      };
-      await Promise.all(Array.from({ length: Math.min(refreshWhereConcurrency, chosen.length) }, worker));
-    },
+    refreshWhere,
     runWarming: () => warming.run(),
     onRenew(listener) {
       renewListeners.add(listener);

@@ -6,10 +6,13 @@ import { createHash } from "node:crypto";
 import { boundedLines, checkSourceLine, type LogTable, maxReportedLines, type ShippedRow } from "../warehouse/index.js";
 import { contentDigest, fileChange, type ImportFile, readFromStart } from "./import-source.js";
 
+/** Where an import reads its lines: an opened file (with its path, for messages) or standard input. */
+export type ImportInput = { file: ImportFile; path: string } | { stdin: AsyncIterable<Buffer> };
+
 export interface ImportPassesOptions {
   table: LogTable;
   /** A file opened once (openImportFile) and its path, or standard input (whose good rows are held). */
-  source: { file: ImportFile; path: string } | { stdin: AsyncIterable<Buffer> };
+  source: ImportInput;
   /** Rows per insert. */
   batchSize: number;
   /** Longest line in bytes; a longer one is a bad line. */

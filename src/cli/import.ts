@@ -27,9 +27,9 @@ import {
   type Warehouse,
 } from "../warehouse/index.js";
 import { readCommandLine } from "./command-line.js";
-import { runImportPasses } from "./import-passes.js";
+import { type ImportInput, runImportPasses } from "./import-passes.js";
 import { ServiceUnreachableError } from "./import-client.js";
-import { type ImportFile, openImportFile } from "./import-source.js";
+import { openImportFile } from "./import-source.js";
 import { configuredServiceUrl, importThroughService, serviceKey } from "./import-through-service.js";
 import { runCli } from "./run-cli.js";
 
@@ -105,20 +105,21 @@ await runCli(async () => {
   const say = (line: string) => process.stderr.write(`import: ${line}\n`);
   // Opened before the warehouse: a FIFO or a device is refused at once, and never waited on.
   const file = source === "-" ? undefined : openImportFile(source);
+  const input: ImportInput = file === undefined ? { stdin: process.stdin } : { file, path: source };
   const config = readConfig();
   const through = (url: string) =>
     importThroughService({
       url,
       key: serviceKey(config),
       table,
-      source: file === undefined ? { stdin: process.stdin } : { file, path: source },
+      source: input,
       say,
     }).then(({ inserted }) => process.stdout.write(`imported ${inserted} rows into ${table}\n`));
 
   try {
     if (values.url !== undefined) return void (await through(values.url));
     const warehouse = await openHeldOrNot(config, through);
-    if (warehouse !== undefined) await importHere(warehouse, file, source, table, say);
+    if (warehouse !== undefined) await importHere(warehouse, input, table, say);
   } finally {
     if (file !== undefined) closeSync(file.fd);
   }
@@ -145,18 +146,12 @@ async function openHeldOrNot(config: Config, through: (url: string) => Promise<u
 }
 
 /** Checks and inserts into the warehouse this process opened. */
-async function importHere(
-  warehouse: Warehouse,
-  file: ImportFile | undefined,
-  source: string,
-  table: LogTable,
-  say: (line: string) => void,
-) {
+async function importHere(warehouse: Warehouse, input: ImportInput, table: LogTable, say: (line: string) => void) {
   try {
     await migrate(warehouse.client, { logger: silentLogger });
     const { inserted, bad } = await runImportPasses({
       table,
-      source: file === undefined ? { stdin: process.stdin } : { file, path: source },
+      source: input,
       batchSize: Number(values["batch-size"]),
       maxLineBytes: Number(values["max-line-bytes"]),
       maxDepth: Number(values["max-depth"]),

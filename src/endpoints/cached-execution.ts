@@ -46,10 +46,10 @@ export interface CachedExecution {
   /**
    * The cached result of `call` if it has a cache entry and the cache holds
    * a live one; never asks the warehouse. For a call without freshness: one
-   * with a freshness goes to `execute`. `tenant` is the caller served: an
-   * entry stays counted for the tenant whose call stored it, whoever reads it.
+   * with a freshness goes to `execute`. An entry stays counted for the
+   * tenant whose call stored it, whoever reads it.
    */
-  peek(call: PreparedCall, tenant?: string): EndpointResult | undefined;
+  peek(call: PreparedCall): EndpointResult | undefined;
   /**
    * The result of `call`, from the cache or its key's shared computation,
    * computed when it has no cache entry, as `context.freshness` asks. Throws
@@ -135,8 +135,7 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
     return lookup === undefined ? undefined : fromCache(call, lookup);
   }
 
-  // `tenant` is not the cache's business any more: an entry stays with the tenant that stored it.
-  const peek = (call: PreparedCall, _tenant?: string) => (isCached(call) ? lookUp(call, undefined) : undefined);
+  const peek = (call: PreparedCall) => (isCached(call) ? lookUp(call, undefined) : undefined);
 
   return {
     peek,

@@ -32,9 +32,9 @@ export interface EndpointService {
   /**
    * The cached result of `call` if the cache holds a live one; never asks the
    * warehouse. Only for calls without CallContext.freshness: the others go
-   * to `execute`. `tenant` is the caller served (CallContext.tenant).
+   * to `execute`.
    */
-  peek(call: PreparedCall, tenant?: string): EndpointResult | undefined;
+  peek(call: PreparedCall): EndpointResult | undefined;
   /**
    * The result of `call`, from the cache or the warehouse, as
    * `context.freshness` asks. Throws only ConnectError: notCachedError

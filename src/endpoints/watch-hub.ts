@@ -198,8 +198,7 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
   async function first(group: Group, member: Member, call: PreparedCall, context: WatchContext) {
     try {
       const result =
-        service.peek(call, context.tenant) ??
-        (await service.execute(call, { tenant: context.tenant, requestId: context.requestId }));
+        service.peek(call) ?? (await service.execute(call, { tenant: context.tenant, requestId: context.requestId }));
       if (group.kind === "tail") {
         member.mark = markOfResult(result);
         member.ready = true;

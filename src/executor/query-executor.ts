@@ -139,6 +139,15 @@ export interface QueryExecutor {
 /** The deadline of a query when neither the caller nor the options name one, and the longest allowed. */
 export const defaultQueryTimeoutMs = 30_000;
 
+/** A query given its turn: what to run, for whom, stopped by `signal`, with the engine's own deadline. */
+interface QueryTurn {
+  query: SavedQuery;
+  params: Record<string, QueryParamValue>;
+  executeOptions: ExecuteOptions;
+  signal: AbortSignal;
+  engineTimeoutMs: number;
+}
+
 export function createQueryExecutor(options: QueryExecutorOptions): QueryExecutor {
   const { client } = options;
   const clock = options.clock ?? systemClock;
@@ -181,7 +190,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
             reached = true;
             const leftMs = deadline - performance.now();
             const engineMs = Math.min(executeOptions.engineTimeoutMs?.() ?? leftMs, leftMs);
-            return run(query, params, executeOptions, abort.signal, engineMs);
+            return run({ query, params, executeOptions, signal: abort.signal, engineTimeoutMs: engineMs });
           },
           abort.signal,
         );
@@ -210,13 +219,8 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
   }
 
   /** The query once it has its turn: sent, its rows capped, its failure translated, observed and logged. */
-  async function run(
-    query: SavedQuery,
-    params: Record<string, QueryParamValue>,
-    executeOptions: ExecuteOptions,
-    signal: AbortSignal,
-    engineTimeoutMs: number,
-  ): Promise<QueryResult> {
+  async function run(turn: QueryTurn): Promise<QueryResult> {
+    const { query, params, executeOptions, signal, engineTimeoutMs } = turn;
     const queryId = randomUUID();
     const started = performance.now();
     try {
@@ -235,7 +239,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
           request_id: executeOptions.requestId ?? "",
         },
       });
-      const { rows, statistics } = await queryWarehouse(client, request, queryId, logger, query.name, trace);
+      const { rows, statistics } = await queryWarehouse({ client, request, queryId, name: query.name, logger, trace });
       const capped = rows.slice(0, query.maxRows);
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs });
@@ -262,8 +266,7 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
       logQueryFailure(
         logger,
         failure,
-        { query: query.name, queryId, requestId: executeOptions.requestId },
-        durationMs,
+        { query: query.name, queryId, requestId: executeOptions.requestId, durationMs },
         cause,
       );
       throw error;

@@ -60,12 +60,17 @@ export function queryFailure(cause: unknown, context: QueryFailureContext): Quer
 export function logQueryFailure(
   logger: Logger,
   failure: QueryFailure,
-  fields: { query: string; queryId: string; requestId: string | undefined },
-  durationMs: number,
+  query: { query: string; queryId: string; requestId: string | undefined; durationMs: number },
   cause: unknown,
 ): void {
   const { error, callerLeft } = failure;
-  const line = { ...fields, code: error.code, durationMs: Math.round(durationMs) };
+  const line = {
+    query: query.query,
+    queryId: query.queryId,
+    requestId: query.requestId,
+    code: error.code,
+    durationMs: Math.round(query.durationMs),
+  };
   if (error.code === Code.InvalidArgument) {
     // The caller's input (a pattern the warehouse cannot compile): its call is logged as a 400 already,
     // and a warn line with the warehouse's stacks for each such call would let any caller fill the log.

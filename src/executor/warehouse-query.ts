@@ -24,26 +24,31 @@ export interface WarehouseQueryTrace {
   propagate: boolean;
 }
 
+/** One query to send: where, what, under which id and saved query's name, logged and traced how. */
+export interface WarehouseQuery {
+  client: WarehouseClient;
+  request: WarehouseRequest;
+  queryId: string;
+  /** The saved query's name, for the log. */
+  name: string;
+  logger: Logger;
+  trace?: WarehouseQueryTrace;
+}
+
 /**
- * Sends `request` as `queryId` and reads its rows. Throws what the client
- * throws (the caller translates it), or an Error when even the second answer
- * is not one JSON document of rows.
+ * Sends the query's request as its `queryId` and reads its rows. Throws what
+ * the client throws (the caller translates it), or an Error when even the
+ * second answer is not one JSON document of rows.
  */
-export async function queryWarehouse(
-  client: WarehouseClient,
-  request: WarehouseRequest,
-  queryId: string,
-  logger: Logger,
-  name: string,
-  trace?: WarehouseQueryTrace,
-): Promise<WarehouseAnswer> {
+export async function queryWarehouse(query: WarehouseQuery): Promise<WarehouseAnswer> {
+  const { queryId, logger, name, trace } = query;
   const ask = (id: string) =>
     trace === undefined
-      ? roundTrip(client, request, id, undefined, false)
+      ? roundTrip(query, id, undefined, false)
       : trace.tracing.inSpan(
           "warehouse query",
           { [traceAttribute.dbSystem]: "clickhouse", [traceAttribute.queryId]: id },
-          (span) => roundTrip(client, request, id, span, trace.propagate),
+          (span) => roundTrip(query, id, span, trace.propagate),
         );
   let { answer, text } = await ask(queryId);
   let read = readWarehouseAnswer(text);
@@ -61,15 +66,9 @@ export async function queryWarehouse(
 }
 
 /** One request and its whole answer, in `span` when traced, with the span's traceparent when `propagate`. */
-async function roundTrip(
-  client: WarehouseClient,
-  request: WarehouseRequest,
-  id: string,
-  span: TraceSpan | undefined,
-  propagate: boolean,
-) {
+async function roundTrip(query: WarehouseQuery, id: string, span: TraceSpan | undefined, propagate: boolean) {
   const headers = propagate && span !== undefined ? { http_headers: { ...span.traceHeaders() } } : {};
-  const answer = await client.query({ ...request, query_id: id, ...headers });
+  const answer = await query.client.query({ ...query.request, query_id: id, ...headers });
   const text = await answer.text();
   if (span !== undefined) {
     const read = statisticsFromHeaders(answer.response_headers);

@@ -44,19 +44,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registers = [registry];
   const metrics = {
     registry,
-    requests: new SeriesCounter(
-      "sqe_requests_total",
-      "Calls of saved-query endpoints by endpoint, protocol and result code.",
-      ["endpoint", "protocol", "code"],
+    requests: new SeriesCounter({
+      name: "sqe_requests_total",
+      help: "Calls of saved-query endpoints by endpoint, protocol and result code.",
+      labelNames: ["endpoint", "protocol", "code"],
       registers,
-    ),
-    requestDuration: new SeriesHistogram(
-      "sqe_request_duration_seconds",
-      "Time to answer a saved-query call.",
-      ["endpoint", "protocol"],
-      latencyBuckets,
+    }),
+    requestDuration: new SeriesHistogram({
+      name: "sqe_request_duration_seconds",
+      help: "Time to answer a saved-query call.",
+      labelNames: ["endpoint", "protocol"],
+      buckets: latencyBuckets,
       registers,
-    ),
+    }),
     warehouseQueryDuration: new Histogram({
       name: "sqe_warehouse_query_duration_seconds",
       help: "Wall time of warehouse queries, failed ones included.",
@@ -76,18 +76,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       labelNames: ["endpoint", "limit"],
       registers,
     }),
-    cacheEvents: new SeriesCounter(
-      "sqe_cache_events_total",
-      "Result cache hits, misses, refreshes, refresh failures and evictions.",
-      ["endpoint", "event"],
+    cacheEvents: new SeriesCounter({
+      name: "sqe_cache_events_total",
+      help: "Result cache hits, misses, refreshes, refresh failures and evictions.",
+      labelNames: ["endpoint", "event"],
       registers,
-    ),
-    callerRequests: new SeriesCounter(
-      "sqe_caller_requests_total",
-      "Calls of saved-query endpoints by caller (API key id or token subject) and result code.",
-      ["caller", "code"],
+    }),
+    callerRequests: new SeriesCounter({
+      name: "sqe_caller_requests_total",
+      help: "Calls of saved-query endpoints by caller (API key id or token subject) and result code.",
+      labelNames: ["caller", "code"],
       registers,
-    ),
+    }),
     callLogDroppedRows: new Counter({
       name: "sqe_call_log_dropped_rows_total",
       help: "Rows of the call log dropped, by caller, because its buffer was full (the warehouse was down or slow); the caller holding the most rows loses its oldest.",

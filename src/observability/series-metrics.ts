@@ -51,17 +51,27 @@ export class HistogramSeries {
   }
 }
 
+/** What a metric is made with, as prom-client's Counter and Histogram take it. */
+export interface SeriesConfiguration<L extends string> {
+  name: string;
+  help: string;
+  labelNames: readonly L[];
+  registers: readonly Registry[];
+}
+
 abstract class SeriesMetric<L extends string, S extends { labels: Readonly<Record<string, string>> }> {
   readonly aggregator = "sum";
   private readonly byKey = new Map<string, S>();
 
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly labelNames: readonly L[],
-    registers: readonly Registry[],
-  ) {
-    for (const registry of registers) registry.registerMetric(this as never);
+  readonly name: string;
+  readonly help: string;
+  private readonly labelNames: readonly L[];
+
+  constructor(configuration: SeriesConfiguration<L>) {
+    this.name = configuration.name;
+    this.help = configuration.help;
+    this.labelNames = configuration.labelNames;
+    for (const registry of configuration.registers) registry.registerMetric(this as never);
   }
 
   /** The series of `labels`, made on first use. Keep it: this lookup is the slow part. */
@@ -103,14 +113,11 @@ export class SeriesCounter<L extends string> extends SeriesMetric<L, CounterSeri
 export class SeriesHistogram<L extends string> extends SeriesMetric<L, HistogramSeries> {
   readonly type = "histogram";
 
-  constructor(
-    name: string,
-    help: string,
-    labelNames: readonly L[],
-    private readonly buckets: readonly number[],
-    registers: readonly Registry[],
-  ) {
-    super(name, help, labelNames, registers);
+  private readonly buckets: readonly number[];
+
+  constructor(configuration: SeriesConfiguration<L> & { buckets: readonly number[] }) {
+    super(configuration);
+    this.buckets = configuration.buckets;
   }
 
   protected create(labels: Record<string, string>): HistogramSeries {

@@ -7,6 +7,7 @@ import { cors as connectCors } from "@connectrpc/connect";
 import {
   type CallHandler,
   type CorsDecision,
+  corsDecision,
   hasBody,
   type HttpRequest,
   type HttpResponse,
@@ -75,31 +76,31 @@ function isPreflight(request: HttpRequest): boolean {
  */
 function corsDecisionFor(origins: CorsOrigins): (origin: string | undefined) => CorsDecision {
   if (origins === "*") {
-    const anyOrigin: CorsDecision = Object.freeze({
-      headers: Object.freeze({
+    const anyOrigin = corsDecision(
+      Object.freeze({
         "access-control-allow-origin": "*",
         "access-control-expose-headers": exposed,
         "timing-allow-origin": "*",
       }),
-      varyOrigin: false,
-    });
+      false,
+    );
     return () => anyOrigin;
   }
   const allowed = new Map<string, CorsDecision>(
     origins.map((origin) => [
       origin,
-      Object.freeze({
-        headers: Object.freeze({
+      corsDecision(
+        Object.freeze({
           vary: "Origin",
           "access-control-allow-origin": origin,
           "access-control-expose-headers": exposed,
           "timing-allow-origin": origin,
         }),
-        varyOrigin: true,
-      }),
+        true,
+      ),
     ]),
   );
-  const refused: CorsDecision = Object.freeze({ headers: Object.freeze({ vary: "Origin" }), varyOrigin: true });
+  const refused = corsDecision(Object.freeze({ vary: "Origin" }), true);
   return (origin) => (origin === undefined ? refused : (allowed.get(origin) ?? refused));
 }
 
@@ -111,9 +112,7 @@ function corsDecisionFor(origins: CorsOrigins): (origin: string | undefined) => 
  * writes.
  */
 export function withCors(next: CallHandler, options: CorsOptions = {}): RequestHandler {
-  const origins = options.origins ?? "*";
-  const anyOrigin = origins === "*";
-  const decisionFor = corsDecisionFor(origins);
+  const decisionFor = corsDecisionFor(options.origins ?? "*");
   const preflightHeaders = {
     "access-control-allow-methods": corsAllowedMethods.join(", "),
     "access-control-allow-headers": corsAllowedHeaders.join(", "),
@@ -124,8 +123,10 @@ export function withCors(next: CallHandler, options: CorsOptions = {}): RequestH
     const origin = request.headers.origin;
     if (isPreflight(request)) {
       // Access-Control-Allow-Origin as an answer to `origin` has it; undefined when it is not allowed.
-      const allow = decisionFor(origin).headers["access-control-allow-origin"];
-      const extra: Record<string, string> = anyOrigin ? {} : { vary: "Origin" };
+      const decision = decisionFor(origin);
+      const allow = decision.headers["access-control-allow-origin"];
+      const vary = decision.headers.vary;
+      const extra: Record<string, string> = vary === undefined ? {} : { vary };
       // A preflight has no body; one sent anyway is not read, and its HTTP/1.1 connection closes.
       if (request.httpVersionMajor === 1 && hasBody(request)) extra.connection = "close";
       return answerPreflight(response, allow, extra, preflightHeaders);

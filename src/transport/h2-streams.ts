@@ -19,10 +19,8 @@ import {
   type HttpResponse,
   type RequestHandler,
   type StreamHandler,
-  type MakeRequestAndResponse as ToRequest,
+  type MakeRequestAndResponse,
 } from "./node-http/index.js";
-
-const noHeaders: Readonly<Record<string, string>> = Object.freeze({});
 
 export interface ServedStreams {
   /** Takes each stream with its headers, answering on it or asking for a request and response. */
@@ -43,20 +41,20 @@ export function serveStreams(server: Http2Server, served: ServedStreams): void {
     (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
       if (refused(stream)) return;
       let made: [HttpRequest, HttpResponse] | undefined;
-      const toRequest: ToRequest = () =>
+      const makeRequestAndResponse: MakeRequestAndResponse = () =>
         (made ??= [
           new Http2ServerRequest(stream, headers, {}, rawHeaders) as unknown as HttpRequest,
           new Http2ServerResponse(stream) as unknown as HttpResponse,
         ]);
       try {
         if (headers[":method"] === "CONNECT" || headers.expect !== undefined)
-          return compatibility(handler, toRequest, headers);
+          return compatibility(handler, makeRequestAndResponse, headers);
         // A caller that resets its stream fails it with an error nobody else listens for: it left, nothing more.
         stream.on("error", ignore);
-        streams(stream, headers, toRequest, noHeaders);
+        streams(stream, headers, makeRequestAndResponse);
       } catch (error) {
         // As for a request handler: a 500 and an error line, never the process.
-        const [request, response] = toRequest();
+        const [request, response] = makeRequestAndResponse();
         handlerThrew(request, response, error, logger);
       }
     },
@@ -64,8 +62,12 @@ export function serveStreams(server: Http2Server, served: ServedStreams): void {
 }
 
 /** What Node does for a request listener with CONNECT (405) and Expect (100 Continue, else 417). */
-function compatibility(handler: RequestHandler, toRequest: ToRequest, headers: IncomingHttpHeaders): void {
-  const [request, response] = toRequest();
+function compatibility(
+  handler: RequestHandler,
+  makeRequestAndResponse: MakeRequestAndResponse,
+  headers: IncomingHttpHeaders,
+): void {
+  const [request, response] = makeRequestAndResponse();
   const writable = response as unknown as { statusCode: number; end(): void; writeContinue(): void };
   if (headers[":method"] === "CONNECT") {
     writable.statusCode = http2Constants.HTTP_STATUS_METHOD_NOT_ALLOWED;

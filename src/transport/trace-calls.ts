@@ -5,7 +5,6 @@
 // from it), ended when the response closes. Only wired in when traces are
 // exported (docs/observability.md); otherwise the handler is left as it is.
 // It reads the route each call was given, so it runs after the router.
-import type { IncomingHttpHeaders } from "node:http";
 import { traceAttribute, type Tracing } from "../observability/index.js";
 import { type CallHandler, pathOf } from "./node-http/index.js";
 import { rpcProtocolOf } from "./rpc/index.js";
@@ -27,13 +26,14 @@ export function traceCalls(handler: CallHandler, options: TraceCallsOptions): Ca
     const endpoint = options.endpointOf(pathOf(url));
     if (endpoint === undefined) return handler(call);
     const headers = head.headers;
-    const span = tracing.startCall(endpoint, (name) => headerValue(headers, name), {
+    const span = tracing.startCall(endpoint, (name) => call.get(name) ?? undefined, {
       [traceAttribute.endpoint]: endpoint,
       [traceAttribute.protocol]:
         route === "saved-query" ? "http" : (rpcProtocolOf(head.method, headers["content-type"], url) ?? "unknown"),
     });
     // Traced calls come as Node requests: bare streams are not taken while traces are on.
-    const response = call.response ?? call.exchange()[1];
+    let response = call.response;
+    if (response === undefined) [, response] = call.exchange();
     response.once("close", () => {
       span.setAttributes({ [traceAttribute.httpStatus]: response.statusCode });
       span.end();
@@ -70,8 +70,3 @@ const serverFaults: ReadonlySet<string> = new Set([
   "data_loss",
   "unimplemented",
 ]);
-
-function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(",") : value;
-}

@@ -86,7 +86,7 @@ export function* generateDemoRows(
     const ageMs = Math.floor(spanMs * (1 - Math.sqrt(random())));
     const timestamp = toDateTime64Param(options.now - ageMs).slice(0, 23) + pad3(Math.floor(random() * 1000));
     const status = pick(random, statuses);
-    const row = buildRow(table, random, project, functions.get(project) ?? [], status);
+    const row = buildRow(table, random, { project, functionIds: functions.get(project) ?? [], status });
     batch.push({
       id: uuid(random),
       timestamp,
@@ -102,13 +102,19 @@ export function* generateDemoRows(
   if (batch.length > 0) yield batch;
 }
 
+/** What a demo row was drawn with before its table's own fields: its project, that project's functions and a status. */
+interface RowDraw {
+  project: string;
+  functionIds: string[];
+  status: number;
+}
+
 function buildRow(
   table: LogTable,
   random: () => number,
-  project: string,
-  functionIds: string[],
-  status: number,
+  draw: RowDraw,
 ): { message: string; metadata: Record<string, unknown> } {
+  const { project, functionIds, status } = draw;
   switch (table) {
     case "edge_logs": {
       const path = pick(random, paths);

@@ -21,8 +21,19 @@ describe("SeriesCounter and SeriesHistogram", () => {
   it("write what prom-client's Counter and Histogram write for the same calls", async () => {
     const ours = new Registry();
     const reference = new Registry();
-    const counter = new SeriesCounter("calls_total", "Calls.", ["endpoint", "protocol"], [ours]);
-    const histogram = new SeriesHistogram("call_seconds", "Call time.", ["endpoint", "protocol"], buckets, [ours]);
+    const counter = new SeriesCounter({
+      name: "calls_total",
+      help: "Calls.",
+      labelNames: ["endpoint", "protocol"],
+      registers: [ours],
+    });
+    const histogram = new SeriesHistogram({
+      name: "call_seconds",
+      help: "Call time.",
+      labelNames: ["endpoint", "protocol"],
+      buckets,
+      registers: [ours],
+    });
     const refCounter = new Counter({
       name: "calls_total",
       help: "Calls.",
@@ -48,7 +59,13 @@ describe("SeriesCounter and SeriesHistogram", () => {
 
   it("counts by hand: 3 of 5 observations at or under 0.01", async () => {
     const registry = new Registry();
-    const histogram = new SeriesHistogram("t", "T.", ["k"], [0.01], [registry]);
+    const histogram = new SeriesHistogram({
+      name: "t",
+      help: "T.",
+      labelNames: ["k"],
+      buckets: [0.01],
+      registers: [registry],
+    });
     const series = histogram.series({ k: "x" });
     for (const v of [0.001, 0.01, 0.005, 0.5, 3]) series.observe(v);
     const text = await registry.metrics();

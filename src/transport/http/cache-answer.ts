@@ -1,7 +1,7 @@
 // The cache headers of a GET answer of a saved query, and its 304 when the
 // caller's copy is still the answer (If-None-Match, If-Modified-Since).
 import type { EndpointResult } from "../../endpoints/index.js";
-import { type Call, cacheHeaders, type EntityForm, notModified, varyCredential } from "../node-http/index.js";
+import { type Call, cacheHeaders, type EntityForm, requestNotModified, varyCredential } from "../node-http/index.js";
 import type { BodyFormat } from "./content-negotiation.js";
 import { bodyFormats } from "./body-formats.js";
 
@@ -9,7 +9,6 @@ import { bodyFormats } from "./body-formats.js";
 const entityForms = bodyFormats.map((f) => f.name as EntityForm);
 
 const varyKeyed = `Accept, Accept-Encoding, ${varyCredential}`;
-const varyKeyedOrigin = `Origin, ${varyKeyed}`;
 const emptyBody = Buffer.alloc(0);
 
 /**
@@ -27,14 +26,10 @@ export type WriteCacheHeaders = (
 /** WriteCacheHeaders naming `staleIfErrorSeconds` (STALE_IF_ERROR_SECONDS; 0: none) in Cache-Control. */
 export function createCacheHeadersWriter(staleIfErrorSeconds: number): WriteCacheHeaders {
   return (call, headers, result, format) => {
-    headers.vary = call.cors.varyOrigin ? varyKeyedOrigin : varyKeyed;
+    headers.vary = call.cors.vary(varyKeyed);
     const cache = cacheHeaders(result, entityForms[format]!, staleIfErrorSeconds);
     Object.assign(headers, cache);
-    const requestHeaders = call.head.headers;
-    const ifNoneMatch = requestHeaders["if-none-match"];
-    const ifModifiedSince = requestHeaders["if-modified-since"];
-    if (ifNoneMatch === undefined && ifModifiedSince === undefined) return false;
-    if (!notModified(ifNoneMatch, ifModifiedSince, cache.etag, result.computation.computedAt)) return false;
+    if (!requestNotModified(call.head.headers, cache.etag, result.computation.computedAt)) return false;
     call.reply(304, headers, emptyBody);
     return true;
   };

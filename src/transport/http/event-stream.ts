@@ -124,7 +124,7 @@ export function createEventStreams(options: EventStreamsOptions): EventStreams {
         "cache-control": "no-store",
         "x-accel-buffering": "no",
         "x-request-id": call.requestId,
-        vary: call.cors.varyOrigin ? `Origin, Accept, ${varyCredential}` : `Accept, ${varyCredential}`,
+        vary: call.cors.vary(`Accept, ${varyCredential}`),
       });
       // The head goes now: a client waits for it before the first result, which may take a query.
       if ("flushHeaders" in response) response.flushHeaders();

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { encodingFromAcceptEncoding } from "./content-negotiation.js";
-import { type CallHandler, pathOf, type RequestAndResponse, replyOn } from "../node-http/index.js";
+import { type Call, type CallHandler, pathOf, replyOn } from "../node-http/index.js";
 import { sendEmpty } from "./respond.js";
 
 export interface ExplorerPageOptions {
@@ -64,7 +64,7 @@ export function withExplorer(next: CallHandler, options: ExplorerPageOptions): C
       const body = Buffer.from("the explorer is not built: run npm run build\n");
       return replyOn(call.exchange(), 503, { "content-type": "text/plain; charset=utf-8", ...security }, body);
     }
-    serve(call.exchange(), assets.get(path)!);
+    serve(call, assets.get(path)!);
   };
 }
 
@@ -75,7 +75,8 @@ const security = {
   "x-frame-options": "DENY",
 };
 
-function serve(exchange: RequestAndResponse, asset: Asset): void {
+function serve(call: Call, asset: Asset): void {
+  const exchange = call.exchange();
   const [request, response] = exchange;
   const headers: Record<string, string> = {
     ...security,
@@ -83,7 +84,7 @@ function serve(exchange: RequestAndResponse, asset: Asset): void {
     etag: asset.etag,
     // Revalidated on every load: a new build is seen at once, an unchanged one costs a 304.
     "cache-control": "no-cache",
-    vary: "Accept-Encoding",
+    vary: call.cors.vary("Accept-Encoding"),
   };
   if (request.headers["if-none-match"] === asset.etag) return sendEmpty(response, 304, headers);
   const accepted = encodingFromAcceptEncoding(request.headers["accept-encoding"] ?? "");

@@ -80,6 +80,9 @@ export interface HttpRoutes {
 const allow = "GET, HEAD, OPTIONS";
 const allowPost = "POST, OPTIONS";
 
+/** What the RPC stack's fallback adds of CORS: nothing, its response carries the CORS headers. */
+const corsSetByRpcStack = noCors;
+
 export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const { authenticate, ready, metrics, logger } = options;
   const maxUrlLength = options.maxUrlLength ?? 8192;
@@ -125,7 +128,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     if (method !== "GET" && method !== "HEAD" && overKeylessLimit(call, "other")) return true;
     if (method === "OPTIONS") {
       // A browser's preflight was answered before this, by transport/cors.ts.
-      sendEmpty(call.exchange()[1], 204, { allow });
+      const [, response] = call.exchange();
+      sendEmpty(response, 204, { allow });
       return true;
     }
     if (method !== "GET" && method !== "HEAD") {
@@ -154,7 +158,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     if (method === "POST") return false;
     if (overKeylessLimit(call, "other")) return true;
     if (method === "OPTIONS") {
-      sendEmpty(call.exchange()[1], 204, { allow: allowPost });
+      const [, response] = call.exchange();
+      sendEmpty(response, 204, { allow: allowPost });
       return true;
     }
     const error = new ConnectError(`method ${method} is not allowed; use POST`, Code.Unimplemented);
@@ -167,7 +172,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     work.catch((error: unknown) => {
       logger.error("route failed", { path: pathOf(call.head.url), requestId: call.requestId, error });
       const exchange = call.exchange();
-      if (!exchange[1].headersSent) sendError(exchange, call.requestId, error);
+      const [, response] = exchange;
+      if (!response.headersSent) sendError(exchange, call.requestId, error);
     });
   }
 
@@ -213,8 +219,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   return {
     serve,
     noSuchRoute: (request, response) => {
-      // The CORS headers are set on the response already, by the RPC stack.
-      const call = new RequestCall(request, response, noCors);
+      const call = new RequestCall(request, response, corsSetByRpcStack);
       call.route = "no-such-route";
       serve(call);
     },

@@ -2,18 +2,16 @@
 // responses: the handler of such streams, the request's head (method,
 // target, headers, as a Node request has them) and its client address.
 import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
-import type { CorsHeaders, MakeRequestAndResponse } from "./request-handler.js";
+import type { MakeRequestAndResponse } from "./request-handler.js";
 
 /**
- * Takes a bare HTTP/2 stream: answers it on the stream, with `corsHeaders`
- * before its own, or calls `makeRequestAndResponse` and goes on with the
- * request and response.
+ * Takes a bare HTTP/2 stream: answers it on the stream, or calls
+ * `makeRequestAndResponse` and goes on with the request and response.
  */
 export type StreamHandler = (
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
   makeRequestAndResponse: MakeRequestAndResponse,
-  corsHeaders: CorsHeaders,
 ) => void;
 
 /** What the fast paths read of a request: a Node request (HTTP/1.1 or HTTP/2) has it, and so has a bare stream's. */

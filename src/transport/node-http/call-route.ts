@@ -1,6 +1,7 @@
 // The route of a request, decided once from its target when its call is
 // made, and read by every step after: the GET API's routes, a saved query's
 // procedure (which needs a key), or the rest of the RPC stack.
+import { pathOf } from "./request-handler.js";
 
 /** Where a request goes: a GET route, the import route, a saved query's procedure, or anything else (the Connect router, the explorer). */
 export type Route =
@@ -25,8 +26,7 @@ export function createRouteOf(keyedPaths: ReadonlySet<string>): (target: string)
   return (target) => {
     // The hit path's targets: decided without slicing the query string off.
     if (target.startsWith("/api/endpoints/")) return "saved-query";
-    const queryAt = target.indexOf("?");
-    const path = queryAt < 0 ? target : target.slice(0, queryAt);
+    const path = pathOf(target);
     switch (path) {
       case "/healthz":
         return "health";

@@ -11,7 +11,6 @@ import type { PreparedCall } from "../../endpoints/index.js";
 import { type RequestHead, streamAddress, streamHead } from "./bare-stream.js";
 import type { Route } from "./call-route.js";
 import {
-  type CorsHeaders,
   copyCorsHeaders,
   type HttpRequest,
   type HttpResponse,
@@ -20,16 +19,8 @@ import {
   setCorsHeaders,
 } from "./request-handler.js";
 import { requestIdFrom } from "./request-id.js";
-
-/** What CORS decided for every answer to a request (transport/cors.ts): its headers, and whether they vary by Origin. */
-export interface CorsDecision {
-  readonly headers: CorsHeaders;
-  /** True with a list of origins: the answer's Vary names Origin. */
-  readonly varyOrigin: boolean;
-}
-
-/** CORS that adds nothing (the metrics port, tests). */
-export const noCors: CorsDecision = Object.freeze({ headers: Object.freeze({}), varyOrigin: false });
+import { headerValue } from "./request-headers.js";
+import type { CorsDecision } from "./cors-decision.js";
 
 /** A call as every step of the request path reads and answers it. */
 export interface Call extends HeaderReader {
@@ -67,23 +58,40 @@ export interface Call extends HeaderReader {
 /** A step of the request path. */
 export type CallHandler = (call: Call) => void;
 
-/** A call that came as a Node request and response (HTTP/1.1, or HTTP/2 through Node's compatibility layer). */
-export class RequestCall implements Call {
+/** What every call holds and reads the same way, however it came: its steps' state, request id and headers. */
+abstract class CallState {
   route: Route = "other";
   credential: Credential | undefined = undefined;
   prepared: Call["prepared"] = undefined;
   started = 0;
   responseBytes = 0;
-  readonly stream = undefined;
   private id: string | undefined = undefined;
+
+  constructor(readonly cors: CorsDecision) {}
+
+  abstract get head(): RequestHead;
+
+  get requestId(): string {
+    return (this.id ??= requestIdFrom(this));
+  }
+  get(name: string): string | null {
+    return headerValue(this.head.headers, name);
+  }
+}
+
+/** A call that came as a Node request and response (HTTP/1.1, or HTTP/2 through Node's compatibility layer). */
+export class RequestCall extends CallState implements Call {
+  readonly stream = undefined;
   private corsHeadersSet = false;
   private pair: RequestAndResponse | undefined = undefined;
 
   constructor(
     readonly request: HttpRequest,
     readonly response: HttpResponse,
-    readonly cors: CorsDecision,
-  ) {}
+    cors: CorsDecision,
+  ) {
+    super(cors);
+  }
 
   get head(): RequestHead {
     return this.request;
@@ -93,12 +101,6 @@ export class RequestCall implements Call {
   }
   get address(): string {
     return this.request.socket?.remoteAddress ?? "";
-  }
-  get requestId(): string {
-    return (this.id ??= requestIdFrom(this));
-  }
-  get(name: string): string | null {
-    return headerValue(this.request.headers, name);
   }
   corsHeadersToWrite(): Record<string, string> {
     return this.corsHeadersSet ? {} : copyCorsHeaders(this.cors.headers);
@@ -121,23 +123,18 @@ export class RequestCall implements Call {
 }
 
 /** A call that came as a bare HTTP/2 stream, before Node's compatibility layer. */
-export class StreamCall implements Call {
-  route: Route = "other";
-  credential: Credential | undefined = undefined;
-  prepared: Call["prepared"] = undefined;
-  started = 0;
-  responseBytes = 0;
+export class StreamCall extends CallState implements Call {
   readonly head: RequestHead;
   readonly response = undefined;
-  private id: string | undefined = undefined;
   private made: RequestAndResponse | undefined = undefined;
 
   constructor(
     readonly stream: ServerHttp2Stream,
     headers: IncomingHttpHeaders,
     private readonly makeRequestAndResponse: MakeRequestAndResponse,
-    readonly cors: CorsDecision,
+    cors: CorsDecision,
   ) {
+    super(cors);
     this.head = streamHead(headers);
   }
 
@@ -146,12 +143,6 @@ export class StreamCall implements Call {
   }
   get address(): string {
     return streamAddress(this.stream);
-  }
-  get requestId(): string {
-    return (this.id ??= requestIdFrom(this));
-  }
-  get(name: string): string | null {
-    return headerValue(this.head.headers, name);
   }
   corsHeadersToWrite(): Record<string, string> {
     return this.made === undefined ? copyCorsHeaders(this.cors.headers) : {};
@@ -172,7 +163,8 @@ export class StreamCall implements Call {
   exchange(): RequestAndResponse {
     if (this.made === undefined) {
       this.made = this.makeRequestAndResponse();
-      setCorsHeaders(this.made[1], this.cors.headers);
+      const [, response] = this.made;
+      setCorsHeaders(response, this.cors.headers);
     }
     return this.made;
   }
@@ -191,10 +183,4 @@ export function replyOn(
   };
   writable.writeHead(status, headers);
   writable.end(request.method === "HEAD" ? undefined : body);
-}
-
-function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
-  const value = headers[name];
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(", ") : value;
 }

@@ -1,5 +1,19 @@
 // Conditional GET (RFC 9110 §13): whether the caller's copy, named by
 // If-None-Match or dated by If-Modified-Since, is the answer it would get.
+import type { IncomingHttpHeaders } from "node:http";
+
+/** Whether the request names the caller's copy (If-None-Match, If-Modified-Since). */
+export function isConditional(headers: IncomingHttpHeaders): boolean {
+  return headers["if-none-match"] !== undefined || headers["if-modified-since"] !== undefined;
+}
+
+/** True when the request's conditions name the answer tagged `etag`, computed at `computedAt`: it is answered 304. */
+export function requestNotModified(headers: IncomingHttpHeaders, etag: string, computedAt: number): boolean {
+  const ifNoneMatch = headers["if-none-match"];
+  const ifModifiedSince = headers["if-modified-since"];
+  if (ifNoneMatch === undefined && ifModifiedSince === undefined) return false;
+  return notModified(ifNoneMatch, ifModifiedSince, etag, computedAt);
+}
 
 /**
  * True when the answer is 304 Not Modified: `ifNoneMatch` (a list of tags,

@@ -13,22 +13,25 @@ export type {
   RequestAndResponse,
   RequestHandler,
 } from "./request-handler.js";
-export { hasBody, headerReader } from "./request-headers.js";
+export { hasBody, headerReader, headerValue } from "./request-headers.js";
+export { asksFreshness, freshnessOfHead } from "./head-freshness.js";
 export { requestIdFrom } from "./request-id.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";
 export { authenticateThen } from "./authenticated.js";
 export type { AuthenticatedSteps } from "./authenticated.js";
 export { sessionAddress, streamAddress } from "./bare-stream.js";
 export type { RequestHead, StreamHandler } from "./bare-stream.js";
-export { noCors, replyOn, RequestCall, StreamCall } from "./call.js";
-export type { Call, CallHandler, CorsDecision } from "./call.js";
+export { replyOn, RequestCall, StreamCall } from "./call.js";
+export type { Call, CallHandler } from "./call.js";
+export { corsDecision, noCors } from "./cors-decision.js";
+export type { CorsDecision } from "./cors-decision.js";
 export { createRouteOf, isHttpRoute } from "./call-route.js";
 export type { Route } from "./call-route.js";
 export { createPreparedCalls } from "./prepared-calls.js";
 export type { PreparedCalls } from "./prepared-calls.js";
 export { cacheHeaders, cacheName, varyCredential } from "./cache-validators.js";
 export type { CacheHeaders, EntityForm } from "./cache-validators.js";
-export { notModified } from "./conditional-request.js";
+export { isConditional, notModified, requestNotModified } from "./conditional-request.js";
 export { createRecordCall, recordNoCall } from "./call-record.js";
 export type { CallEnd, CallRows, RecordCall } from "./call-record.js";
 export { setStatisticsFields, warehouseMsOf } from "./result-statistics.js";

@@ -8,13 +8,14 @@ import type { HttpRequest } from "./request-handler.js";
  * a fetch Headers per request.
  */
 export function headerReader(headers: IncomingHttpHeaders): { get(name: string): string | null } {
-  return {
-    get(name) {
-      const value = headers[name];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(", ") : value;
-    },
-  };
+  return { get: (name) => headerValue(headers, name) };
+}
+
+/** The header `name` as one value (repeated ones joined by ", "), or null when absent. */
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
+  const value = headers[name];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(", ") : value;
 }
 
 /** Whether `request` declares a body (a length above 0, or chunks). */

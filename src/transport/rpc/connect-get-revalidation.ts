@@ -4,9 +4,8 @@
 // matches, is answered 304 rather than through the router's 200.
 import { ConnectError } from "@connectrpc/connect";
 import type { Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
-import type { Call } from "../node-http/index.js";
-import type { CallLog } from "./logging-interceptor.js";
-import { rpcFreshnessOfHead } from "./rpc-cache-headers.js";
+import { type Call, freshnessOfHead } from "../node-http/index.js";
+import { type CallLog, loggedCallOf } from "./logging-interceptor.js";
 import { sendRpcError } from "./rpc-error-response.js";
 import type { UnaryRequestForm } from "./unary-request.js";
 
@@ -15,15 +14,12 @@ export interface RevalidationOptions {
   log: CallLog;
 }
 
-/** Whether the call names the caller's copy (If-None-Match, If-Modified-Since). */
-export function isConditional(call: Call): boolean {
-  const headers = call.head.headers;
-  return headers["if-none-match"] !== undefined || headers["if-modified-since"] !== undefined;
-}
+/** What a revalidation comes to when it failed: its error answered here, nothing left for the caller. */
+export const errorAnswered = "error answered";
 
 /**
  * Executes `prepared` with the call's freshness: the result for the caller
- * to answer, or undefined when the error was answered here already.
+ * to answer, or errorAnswered.
  */
 export function createRevalidation(options: RevalidationOptions) {
   const { service, log } = options;
@@ -32,30 +28,21 @@ export function createRevalidation(options: RevalidationOptions) {
     endpoint: Endpoint,
     form: UnaryRequestForm,
     prepared: PreparedCall,
-  ): Promise<EndpointResult | undefined> => {
+  ): Promise<EndpointResult | typeof errorAnswered> => {
     const timeout = Number(call.head.headers["connect-timeout-ms"]);
     try {
       return await service.execute(prepared, {
         requestId: call.requestId,
         tenant: call.credential!.id,
-        freshness: rpcFreshnessOfHead(call.head.headers),
+        freshness: freshnessOfHead(call.head.headers),
         timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : undefined,
       });
     } catch (error) {
       const connectError = ConnectError.from(error);
       connectError.metadata.set("cache-control", "no-store");
       sendRpcError(call.exchange(), form.protocol, connectError);
-      const logged = {
-        method: endpoint.method,
-        procedure: endpoint.grpcMethod,
-        endpoint: endpoint.definition.name,
-        protocol: form.protocol,
-        requestId: call.requestId,
-        caller: call.credential!.id,
-        started: call.started,
-      };
-      log(logged, connectError.code, connectError);
-      return undefined;
+      log(loggedCallOf(call, endpoint, form.protocol), connectError.code, connectError);
+      return errorAnswered;
     }
   };
 }

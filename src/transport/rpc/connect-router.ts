@@ -2,7 +2,7 @@
 // connectNodeAdapter puts it there, with what the fast path needs besides:
 // the call's context values handed in (the credential found from the
 // headers), and a body already read replayed to the router, so that a call
-// the fast path does not answer is answered exactly as it always was.
+// the fast path does not answer is answered as if the fast path were not there.
 import {
   type ConnectRouter,
   type ConnectRouterOptions,

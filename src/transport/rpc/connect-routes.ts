@@ -3,9 +3,11 @@
 import type { DescMessage, DescMethodUnary } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
-import { credentialKey, requestIdKey, varyOriginKey } from "./request-context.js";
+import { queryOf } from "../node-http/index.js";
+import { corsKey, credentialKey, requestIdKey } from "./request-context.js";
 import { messageForm, rpcFreshness, setRpcCacheHeaders } from "./rpc-cache-headers.js";
 import { noteCallResult } from "./router-call-record.js";
+import { rpcContentTypeOf } from "./rpc-protocol.js";
 import { setStatistics } from "./statistics-trailers.js";
 
 export interface ConnectRoutesOptions {
@@ -50,7 +52,7 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
         }
         const set = (name: string, value: string) => context.responseHeader.set(name, value);
         const form = messageForm(isBinary(context.requestMethod, context.requestHeader, context.url));
-        setRpcCacheHeaders(set, result, { form, staleIfErrorSeconds, varyOrigin: context.values.get(varyOriginKey) });
+        setRpcCacheHeaders(set, result, { form, staleIfErrorSeconds, cors: context.values.get(corsKey) });
         // Connect answers a unary call's trailers as headers named `trailer-…`: its statistics are plain headers.
         setStatistics(context.protocolName === "connect" ? context.responseHeader : context.responseTrailer, result);
         noteCallResult(context.values, result);
@@ -62,6 +64,6 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
 
 /** Whether the call's message is binary: its content type, or a Connect GET's `encoding` parameter. */
 function isBinary(method: string, headers: Headers, url: string): boolean {
-  if (method === "GET") return new URL(url, "http://localhost").searchParams.get("encoding") !== "json";
-  return !(headers.get("content-type") ?? "").includes("json");
+  if (method === "GET") return new URLSearchParams(queryOf(url)).get("encoding") !== "json";
+  return rpcContentTypeOf(headers.get("content-type") ?? "")?.binary ?? true;
 }

@@ -1,14 +1,10 @@
 // The cache headers of a fast-path hit, and the 304 of a Connect GET whose
 // caller holds the answer already (If-None-Match, If-Modified-Since).
 import type { EndpointResult } from "../../endpoints/index.js";
-import { type Call, type CacheHeaders, cacheHeaders, notModified, varyCredential } from "../node-http/index.js";
+import { type Call, type CacheHeaders, cacheHeaders, requestNotModified } from "../node-http/index.js";
 import type { UnaryRequestForm } from "./unary-request.js";
-import { messageForm } from "./rpc-cache-headers.js";
+import { messageForm, varyKeyed } from "./rpc-cache-headers.js";
 
-export { asksFreshness } from "./rpc-cache-headers.js";
-
-const varyKeyed = `Accept-Encoding, ${varyCredential}`;
-const varyKeyedOrigin = `Origin, ${varyKeyed}`;
 const emptyBody = Buffer.alloc(0);
 
 /** The validators and cache headers of `hit` in the call's form, with Vary. */
@@ -19,17 +15,13 @@ export function fastPathCacheHeaders(
   staleIfErrorSeconds: number,
 ): CacheHeaders & { vary: string } {
   const headers = cacheHeaders(hit, messageForm(form.binary), staleIfErrorSeconds) as CacheHeaders & { vary: string };
-  headers.vary = call.cors.varyOrigin ? varyKeyedOrigin : varyKeyed;
+  headers.vary = call.cors.vary(varyKeyed);
   return headers;
 }
 
 /** Answers 304 with the cache headers when the request's conditions name this answer: true when it did. */
 export function answeredNotModified(call: Call, hit: EndpointResult, cache: CacheHeaders & { vary: string }): boolean {
-  const requestHeaders = call.head.headers;
-  const ifNoneMatch = requestHeaders["if-none-match"];
-  const ifModifiedSince = requestHeaders["if-modified-since"];
-  if (ifNoneMatch === undefined && ifModifiedSince === undefined) return false;
-  if (!notModified(ifNoneMatch, ifModifiedSince, cache.etag, hit.computation.computedAt)) return false;
+  if (!requestNotModified(call.head.headers, cache.etag, hit.computation.computedAt)) return false;
   const headers: Record<string, string> = call.corsHeadersToWrite();
   for (const [name, value] of Object.entries(cache)) if (value !== undefined) headers[name] = value;
   headers["x-request-id"] = call.requestId;

@@ -5,7 +5,8 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../../observability/index.js";
-import { requestIdFrom } from "../node-http/index.js";
+import type { Endpoint } from "../../endpoints/index.js";
+import { type Call, requestIdFrom } from "../node-http/index.js";
 import { credentialKey, requestIdKey } from "./request-context.js";
 import { callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
 
@@ -36,6 +37,20 @@ export interface LoggedCall {
   caller?: string;
   /** performance.now() when the call began. */
   started: number;
+}
+
+/** The LoggedCall of a saved query's call answered outside the router (the fast path, a revalidation). */
+export function loggedCallOf(call: Call, endpoint: Endpoint, protocol: string): LoggedCall {
+  // One literal, not a spread of the named parts plus the rest, which V8 builds more slowly.
+  return {
+    method: endpoint.method,
+    procedure: endpoint.grpcMethod,
+    endpoint: endpoint.definition.name,
+    protocol,
+    requestId: call.requestId,
+    caller: call.credential!.id,
+    started: call.started,
+  };
 }
 
 /** Ends a call: hands it to `observe` (for metrics) and writes its log line. */

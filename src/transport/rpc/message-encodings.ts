@@ -10,6 +10,7 @@ import type { JsonReadOptions, JsonWriteOptions } from "@bufbuild/protobuf";
 import { createMethodSerializationLookup, type Compression } from "@connectrpc/connect/protocol";
 import type { ComputedResponse } from "../../endpoints/index.js";
 import type { UnaryRequestForm } from "./unary-request.js";
+import { compressedFlag, frame } from "./envelope-frame.js";
 
 /** Connect-node's compressions with the same output, done synchronously: the work is done once per form. */
 const compressors: Record<string, (bytes: Uint8Array) => Buffer> = {
@@ -98,10 +99,7 @@ export function createMessageEncodings(options: MessageEncodingsOptions = {}): M
       const name = body.compressed ? `${format}+${compression!.name}` : format;
       let envelope = result.body(name);
       if (envelope === undefined) {
-        envelope = Buffer.allocUnsafe(5 + body.bytes.length);
-        envelope.writeUInt8(body.compressed ? 1 : 0, 0);
-        envelope.writeUInt32BE(body.bytes.length, 1);
-        body.bytes.copy(envelope, 5);
+        envelope = frame(body.compressed ? compressedFlag : 0, body.bytes);
         result.keepBody(name, envelope);
       }
       return { bytes: envelope, compressed: body.compressed };

@@ -42,7 +42,7 @@ export function routerContextFor(
   record: RecordCall | undefined,
   clientAddress = "",
 ): ContextValues {
-  const values = contextFor(call.credential, { varyOrigin: call.cors.varyOrigin, clientAddress });
+  const values = contextFor(call.credential, { cors: call.cors, clientAddress });
   if (record === undefined || call.credential === undefined) return values;
   if (call.started === 0) call.started = performance.now();
   const end: RouterCallEnd = { bytes: 0 };

@@ -3,10 +3,10 @@
 // validators and cache headers of its result, as headers or metadata on
 // Connect, gRPC and gRPC-Web alike.
 import { type Freshness, freshnessFrom, type EndpointResult } from "../../endpoints/index.js";
-import { cacheHeaders, type EntityForm, varyCredential } from "../node-http/index.js";
+import { cacheHeaders, type CorsDecision, type EntityForm, varyCredential } from "../node-http/index.js";
 
-const varyKeyed = `Accept-Encoding, ${varyCredential}`;
-const varyKeyedOrigin = `Origin, ${varyKeyed}`;
+/** An RPC answer's own Vary: its coding and credential (CORS adds Origin when it varies by it). */
+export const varyKeyed = `Accept-Encoding, ${varyCredential}`;
 
 /** The caller's freshness from request headers or metadata; undefined when it asks none. */
 export function rpcFreshness(headers: Headers): Freshness | undefined {
@@ -14,20 +14,6 @@ export function rpcFreshness(headers: Headers): Freshness | undefined {
   const pragma = headers.get("pragma");
   if (cacheControl === null && pragma === null) return undefined;
   return freshnessFrom(cacheControl ?? undefined, pragma ?? undefined);
-}
-
-/** The caller's freshness from a request's head, as rpcFreshness reads it from metadata. */
-export function rpcFreshnessOfHead(headers: Record<string, string | string[] | undefined>): Freshness | undefined {
-  const pragma = headers.pragma;
-  return freshnessFrom(
-    headers["cache-control"] as string | undefined,
-    Array.isArray(pragma) ? pragma.join(", ") : pragma,
-  );
-}
-
-/** Whether a request header or metadata asks for a freshness: such calls skip the fast path. */
-export function asksFreshness(headers: Record<string, string | string[] | undefined>): boolean {
-  return headers["cache-control"] !== undefined || headers.pragma !== undefined;
 }
 
 /** A binary message's entity form, or its proto3 JSON's. */
@@ -38,7 +24,7 @@ export function messageForm(binary: boolean): EntityForm {
 /** How an RPC answer names its cache headers: its entity form, CORS's Vary and STALE_IF_ERROR_SECONDS. */
 export interface RpcCacheForm {
   form: EntityForm;
-  varyOrigin: boolean;
+  cors: CorsDecision;
   staleIfErrorSeconds: number;
 }
 
@@ -46,9 +32,9 @@ export interface RpcCacheForm {
 export function setRpcCacheHeaders(
   set: (name: string, value: string) => void,
   result: EndpointResult,
-  { form, varyOrigin, staleIfErrorSeconds }: RpcCacheForm,
+  { form, cors, staleIfErrorSeconds }: RpcCacheForm,
 ): void {
   const headers = cacheHeaders(result, form, staleIfErrorSeconds);
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) set(name, value);
-  set("vary", varyOrigin ? varyKeyedOrigin : varyKeyed);
+  set("vary", cors.vary(varyKeyed));
 }

@@ -6,6 +6,7 @@ import { constants as http2Constants } from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { codeName, hasBody, httpStatusFromCode, type RequestAndResponse } from "../node-http/index.js";
 import type { RpcProtocol } from "./rpc-protocol.js";
+import { endStreamFlag, frame } from "./envelope-frame.js";
 
 const forwardedMetadata = ["retry-after", "ratelimit", "ratelimit-policy", "x-request-id"];
 
@@ -71,14 +72,11 @@ export function sendRpcError(
       return;
     }
     case "connect-stream": {
-      // The end-of-stream message: flags 0b10, a big-endian length, then JSON.
+      // The end-of-stream message: its JSON names the error.
       const json = Buffer.from(JSON.stringify({ error: { code: codeName(error.code), message: error.rawMessage } }));
-      const frame = Buffer.alloc(5 + json.length);
-      frame.writeUInt8(0b10, 0);
-      frame.writeUInt32BE(json.length, 1);
-      json.copy(frame, 5);
-      writable.writeHead(200, { ...headers, "content-type": contentType!, "content-length": String(frame.length) });
-      writable.end(frame);
+      const endStream = frame(endStreamFlag, json);
+      writable.writeHead(200, { ...headers, "content-type": contentType!, "content-length": String(endStream.length) });
+      writable.end(endStream);
       return;
     }
   }

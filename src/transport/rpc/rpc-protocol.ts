@@ -6,6 +6,7 @@ import { parseContentType as parseConnectType } from "@connectrpc/connect/protoc
 import { parseContentType as parseGrpcType } from "@connectrpc/connect/protocol-grpc";
 import { parseContentType as parseGrpcWebType } from "@connectrpc/connect/protocol-grpc-web";
 import { createBoundedMemo } from "../../collections/index.js";
+import { queryOf } from "../node-http/index.js";
 
 /** A call's protocol as the logs and metrics name it. */
 export type CallProtocol = "grpc" | "grpc-web" | "connect";
@@ -45,7 +46,7 @@ export function rpcProtocolOf(
   const type = contentType === undefined ? undefined : rpcContentTypeOf(contentType);
   if (type !== undefined && type.protocol !== "connect") return type.protocol;
   if (method === "POST" && type !== undefined) return type.stream ? "connect-stream" : "connect";
-  if (method === "GET" && /[?&]connect=v1(&|$)/.test(url)) return "connect";
+  if (method === "GET" && /(^|&)connect=v1(&|$)/.test(queryOf(url))) return "connect";
   return undefined;
 }
 

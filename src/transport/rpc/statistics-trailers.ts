@@ -3,6 +3,7 @@
 // ordered as connect-node writes what a handler sets (sorted by name).
 import type { EndpointResult } from "../../endpoints/index.js";
 import { setStatisticsFields } from "../node-http/index.js";
+import { frame, trailerFlag } from "./envelope-frame.js";
 
 /** Server-Timing, X-Bytes-Read and X-Rows-Read of a result, sorted by name. */
 export type StatisticsFields = Record<string, string>;
@@ -38,11 +39,7 @@ export function grpcWebOkTrailerWith(fields: StatisticsFields): Buffer {
   if (made !== undefined) return made;
   let lines = "grpc-status: 0\r\n";
   for (const name in fields) lines += `${name}: ${fields[name]}\r\n`;
-  const text = Buffer.from(lines);
-  const frame = Buffer.alloc(5 + text.length);
-  frame.writeUInt8(0x80, 0);
-  frame.writeUInt32BE(text.length, 1);
-  text.copy(frame, 5);
-  framesByFields.set(fields, frame);
-  return frame;
+  const trailer = frame(trailerFlag, Buffer.from(lines));
+  framesByFields.set(fields, trailer);
+  return trailer;
 }

@@ -13,16 +13,24 @@ import type {
   EndpointService,
   PreparedCall,
 } from "../../endpoints/index.js";
-import { type Call, type CallHandler, createPreparedCalls, pathOf, type RecordCall } from "../node-http/index.js";
-import type { CallLog, LoggedCall } from "./logging-interceptor.js";
+import {
+  asksFreshness,
+  type Call,
+  type CallHandler,
+  createPreparedCalls,
+  isConditional,
+  pathOf,
+  type RecordCall,
+} from "../node-http/index.js";
+import { type CallLog, loggedCallOf } from "./logging-interceptor.js";
 import type { ConnectRouterHandler } from "./connect-router.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";
 import { routerContextFor } from "./router-call-record.js";
 import { statisticsFieldsOf } from "./statistics-trailers.js";
 import { bodyBytes, type ReadBody, readBody, replayedBody } from "./request-body.js";
 import { writeUnaryAnswer } from "./unary-answer.js";
-import { createRevalidation, isConditional } from "./connect-get-revalidation.js";
-import { asksFreshness, fastPathCacheHeaders, answeredNotModified } from "./fast-path-cache.js";
+import { createRevalidation, errorAnswered } from "./connect-get-revalidation.js";
+import { fastPathCacheHeaders, answeredNotModified } from "./fast-path-cache.js";
 import { messageOfBody, messageOfQuery, type UnaryRequestForm, unaryRequestForm } from "./unary-request.js";
 
 export interface UnaryFastPathOptions {
@@ -79,11 +87,10 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
    */
   function answerHit(call: Call, procedure: Procedure, form: UnaryRequestForm, request: Buffer | string): boolean {
     const { endpoint } = procedure;
-    const credential = call.credential!;
     call.started = performance.now();
     const prepared = prepare(call, procedure, form, request);
     if (prepared === undefined) return false;
-    const hit = service.peek(prepared, credential.id);
+    const hit = service.peek(prepared);
     return answered(call, endpoint, form, hit);
   }
 
@@ -140,18 +147,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
 
   /** Logs and records a hit this path answered. */
   function logHit(call: Call, endpoint: Endpoint, form: UnaryRequestForm, hit: EndpointResult): void {
-    const requestId = call.requestId;
-    // One literal, not a spread of the named parts plus the rest, which V8 builds more slowly.
-    const loggedCall: LoggedCall = {
-      method: endpoint.method,
-      procedure: endpoint.grpcMethod,
-      endpoint: endpoint.definition.name,
-      protocol: form.protocol,
-      requestId,
-      caller: call.credential!.id,
-      started: call.started,
-    };
-    log(loggedCall, "ok");
+    log(loggedCallOf(call, endpoint, form.protocol), "ok");
     record?.(call, {
       endpoint: endpoint.definition.name,
       protocol: form.protocol,
@@ -176,13 +172,13 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     if (form === undefined || !canCompress(form.compression)) return toRouter(call);
     // A caller's freshness directive is execute's to read: the router's, or a conditional Connect GET's here.
     if (asksFreshness(call.head.headers)) {
-      if (!form.get || !isConditional(call)) return toRouter(call);
+      if (!form.get || !isConditional(call.head.headers)) return toRouter(call);
       const prepared = prepare(call, procedure, form, url);
       if (prepared === undefined) return toRouter(call);
       call.started = performance.now();
       // revalidate answers its own errors, so its promise never rejects.
       void revalidate(call, procedure.endpoint, form, prepared).then((result) => {
-        if (result !== undefined && !answered(call, procedure.endpoint, form, result)) toRouter(call);
+        if (result !== errorAnswered && !answered(call, procedure.endpoint, form, result)) toRouter(call);
       });
       return;
     }

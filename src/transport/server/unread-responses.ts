@@ -5,14 +5,8 @@ import type { Http2Session, ServerHttp2Stream } from "node:http2";
 import type { Socket } from "node:net";
 import type { Logger } from "../../observability/index.js";
 import type { TrustedProxies } from "../node-http/client-address.js";
-import {
-  createUnsentBytes,
-  defaultUnsentBytes,
-  type UnsentBytesOptions,
-  type WatchedSender,
-  watchHttp1Socket,
-  watchHttp2Stream,
-} from "../unsent-bytes.js";
+import { createUnsentBytes, defaultUnsentBytes, type UnsentBytesOptions, type WatchedSender } from "../unsent-bytes.js";
+import { watchHttp1Socket, watchHttp2Stream } from "./unsent-bytes-watch.js";
 
 export interface UnreadResponsesOptions {
   /** The bounds; their defaults are unsent-bytes.ts's. */

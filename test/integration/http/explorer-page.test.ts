@@ -14,6 +14,7 @@ let page: Awaited<ReturnType<typeof buildExplorerPage>>;
 let server: TestServer;
 let off: TestServer;
 let unbuilt: TestServer;
+let listed: TestServer;
 const warnings: string[] = [];
 
 beforeAll(async () => {
@@ -21,6 +22,10 @@ beforeAll(async () => {
   page = await buildExplorerPage();
   server = await startTestServer(warehouse, NOW, { explorer: { directory: page.directory } });
   off = await startTestServer(warehouse, NOW);
+  listed = await startTestServer(warehouse, NOW, {
+    explorer: { directory: page.directory },
+    corsOrigins: ["https://app.example.com"],
+  });
   const logger = createLogger({ level: "warn", write: (line) => warnings.push(JSON.parse(line).msg) });
   unbuilt = await startTestServer(warehouse, NOW, {
     explorer: { directory: `${page.directory}/missing` },
@@ -28,7 +33,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await Promise.all([server, off, unbuilt].map((s) => s?.close()));
+  await Promise.all([server, off, unbuilt, listed].map((s) => s?.close()));
   page?.remove();
   await warehouse?.close();
 });
@@ -67,6 +72,16 @@ describe("GET /", () => {
     const style = await fetch(`${server.url}/explorer.css`);
     expect(style.headers.get("content-type")).toBe("text/css; charset=utf-8");
     expect(await style.text()).toContain(".uplot");
+  });
+
+  it("varies by Origin and Accept-Encoding when CORS_ORIGINS is a list, by Accept-Encoding alone for any origin", async () => {
+    const fromApp = { origin: "https://app.example.com", "accept-encoding": "gzip" };
+    const [listedPage, anyPage] = await Promise.all([
+      fetch(`${listed.url}/explorer.js`, { headers: fromApp }),
+      fetch(`${server.url}/explorer.js`, { headers: fromApp }),
+    ]);
+    expect(listedPage.headers.get("vary")).toBe("Origin, Accept-Encoding");
+    expect(anyPage.headers.get("vary")).toBe("Accept-Encoding");
   });
 
   it("weighs under 150 KB gzip, page, script and style together", async () => {

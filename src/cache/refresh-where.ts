@@ -1,0 +1,58 @@
+// Refreshing the live entries a change of the data touched (an import): each
+// recomputed through its key's single flight, a few at a time, and dropped
+// when its refresh fails.
+import type { Logger } from "../observability/index.js";
+import type { CacheEvent, CachePolicy, Computed } from "./cache-types.js";
+import type { JoinComputation } from "./computation-join.js";
+import { type Entry, type EntryStore, isLive, storeNow } from "./entry-store.js";
+import type { SingleFlight } from "./single-flight.js";
+
+/** Refreshes running at once: each is a warehouse query, and the warehouse's queue is bounded. */
+const refreshWhereConcurrency = 4;
+
+export interface RefreshWhereOptions<V> {
+  store: EntryStore<V>;
+  flights: SingleFlight<Computed<V>>;
+  join: JoinComputation<V>;
+  /** Stores a refreshed result of `entry`. */
+  renew: (key: string, computed: Computed<V>, entry: Entry<V>) => void;
+  onEvent: (event: CacheEvent, label: string) => void;
+  logger: Logger;
+}
+
+/** ResultCache.refreshWhere: refreshes every live entry `matches` takes, and settles when all have. */
+export function createRefreshWhere<V>(
+  options: RefreshWhereOptions<V>,
+): (matches: (key: string, policy: CachePolicy) => boolean) => Promise<void> {
+  const { store, flights, join, renew, onEvent, logger } = options;
+
+  /** The recomputation of one entry, through the key's single flight. */
+  async function refreshNow(key: string, entry: Entry<V>): Promise<void> {
+    // A computation begun before the change may have read the data before it: it is not this refresh.
+    await flights.running(key)?.catch(() => {});
+    const start = (abort: AbortSignal) =>
+      entry.refresh(abort).then((computed) => {
+        renew(key, computed, entry);
+        return computed;
+      });
+    try {
+      await join(key, entry.policy, start);
+      onEvent("refresh", entry.policy.label ?? "");
+    } catch (error) {
+      // Its result no longer holds: the next call computes it rather than being answered what the data was.
+      if (store.find(key) === entry) store.delete(key);
+      onEvent("refresh_failure", entry.policy.label ?? "");
+      logger.warn("cache refresh failed", { key, error });
+    }
+  }
+
+  return async (matches) => {
+    const now = storeNow();
+    const chosen = [...store.entries()].filter(([key, entry]) => isLive(entry, now) && matches(key, entry.policy));
+    const next = chosen[Symbol.iterator]();
+    const worker = async () => {
+      for (const [key, entry] of next) await refreshNow(key, entry);
+    };
+    await Promise.all(Array.from({ length: Math.min(refreshWhereConcurrency, chosen.length) }, worker));
+  };
+}

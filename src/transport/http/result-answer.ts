@@ -1,0 +1,78 @@
+// The 200 answer of a GET call's result: its body in the asked format and
+// content coding, cache headers, Server-Timing, paging link and the rows and
+// bytes its query read.
+import type { EndpointResult } from "../../endpoints/index.js";
+import { type Call, warehouseMsOf } from "../node-http/index.js";
+import { bodyFormats } from "./body-formats.js";
+import type { WriteCacheHeaders } from "./cache-answer.js";
+import {
+  type ContentEncoding,
+  encodingFromAcceptEncoding,
+  encodings,
+  formatFromAccept,
+  IDENTITY,
+  JSON_FORMAT,
+} from "./content-negotiation.js";
+import { nextPageLink } from "./next-page-link.js";
+import type { ResponseBodies } from "./response-body.js";
+
+const contentTypes = bodyFormats.map((f) => f.contentType);
+
+/** What every GET answer of this service is written with. */
+export interface Answering {
+  bodies: ResponseBodies;
+  writeCacheHeaders: WriteCacheHeaders;
+}
+
+/**
+ * 200 with the CORS headers (unless set on the response already), then the
+ * result's body in the asked format and coding, its cache status and age
+ * when it has them, Server-Timing, and the rows and bytes read when known
+ * (for a hit, those of the computation it was made by).
+ */
+export function sendResult(answering: Answering, call: Call, result: EndpointResult, lookupMs: number): void {
+  const { bodies, writeCacheHeaders } = answering;
+  const requestHeaders = call.head.headers;
+  const accept = requestHeaders.accept;
+  const format = call.prepared!.format ?? (accept === undefined ? JSON_FORMAT : formatFromAccept(accept));
+  const acceptEncoding = requestHeaders["accept-encoding"];
+  const encoding: ContentEncoding =
+    acceptEncoding === undefined ? IDENTITY : encodingFromAcceptEncoding(acceptEncoding);
+  const headers = call.corsHeadersToWrite();
+  headers["x-request-id"] = call.requestId;
+  if (writeCacheHeaders(call, headers, result, format)) return;
+  const hit = result.cache?.status === "HIT";
+  let body = hit ? bodies.ready(result, format, encoding) : undefined;
+  let serializeMs: number | undefined;
+  if (body === undefined) {
+    const before = performance.now();
+    body = bodies.make(result, call.prepared!.endpoint, format, encoding);
+    serializeMs = performance.now() - before;
+  }
+  headers["content-type"] = contentTypes[format]!;
+  headers["content-length"] = String(body.length);
+  headers["server-timing"] = serverTiming(result, lookupMs, serializeMs);
+  if (encoding !== IDENTITY) headers["content-encoding"] = encodings[encoding];
+  if (result.nextPageToken !== undefined)
+    headers.link = nextPageLink(call.head.url ?? "/", call.prepared!.page!.parameter, result.nextPageToken);
+  const statistics = result.computation.statistics;
+  if (statistics !== undefined) {
+    headers["x-rows-read"] = String(statistics.rowsRead);
+    headers["x-bytes-read"] = String(statistics.bytesRead);
+  }
+  call.reply(200, headers, body);
+  call.responseBytes = call.head.method === "HEAD" ? 0 : body.length;
+}
+
+/**
+ * `cache;desc="hit";dur=…` for a hit (with `serialize` when its body had to
+ * be made); for a computed result the cache lookup (when the endpoint is
+ * cached), the warehouse query and the serialisation, in milliseconds.
+ */
+function serverTiming(result: EndpointResult, lookupMs: number, serializeMs: number | undefined): string {
+  const made = serializeMs === undefined ? "" : `, serialize;dur=${serializeMs.toFixed(3)}`;
+  if (result.cache?.status === "HIT") return `cache;desc="hit";dur=${lookupMs.toFixed(3)}${made}`;
+  const computedMs = result.computation.serializeMs;
+  const cache = result.cache === undefined ? "" : `cache;desc="miss";dur=${lookupMs.toFixed(3)}, `;
+  return `${cache}warehouse;dur=${warehouseMsOf(result).toFixed(3)}, serialize;dur=${(computedMs + (serializeMs ?? 0)).toFixed(3)}`;
+}
