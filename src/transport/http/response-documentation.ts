@@ -28,7 +28,7 @@ export const corsHeaders = {
   "Server-Timing": {
     schema: { type: "string" },
     description:
-      'cache;desc="hit"|"miss" (the lookup), warehouse (the query), serialize (writing the body), durations in milliseconds; a hit has only cache, and serialize when its body had to be made',
+      'cache;desc="hit"|"miss" (the lookup), warehouse (the query), serialize (writing the body), durations in milliseconds; a hit has cache, the warehouse time of the query that made it, and serialize when its body had to be made',
   },
   "X-Rows-Read": {
     schema: { type: "integer" },

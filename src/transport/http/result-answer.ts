@@ -2,7 +2,7 @@
 // content coding, cache headers, Server-Timing, paging link and the rows and
 // bytes its query read.
 import type { EndpointResult } from "../../endpoints/index.js";
-import { type Call, warehouseMsOf } from "../node-http/index.js";
+import { type Call, warehouseTimingOf } from "../node-http/index.js";
 import { bodyFormats } from "./body-formats.js";
 import type { WriteCacheHeaders } from "./cache-answer.js";
 import {
@@ -65,14 +65,16 @@ export function sendResult(answering: Answering, call: Call, result: EndpointRes
 }
 
 /**
- * `cache;desc="hit";dur=…` for a hit (with `serialize` when its body had to
- * be made); for a computed result the cache lookup (when the endpoint is
+ * `cache;desc="hit";dur=…` and the warehouse time of the computation that
+ * made it for a hit (with `serialize` when its body had to be made); for a
+ * computed result the cache lookup (when the endpoint is
  * cached), the warehouse query and the serialisation, in milliseconds.
  */
 function serverTiming(result: EndpointResult, lookupMs: number, serializeMs: number | undefined): string {
   const made = serializeMs === undefined ? "" : `, serialize;dur=${serializeMs.toFixed(3)}`;
-  if (result.cache?.status === "HIT") return `cache;desc="hit";dur=${lookupMs.toFixed(3)}${made}`;
+  if (result.cache?.status === "HIT")
+    return `cache;desc="hit";dur=${lookupMs.toFixed(3)}, ${warehouseTimingOf(result)}${made}`;
   const computedMs = result.computation.serializeMs;
   const cache = result.cache === undefined ? "" : `cache;desc="miss";dur=${lookupMs.toFixed(3)}, `;
-  return `${cache}warehouse;dur=${warehouseMsOf(result).toFixed(3)}, serialize;dur=${(computedMs + (serializeMs ?? 0)).toFixed(3)}`;
+  return `${cache}${warehouseTimingOf(result)}, serialize;dur=${(computedMs + (serializeMs ?? 0)).toFixed(3)}`;
 }

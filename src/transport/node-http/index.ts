@@ -34,7 +34,7 @@ export type { CacheHeaders, EntityForm } from "./cache-validators.js";
 export { isConditional, notModified, requestNotModified } from "./conditional-request.js";
 export { createRecordCall, recordNoCall } from "./call-record.js";
 export type { CallEnd, CallRows, RecordCall } from "./call-record.js";
-export { setStatisticsFields, warehouseMsOf } from "./result-statistics.js";
+export { setStatisticsFields, warehouseMsOf, warehouseTimingOf } from "./result-statistics.js";
 export { createWatchRevocation } from "./watch-revocation.js";
 export type { RevocableKeys, WatchRevocation } from "./watch-revocation.js";
 export { createEndWatchCall } from "./watch-call-end.js";

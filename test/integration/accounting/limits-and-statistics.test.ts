@@ -86,15 +86,18 @@ describe.each([
   });
 });
 
+/** Server-Timing's `warehouse` entry of an answer. */
+const warehouseTimingOf = (headers: Headers) => /warehouse;dur=[\d.]+/.exec(headers.get("server-timing") ?? "")?.[0];
+
 describe("statistics of one cached result", () => {
-  it("are the same on GET's headers, Connect's headers and gRPC's trailers", async () => {
+  it("are the same on GET's headers, Connect's headers, gRPC's trailers and a GET hit's headers", async () => {
     // An interval no other test asks for: the GET call computes the result, the RPC calls are hits of it.
     const request = { project: "supabase", interval: "minutely" };
     const computed = await getCall(TEST_API_KEY, "minutely");
     expect(computed.headers.get("x-cache")).toBe("MISS");
     const rowsRead = computed.headers.get("x-rows-read");
     const bytesRead = computed.headers.get("x-bytes-read");
-    const warehouseTiming = /warehouse;dur=[\d.]+/.exec(computed.headers.get("server-timing") ?? "")?.[0];
+    const warehouseTiming = warehouseTimingOf(computed.headers);
     expect(Number(rowsRead)).toBeGreaterThan(0);
     expect(Number(bytesRead)).toBeGreaterThan(Number(rowsRead));
     expect(warehouseTiming).toBeDefined();
@@ -122,5 +125,11 @@ describe("statistics of one cached result", () => {
     );
     expect(connectHeaders?.get("x-cache")).toBe("HIT");
     expect(figures(connectHeaders!)).toEqual(expected);
+    const hit = await getCall(TEST_API_KEY, "minutely");
+    expect(hit.headers.get("x-cache")).toBe("HIT");
+    expect(hit.headers.get("server-timing")).toMatch(/^cache;desc="hit";dur=[\d.]+, warehouse;dur=[\d.]+$/);
+    expect([hit.headers.get("x-rows-read"), hit.headers.get("x-bytes-read"), warehouseTimingOf(hit.headers)]).toEqual(
+      expected,
+    );
   });
 });

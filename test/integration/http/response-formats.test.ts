@@ -155,8 +155,10 @@ describe("compression", () => {
     // entity tag (320 bytes) and of the first body kept beside a result (256 more).
     expect(grown - before).toBe(first.body.length + 2 * "json+gzip".length + 320 + 256);
     expect(server.app.cache.size.bytes).toBe(grown);
-    expect(first.headers["server-timing"]).toMatch(/^cache;desc="hit";dur=[\d.]+, serialize;dur=[\d.]+$/);
-    expect(second.headers["server-timing"]).toMatch(/^cache;desc="hit";dur=[\d.]+$/);
+    expect(first.headers["server-timing"]).toMatch(
+      /^cache;desc="hit";dur=[\d.]+, warehouse;dur=[\d.]+, serialize;dur=[\d.]+$/,
+    );
+    expect(second.headers["server-timing"]).toMatch(/^cache;desc="hit";dur=[\d.]+, warehouse;dur=[\d.]+$/);
   });
 
   it("compresses CSV too, and a gzip CSV body is the CSV body gzipped", async () => {
