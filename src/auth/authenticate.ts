@@ -8,6 +8,7 @@ import { createApiKeyCheck } from "./api-key-check.js";
 import { createAuthFailureThrottle } from "./auth-failure-throttle.js";
 import { presentedSecret, seeingOwnCallsOnly, type Credential, type HeaderReader } from "./credential.js";
 import { keyDigest, type KeyFile } from "./key-file.js";
+import { RateLimitRefusal } from "./rate-limit-refusal.js";
 import { createRateLimiter } from "./rate-limiter.js";
 import { looksLikeToken, type TokenVerifier } from "./token-verifier.js";
 
@@ -52,7 +53,11 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
     return new ConnectError("missing or invalid API key", Code.Unauthenticated);
   };
   const admitted = (credential: Credential) => {
-    limit(credential.id, credential.rateLimit);
+    try {
+      limit(credential.id, credential.rateLimit);
+    } catch (error) {
+      throw new RateLimitRefusal(error as ConnectError, credential);
+    }
     return credential;
   };
 

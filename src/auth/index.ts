@@ -10,6 +10,7 @@ export { createAuthenticator } from "./authenticate.js";
 export type { Authenticator } from "./authenticate.js";
 export { throttledAddress } from "./auth-failure-throttle.js";
 export { createRateLimiter } from "./rate-limiter.js";
+export { RateLimitRefusal, rateLimitedCallerOf } from "./rate-limit-refusal.js";
 export { createTokenBuckets } from "./token-buckets.js";
 export { loadOrCreateApiKey, readStoredApiKey } from "./api-key-file.js";
 export { openKeyFile, parseKeyFile, keyDigest } from "./key-file.js";

@@ -33,6 +33,7 @@ import {
   createCallLog,
   createConnectRouterHandler,
   createMessageEncodings,
+  createRecordRefusedRpc,
   createRpcGate,
   createUnaryFastPath,
   type KeylessRpcLimit,
@@ -104,10 +105,12 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
   const watchPaths = new Set(registry.endpoints.flatMap((e) => (e.grpcWatchMethod ? [`/${e.grpcWatchMethod}`] : [])));
   const revocation = createWatchRevocation(options.revocableKeys);
   // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
+  const recordRefused = createRecordRefusedRpc(registry, options.record);
   const gate = createRpcGate({
     authenticate: options.authenticate,
     maxBodyBytes,
-    onRefused: (protocol, error) => {
+    onRefused: (protocol, error, call) => {
+      recordRefused(call, protocol, error);
       metrics.requests.series({ endpoint: "", protocol, code: codeName(error.code) }).inc();
       options.observe?.({ code: codeName(error.code) });
     },

@@ -34,6 +34,7 @@ import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
 import { answerMetrics } from "./metrics-routes.js";
 import { answerHealth, answerReadiness } from "./probe-routes.js";
 import { sendEmpty } from "./respond.js";
+import { createRecordRefusedGet } from "./refused-get-record.js";
 import { createSavedQueryRoute } from "./saved-query-route.js";
 
 export interface HttpRoutesOptions {
@@ -91,6 +92,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const keylessLimit = options.keylessLimit;
   const documents = createDocumentRoutes(options.registry);
   const imports = options.imports && createImportRoute({ ...options.imports, registry: options.registry, logger });
+  const recordRefused = createRecordRefusedGet(options.registry, options.record);
   const savedQuery = createSavedQueryRoute({
     ...options,
     calls: createEndpointCalls(options),
@@ -106,6 +108,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   });
 
   function refuse(call: Call, error: unknown): void {
+    recordRefused(call, error);
     metrics.requests.series({ endpoint: "", protocol: "http", code: codeName(ConnectError.from(error).code) }).inc();
     sendError(call.exchange(), call.requestId, error);
   }

@@ -33,6 +33,7 @@ export { cacheHeaders, cacheName, varyCredential } from "./cache-validators.js";
 export type { CacheHeaders, EntityForm } from "./cache-validators.js";
 export { isConditional, notModified, requestNotModified } from "./conditional-request.js";
 export { createRecordCall, recordNoCall } from "./call-record.js";
+export { recordRateLimited } from "./refusal-record.js";
 export type { CallEnd, CallRows, RecordCall } from "./call-record.js";
 export { setStatisticsFields, warehouseMsOf, warehouseTimingOf } from "./result-statistics.js";
 export { createWatchRevocation } from "./watch-revocation.js";

@@ -2,6 +2,7 @@
 // cache hits, the Connect router with the saved queries as its routes, the
 // per-call log, and errors answered in a call's own protocol without the router.
 export { createRpcGate } from "./rpc-gate.js";
+export { createRecordRefusedRpc } from "./refused-rpc-record.js";
 export { keylessRpcKindOf } from "./keyless-procedures.js";
 export type { KeylessRpcKind, KeylessRpcLimit } from "./keyless-procedures.js";
 export { clientAddressKey, contextFor, credentialKey } from "./request-context.js";

@@ -26,7 +26,7 @@ export interface RpcGateOptions {
   /** Largest request body in bytes, as declared by Content-Length (the router bounds the rest). */
   maxBodyBytes: number;
   /** Told of every call refused here, for metrics. Default: nothing. */
-  onRefused?: (protocol: RpcProtocol, error: ConnectError) => void;
+  onRefused?: (protocol: RpcProtocol, error: ConnectError, call: Call) => void;
   /** Where a failure of the gate's own work after a token's first check goes. Default: silent. */
   logger?: Logger;
   /**
@@ -62,7 +62,7 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
     error.metadata.set("x-request-id", call.requestId);
     const head = call.head;
     const protocol = rpcProtocolOf(head.method, head.headers["content-type"], head.url ?? "/") ?? "connect";
-    onRefused(protocol, error);
+    onRefused(protocol, error, call);
     sendRpcError(call.exchange(), protocol, error, status);
   };
 

@@ -1,0 +1,31 @@
+// The record of a saved query's call refused by its caller's rate limit:
+// the caller is known from the refusal (auth/rate-limit-refusal.ts), so the
+// call log holds it as `resource_exhausted` with no cache outcome. Other
+// refusals (a wrong key, a throttled address) name no caller and are not
+// recorded.
+import { ConnectError } from "@connectrpc/connect";
+import { rateLimitedCallerOf } from "../../auth/index.js";
+import type { CallProtocol } from "../../warehouse/index.js";
+import type { Call } from "./call.js";
+import type { RecordCall } from "./call-record.js";
+import { codeName } from "./http-status.js";
+
+/** Records `call` of saved query `endpoint` refused with `error`, when a rate limit refused a known caller. */
+export function recordRateLimited(
+  record: RecordCall | undefined,
+  call: Call,
+  endpoint: string | undefined,
+  protocol: CallProtocol,
+  error: unknown,
+): void {
+  if (record === undefined || endpoint === undefined) return;
+  const credential = rateLimitedCallerOf(error);
+  if (credential === undefined) return;
+  // Refused from its headers: its answer is begun now, unless a step before began it.
+  const started = call.started === 0 ? performance.now() : call.started;
+  const code = codeName(ConnectError.from(error).code);
+  record(
+    { requestId: call.requestId, credential, started },
+    { endpoint, protocol, code, result: undefined, responseBytes: 0, cache: "none" },
+  );
+}
