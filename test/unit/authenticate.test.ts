@@ -1,10 +1,17 @@
 // Authentication from headers: the per-key rate limit applies only after a
-// key is accepted, failed authentications are counted per client address and
+// key is accepted (its refusal naming the caller), failed authentications are counted per client address and
 // refused past their bound, and failures are summed up in at most one log
 // line a second, never naming a key.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createAuthenticator, createTokenVerifier, issueToken, throttledAddress } from "../../src/auth/index.js";
+import {
+  type Credential,
+  createAuthenticator,
+  createTokenVerifier,
+  issueToken,
+  rateLimitedCallerOf,
+  throttledAddress,
+} from "../../src/auth/index.js";
 import { createLogger, fixedClock } from "../../src/observability/index.js";
 
 const goodKey = "good-key-0123456789";
@@ -37,6 +44,29 @@ describe("authenticator", () => {
     for (let i = 0; i < 5; i++)
       expect(outcome(() => authenticate(headers("wrong-key-0123456789"), "10.0.0.1"))).toBe("Unauthenticated");
     expect(outcome(() => authenticate(headers(otherKey), "10.0.0.1"))).toBe("ok");
+  });
+
+  it("names the caller its rate limit refused, with Retry-After, and no caller for a wrong key", () => {
+    const { authenticate } = createAuthenticator({
+      apiKeys: [goodKey],
+      rateLimit: { perSecond: 1, burst: 1 },
+      authFailures: { perSecond: 0, burst: 0 },
+      clock: fixedClock(0),
+    });
+    const refusalOf = (key: string) => {
+      try {
+        void authenticate(headers(key), "10.0.0.1");
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    const admitted = authenticate(headers(goodKey), "10.0.0.1") as Credential;
+    const refused = refusalOf(goodKey);
+    expect(rateLimitedCallerOf(refused)).toBe(admitted);
+    expect(ConnectError.from(refused).code).toBe(Code.ResourceExhausted);
+    expect(ConnectError.from(refused).metadata.get("retry-after")).toBe("1");
+    expect(rateLimitedCallerOf(refusalOf("wrong-key-0123456789"))).toBeUndefined();
   });
 
   it("refuses an address past its failures, even with a right key, until it earns a try back", () => {
