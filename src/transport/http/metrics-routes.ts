@@ -28,7 +28,7 @@ export function createMetricsRoutes(options: MetricsRoutesOptions): RequestHandl
       return sendError(exchange, "", error, { headers: { allow: "GET, HEAD" }, status: 405 });
     }
     options.scrape().then(
-      (text) => sendBytes(exchange, 200, text, { "content-type": options.contentType }),
+      (text) => sendBytes(exchange, 200, text, { "content-type": options.contentType, "cache-control": "no-store" }),
       (error: unknown) => {
         options.logger.error("route failed", { path, error });
         sendError(exchange, "", error);
@@ -40,5 +40,5 @@ export function createMetricsRoutes(options: MetricsRoutesOptions): RequestHandl
 /** The /metrics text of the API port. */
 export async function answerMetrics(call: Call, scrape: MetricsScrape, metrics: Metrics): Promise<void> {
   const text = await scrape();
-  sendBytes(call.exchange(), 200, text, { "content-type": metrics.registry.contentType });
+  sendBytes(call.exchange(), 200, text, { "content-type": metrics.registry.contentType, "cache-control": "no-store" });
 }

@@ -1,6 +1,7 @@
 // Conditional GET (RFC 9110 §13): whether the caller's copy, named by
 // If-None-Match or dated by If-Modified-Since, is the answer it would get.
 import type { IncomingHttpHeaders } from "node:http";
+import { parseHttpDate } from "./http-date.js";
 
 /** Whether the request names the caller's copy (If-None-Match, If-Modified-Since). */
 export function isConditional(headers: IncomingHttpHeaders): boolean {
@@ -8,28 +9,35 @@ export function isConditional(headers: IncomingHttpHeaders): boolean {
 }
 
 /** True when the request's conditions name the answer tagged `etag`, computed at `computedAt`: it is answered 304. */
-export function requestNotModified(headers: IncomingHttpHeaders, etag: string, computedAt: number): boolean {
+export function requestNotModified(
+  headers: IncomingHttpHeaders,
+  etag: string,
+  computedAt: number,
+  now: number = Date.now(),
+): boolean {
   const ifNoneMatch = headers["if-none-match"];
   const ifModifiedSince = headers["if-modified-since"];
   if (ifNoneMatch === undefined && ifModifiedSince === undefined) return false;
-  return notModified(ifNoneMatch, ifModifiedSince, etag, computedAt);
+  return notModified(ifNoneMatch, ifModifiedSince, etag, computedAt, now);
 }
 
 /**
  * True when the answer is 304 Not Modified: `ifNoneMatch` (a list of tags,
  * or `*`) names `etag` by weak comparison; without it, `ifModifiedSince`
- * is a valid HTTP-date no earlier than `computedAt` (whole seconds).
+ * is an HTTP-date no earlier than `computedAt` (whole seconds) and no later
+ * than `now` (§13.1.3: any other value is ignored).
  */
 export function notModified(
   ifNoneMatch: string | undefined,
   ifModifiedSince: string | undefined,
   etag: string,
   computedAt: number,
+  now: number = Date.now(),
 ): boolean {
   if (ifNoneMatch !== undefined) return tagListMatches(ifNoneMatch, etag);
   if (ifModifiedSince === undefined) return false;
-  const since = Date.parse(ifModifiedSince);
-  return !Number.isNaN(since) && Math.floor(computedAt / 1000) * 1000 <= since;
+  const since = parseHttpDate(ifModifiedSince, now);
+  return since !== undefined && since <= now && Math.floor(computedAt / 1000) * 1000 <= since;
 }
 
 /** Weak comparison (§8.8.3.2) of each member of `list` with `etag`: the opaque tags alone. */

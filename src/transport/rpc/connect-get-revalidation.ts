@@ -1,7 +1,8 @@
-// A conditional Connect GET that also carries a freshness directive (fetch
-// sends `Cache-Control: no-cache` with every If-None-Match it is given): run
-// as the directive asks, so that its result, when the caller's copy still
-// matches, is answered 304 rather than through the router's 200.
+// A conditional Connect GET that is no cache hit (a miss, an uncached saved
+// query, or a freshness directive, which fetch sends with every If-None-Match
+// it is given): run as any directive asks, so that its result, when the
+// caller's copy still matches, is answered 304 rather than through the
+// router's 200.
 import { ConnectError } from "@connectrpc/connect";
 import type { Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import { type Call, freshnessOfHead } from "../node-http/index.js";

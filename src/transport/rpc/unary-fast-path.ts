@@ -164,28 +164,31 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     router.serve(request, response, routerContextFor(call, response, record), read && replayedBody(read, request));
   }
 
+  /** Executes a conditional Connect GET as its freshness asks, then answers its result (a 304 when it matches). */
+  function revalidateGet(call: Call, procedure: Procedure, form: UnaryRequestForm): void {
+    const prepared = prepare(call, procedure, form, call.head.url ?? "/");
+    if (prepared === undefined) return toRouter(call);
+    call.started = performance.now();
+    // revalidate answers its own errors, so its promise never rejects.
+    void revalidate(call, procedure.endpoint, form, prepared).then((result) => {
+      if (result !== errorAnswered && !answered(call, procedure.endpoint, form, result)) toRouter(call);
+    });
+  }
+
   const serve: CallHandler = (call) => {
     const url = call.head.url ?? "/";
     const procedure = procedures.get(pathOf(url));
     if (procedure === undefined) return toRouter(call);
     const form = unaryRequestForm(call.head, procedure.endpoint.method, accepted);
     if (form === undefined || !canCompress(form.compression)) return toRouter(call);
+    // A conditional Connect GET is answered here, 304 when its result still matches, whatever it is (a miss, uncached).
+    const conditionalGet = form.get && isConditional(call.head.headers);
     // A caller's freshness directive is execute's to read: the router's, or a conditional Connect GET's here.
-    if (asksFreshness(call.head.headers)) {
-      if (!form.get || !isConditional(call.head.headers)) return toRouter(call);
-      const prepared = prepare(call, procedure, form, url);
-      if (prepared === undefined) return toRouter(call);
-      call.started = performance.now();
-      // revalidate answers its own errors, so its promise never rejects.
-      void revalidate(call, procedure.endpoint, form, prepared).then((result) => {
-        if (result !== errorAnswered && !answered(call, procedure.endpoint, form, result)) toRouter(call);
-      });
-      return;
-    }
+    if (asksFreshness(call.head.headers)) return conditionalGet ? revalidateGet(call, procedure, form) : toRouter(call);
     if (form.get) {
       // The message is in the query string, which names the call whole.
-      if (!answerHit(call, procedure, form, url)) toRouter(call);
-      return;
+      if (answerHit(call, procedure, form, url)) return;
+      return conditionalGet ? revalidateGet(call, procedure, form) : toRouter(call);
     }
     // The envelope's 5 bytes on top of the message bound: one byte more is the router's to refuse.
     readBody(call.body, maxBodyBytes + 5, (read) => {

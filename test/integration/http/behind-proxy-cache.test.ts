@@ -1,7 +1,8 @@
 // nginx with proxy_cache in front (proxy_cache_valid 200 10m, the upstream's
 // headers honoured, the cache key the URL alone): it stores none of the
 // answers, so two keys whose `project` is fixed to different projects each
-// read their own rows from the same URL, and a wrong key gets 401.
+// read their own rows from the same URL, and a wrong key gets 401; nor the
+// listing (a scoped key's names its fixed values) or the probes and metrics.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -85,4 +86,40 @@ server {
       expect(secondBody).not.toBe(firstBody);
     },
   );
+
+  it("gives each key its own listing, and a keyless caller 401", async () => {
+    const first = await get("/api/endpoints", keys.rpc);
+    const again = await get("/api/endpoints", keys.rpc);
+    const second = await get("/api/endpoints", keys.other);
+    const keyless = await fetch(`${proxy}/api/endpoints`);
+    expect([first.status, again.status, second.status, keyless.status]).toEqual([200, 200, 200, 401]);
+    for (const response of [first, again, second, keyless])
+      expect(response.headers.get("x-proxy-cache")).not.toBe("HIT");
+    expect(first.headers.get("cache-control")).toBe("private, no-cache");
+    expect(first.headers.get("vary")).toBe("X-API-KEY, Authorization");
+    const fixedProjects = async (response: Response) => {
+      const { result } = (await response.json()) as { result: { fixed_parameters?: { project?: string } }[] };
+      return new Set(result.flatMap((e) => e.fixed_parameters?.project ?? []));
+    };
+    expect(await fixedProjects(first)).toEqual(new Set(["rpc"]));
+    expect(await fixedProjects(second)).toEqual(new Set(["other"]));
+    expect(await keyless.text()).not.toContain("fixed_parameters");
+  });
+
+  it.each(["/healthz", "/readyz", "/metrics"])("stores no answer of %s", async (path) => {
+    const first = await fetch(`${proxy}${path}`);
+    const again = await fetch(`${proxy}${path}`);
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(first.headers.get("cache-control")).toBe("no-store");
+    expect(again.headers.get("x-proxy-cache")).not.toBe("HIT");
+  });
+
+  it("has /openapi.json revalidated on every use, a matching tag answered 304", async () => {
+    const first = await fetch(`${server.url}/openapi.json`);
+    const etag = first.headers.get("etag");
+    expect([first.status, first.headers.get("cache-control")]).toEqual([200, "no-cache"]);
+    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    const again = await fetch(`${server.url}/openapi.json`, { headers: { "if-none-match": `W/${etag}` } });
+    expect([again.status, again.headers.get("etag"), await again.text()]).toEqual([304, etag, ""]);
+  });
 });

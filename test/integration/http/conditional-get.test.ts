@@ -95,6 +95,17 @@ describe("conditional GET", () => {
     expect((await get(path, { "if-modified-since": before })).status).toBe(200);
   });
 
+  it.each([
+    ["an ISO 8601 timestamp", () => new Date(Date.now() + 3_600_000).toISOString()],
+    ["a date later than now", () => new Date(Date.now() + 3_600_000).toUTCString()],
+  ])("ignores If-Modified-Since holding %s: 200 with the body", async (_, since) => {
+    for (const target of [path, "/api/endpoints/logs.all?project=rpc"]) {
+      const response = await get(target, { "if-modified-since": since() });
+      expect(response.status).toBe(200);
+      expect((await response.json()).result.length).toBeGreaterThan(0);
+    }
+  });
+
   it("revalidates with curl, and answers a wrong key 401 whatever it matches", async () => {
     const url = `${server.url}${path}`;
     const first = await curlHead(["-H", `x-api-key: ${TEST_API_KEY}`, url]);

@@ -6,8 +6,10 @@ import { create, fromBinary, toBinary, type DescMessage, type Message } from "@b
 import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
+import { get } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FunctionsService, GetInvocationStatsRequestSchema } from "../../../src/gen/functions/v1/functions_pb.js";
+import { GetAllLogsRequestSchema, LogsService } from "../../../src/gen/logs/v1/logs_pb.js";
 import { TEST_API_KEY, useScenarioServer, type TestServer } from "../../support/test-server.js";
 
 const scenario = useScenarioServer({ staleIfErrorMs: 60_000 });
@@ -99,6 +101,79 @@ describe("a Connect GET revalidated", () => {
     expect(again.headers.get("cache-status")).toBe("saved-query-endpoints; fwd=request; stored; ttl=900");
     const wrongKey = await fetch(url, { headers: { "x-api-key": "not-the-key", "if-none-match": etag } });
     expect(wrongKey.status).toBe(401);
+  });
+});
+
+describe("a conditional Connect GET that is no cache hit", () => {
+  const getTransport = () =>
+    createConnectTransport({ baseUrl: server.url, httpVersion: "1.1", useHttpGet: true, useBinaryFormat: true });
+  const logsUrl = () => {
+    const bytes = toBinary(GetAllLogsRequestSchema, create(GetAllLogsRequestSchema, { project: "rpc" }));
+    return `${server.url}/${LogsService.typeName}/GetAllLogs?connect=v1&encoding=proto&base64=1&message=${Buffer.from(bytes).toString("base64url")}`;
+  };
+  /** The generated client's GET of logs.all with `headers`: its response headers, or the error it threw. */
+  async function logsCall(
+    headers: Record<string, string>,
+  ): Promise<{ headers?: Headers; rows?: number; error?: ConnectError }> {
+    let received: Headers | undefined;
+    try {
+      const response = await createClient(LogsService, getTransport()).getAllLogs(
+        { project: "rpc" },
+        { headers: { "x-api-key": TEST_API_KEY, ...headers }, onHeader: (h) => (received = h) },
+      );
+      return { headers: received, rows: response.result.length };
+    } catch (error) {
+      return { error: ConnectError.from(error) };
+    }
+  }
+
+  it("answers logs.all with 304 over fetch when its tag matches, and 200 when it does not", async () => {
+    const first = await fetch(logsUrl(), { headers: { "x-api-key": TEST_API_KEY } });
+    const body = await first.arrayBuffer();
+    expect([first.status, body.byteLength > 0]).toEqual([200, true]);
+    const etag = first.headers.get("etag")!;
+    expect(first.headers.get("cache-control")).toBe("private, no-cache");
+    for (const tag of [etag, "*", `"other", ${etag.slice(2)}`]) {
+      const again = await fetch(logsUrl(), { headers: { "x-api-key": TEST_API_KEY, "if-none-match": tag } });
+      expect([again.status, (await again.arrayBuffer()).byteLength]).toEqual([304, 0]);
+      expect(again.headers.get("etag")).toBe(etag);
+      expect(again.headers.get("cache-status")).toBe("saved-query-endpoints; fwd=uri-miss");
+    }
+    const other = await fetch(logsUrl(), { headers: { "x-api-key": TEST_API_KEY, "if-none-match": '"other"' } });
+    expect(other.status).toBe(200);
+    expect(Buffer.from(await other.arrayBuffer())).toEqual(Buffer.from(body));
+  });
+
+  it("answers logs.all to the generated client's GET: rows when the tag differs, 304 when it matches", async () => {
+    const plain = await logsCall({});
+    const etag = plain.headers!.get("etag")!;
+    const differs = await logsCall({ "if-none-match": '"other"' });
+    expect([differs.headers?.get("etag"), differs.rows]).toEqual([etag, plain.rows]);
+    const matches = await logsCall({ "if-none-match": etag });
+    // The client keeps no copy of its own: a 304 it asked for reaches it as an error naming the status.
+    expect([matches.error?.code, matches.error?.rawMessage]).toEqual([Code.Unknown, "HTTP 304"]);
+  });
+
+  it("answers a cached saved query on a miss with 304 when the computed result's tag matches", async () => {
+    // Two projects without rows have the same (empty) rows, so the same tag: the second is a miss that matches.
+    const etag = (await headersOf(getTransport(), "no-rows-first")).get("etag")!;
+    const bytes = Buffer.from(toBinary(GetInvocationStatsRequestSchema, request("no-rows-second"))).toString(
+      "base64url",
+    );
+    const url = `${server.url}/${FunctionsService.typeName}/${method.name}?connect=v1&encoding=proto&base64=1&message=${bytes}`;
+    // node:http adds no directive of its own, as fetch does.
+    const { status, headers } = await new Promise<{ status: number; headers: Record<string, unknown> }>(
+      (resolve, reject) =>
+        get(url, { headers: { "x-api-key": TEST_API_KEY, "if-none-match": etag } }, (response) => {
+          response.resume();
+          response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers }));
+        }).on("error", reject),
+    );
+    expect(status).toBe(304);
+    expect([headers.etag, headers["x-cache"]]).toEqual([etag, "MISS"]);
+    expect(headers["cache-status"]).toBe("saved-query-endpoints; fwd=miss; stored; ttl=900");
+    const hit = await headersOf(getTransport(), "no-rows-second");
+    expect([hit.get("etag"), hit.get("x-cache")]).toEqual([etag, "HIT"]);
   });
 });
 
