@@ -5,23 +5,18 @@
 // goes to the GET routes (transport/http/http-routes.ts) or the RPC stack
 // (transport/rpc-stack.ts). Every dependency is passed in, so tests build the
 // same app with their own clock and warehouse.
-import {
-  createEndpointRegistry,
-  createWatchHub,
-  savedQueryServices,
-  type EndpointRegistry,
-} from "../endpoints/index.js";
+import { createEndpointRegistry, createWatchHub, savedQueryServices } from "../endpoints/index.js";
 import { defaultQueryTimeoutMs } from "../executor/index.js";
 import { createMetrics, createMetricsScrape, silentLogger, systemClock } from "../observability/index.js";
 import {
   type CallHandler,
   createHttpRoutes,
   createKeylessLimit,
-  createRouteOf,
   createRecordCall,
+  createRouteTable,
   createRpcStack,
-  endpointKeyOf,
   isHttpRoute,
+  isKeyedProcedure,
   recordCallOutcome,
   traceCalls,
   withCors,
@@ -169,13 +164,7 @@ export function createApp(options: AppOptions): App {
   });
   // The route of each call, decided once from its target: the GET API's routes skip the Connect router's lookup, they
   // are the hot path of plain HTTP callers; the explorer page sits beside the RPC stack.
-  const routeOf = createRouteOf(
-    new Set(
-      registry.endpoints
-        .flatMap((e) => [e.grpcMethod, ...(e.grpcWatchMethod ? [e.grpcWatchMethod] : [])])
-        .map((m) => `/${m}`),
-    ),
-  );
+  const routes = createRouteTable(registry);
   const explorer = options.explorer;
   const rest =
     explorer === undefined
@@ -186,14 +175,13 @@ export function createApp(options: AppOptions): App {
         });
   const dispatch: CallHandler = (call) => {
     if (isHttpRoute(call.route)) return httpRoutes.serve(call);
-    if (call.route === "saved-query-procedure") return rpc.serve(call);
+    if (isKeyedProcedure(call.route)) return rpc.serve(call);
     rest(call);
   };
   // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
-  const traced =
-    tracing === undefined ? dispatch : traceCalls(dispatch, { tracing, endpointOf: savedQueryOfPath(registry) });
+  const traced = tracing === undefined ? dispatch : traceCalls(dispatch, { tracing });
   const routed: CallHandler = (call) => {
-    call.route = routeOf(call.head.url ?? "/");
+    call.routeWith(routes);
     traced(call);
   };
   // Browsers: preflights answered before any route or key check (and untraced), and every other request made a call
@@ -222,16 +210,5 @@ export function createApp(options: AppOptions): App {
       cache.close();
       authentication.close();
     },
-  };
-}
-
-/** The saved query a request path calls: `/api/endpoints/<name>`, `/api/endpoints/query/<id>` or its RPC method. */
-function savedQueryOfPath(registry: EndpointRegistry): (path: string) => string | undefined {
-  const byRpcPath = new Map(registry.endpoints.map((e) => [`/${e.grpcMethod}`, e.definition.name]));
-  return (path) => {
-    if (!path.startsWith("/api/endpoints/")) return byRpcPath.get(path);
-    // A malformed escape has no key: answered 400 by the routes, untraced.
-    const key = endpointKeyOf(path);
-    return key === undefined ? undefined : registry.find(key)?.definition.name;
   };
 }

@@ -20,7 +20,6 @@ import {
   type Call,
   type CallHandler,
   codeName,
-  pathOf,
   type RecordCall,
   type RequestHandler,
   createEndWatchCall,
@@ -101,7 +100,6 @@ export interface RpcStack {
 
 export function createRpcStack(options: RpcStackOptions): RpcStack {
   const { registry, metrics, maxBodyBytes } = options;
-  const watchPaths = new Set(registry.endpoints.flatMap((e) => (e.grpcWatchMethod ? [`/${e.grpcWatchMethod}`] : [])));
   const revocation = createWatchRevocation(options.revocableKeys);
   // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
   const gate = createRpcGate({
@@ -113,7 +111,6 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     },
     logger: options.logger,
     maxTimeoutMs: options.maxTimeoutMs,
-    uncappedPaths: watchPaths,
     keylessLimit: options.keylessLimit,
   });
   // Beside the saved queries: gRPC health and server reflection, which need no key.
@@ -192,8 +189,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
     const [request, response] = call.exchange();
     // Watch streams are bounded per address too; the fast path never takes them (it knows the unary paths only).
-    const clientAddress =
-      call.credential === undefined || watchPaths.has(pathOf(call.head.url ?? "/")) ? clientOf(call) : "";
+    const clientAddress = call.credential === undefined || call.route === "watch-procedure" ? clientOf(call) : "";
     router.serve(request, response, routerContextFor(call, response, options.record, clientAddress));
   });
   return {

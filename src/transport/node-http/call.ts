@@ -7,9 +7,9 @@
 import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { Readable } from "node:stream";
 import type { Credential, HeaderReader } from "../../auth/index.js";
-import type { PreparedCall } from "../../endpoints/index.js";
+import type { Endpoint, PreparedCall } from "../../endpoints/index.js";
 import { type RequestHead, streamAddress, streamHead } from "./bare-stream.js";
-import type { Route } from "./call-route.js";
+import type { Route, RouteTable, RouteTarget } from "./call-route.js";
 import {
   copyCorsHeaders,
   type HttpRequest,
@@ -28,6 +28,12 @@ export interface Call extends HeaderReader {
   readonly head: RequestHead;
   /** Decided once, by the router (create-app.ts), before any route's handler reads it. */
   route: Route;
+  /** The saved query the route names, or why none: looked up on first read, from the table that decided the route. */
+  readonly target: RouteTarget;
+  /** The saved query the route names; undefined when it names none. */
+  readonly endpoint: Endpoint | undefined;
+  /** Decides the call's route from its target with `routes` (the router's one step). */
+  routeWith(routes: RouteTable): void;
   readonly cors: CorsDecision;
   /** The client address of the connection. */
   readonly address: string;
@@ -66,10 +72,24 @@ abstract class CallState {
   started = 0;
   responseBytes = 0;
   private id: string | undefined = undefined;
+  private routes: RouteTable | undefined = undefined;
+  private foundTarget: RouteTarget | undefined = undefined;
 
   constructor(readonly cors: CorsDecision) {}
 
   abstract get head(): RequestHead;
+
+  routeWith(routes: RouteTable): void {
+    this.routes = routes;
+    this.route = routes.routeOf(this.head.url ?? "/");
+  }
+  get target(): RouteTarget {
+    return (this.foundTarget ??= this.routes?.targetOf(this.route, this.head.url ?? "/") ?? "no-endpoint");
+  }
+  get endpoint(): Endpoint | undefined {
+    const target = this.target;
+    return typeof target === "object" ? target : undefined;
+  }
 
   get requestId(): string {
     return (this.id ??= requestIdFrom(this));
