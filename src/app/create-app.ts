@@ -13,7 +13,7 @@ import {
   createHttpRoutes,
   createKeylessLimit,
   createRecordCall,
-  createRouteTable,
+  createCallRouter,
   createRpcStack,
   isHttpRoute,
   isKeyedProcedure,
@@ -112,12 +112,8 @@ export function createApp(options: AppOptions): App {
     options.readinessReuseMs,
   );
   const scrape = createMetricsScrape({ registry: metrics.registry, reuseMs: options.metricsReuseMs });
-  // One set of buckets for the keyless GET routes and the keyless RPC calls.
-  const keylessLimit = createKeylessLimit({
-    ...options.keylessRateLimit,
-    trustedProxies: options.trustedProxies,
-    clock,
-  });
+  // One set of buckets for the keyless GET routes and the keyless RPC calls, by the client the router reads (call.client).
+  const keylessLimit = createKeylessLimit({ ...options.keylessRateLimit, clock });
   const httpRoutes = createHttpRoutes({
     registry,
     service,
@@ -154,7 +150,6 @@ export function createApp(options: AppOptions): App {
     maxHealthWatches: options.maxHealthWatches,
     maxHealthWatchesPerAddress: options.maxHealthWatchesPerAddress,
     keylessLimit,
-    trustedProxies: options.trustedProxies,
     observe,
     // A traced call's span must stay current while its body is read, which the fast path's reading does not keep.
     fastPath: tracing === undefined && options.rpcFastPath !== false,
@@ -164,7 +159,7 @@ export function createApp(options: AppOptions): App {
   });
   // The route of each call, decided once from its target: the GET API's routes skip the Connect router's lookup, they
   // are the hot path of plain HTTP callers; the explorer page sits beside the RPC stack.
-  const routes = createRouteTable(registry);
+  const router = createCallRouter({ registry, trustedProxies: options.trustedProxies });
   const explorer = options.explorer;
   const rest =
     explorer === undefined
@@ -181,7 +176,7 @@ export function createApp(options: AppOptions): App {
   // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
   const traced = tracing === undefined ? dispatch : traceCalls(dispatch, { tracing });
   const routed: CallHandler = (call) => {
-    call.routeWith(routes);
+    call.routeWith(router);
     traced(call);
   };
   // Browsers: preflights answered before any route or key check (and untraced), and every other request made a call

@@ -16,7 +16,7 @@ export {
 export { createReadinessPoller, unimplementedMessage } from "./grpc/index.js";
 export { loggingInterceptor, percentEncoded, rpcProtocolOf } from "./rpc/index.js";
 export type { RevocableKeys } from "./node-http/index.js";
-export { codeName, createRecordCall, createRouteTable, isHttpRoute, isKeyedProcedure } from "./node-http/index.js";
+export { codeName, createRecordCall, createCallRouter, isHttpRoute, isKeyedProcedure } from "./node-http/index.js";
 export type { CallHandler, RequestHandler, Route, StreamHandler } from "./node-http/index.js";
 export { withCors, withCorsStreams } from "./cors.js";
 export { recordCallOutcome, traceCalls } from "./trace-calls.js";

@@ -15,9 +15,7 @@ import {
   createUnimplementedFallback,
   serverReflectionServices,
 } from "./grpc/index.js";
-import { clientAddress, type TrustedProxies } from "./node-http/client-address.js";
 import {
-  type Call,
   type CallHandler,
   codeName,
   type RecordCall,
@@ -69,8 +67,6 @@ export interface RpcStackOptions {
   maxHealthWatchesPerAddress?: number;
   /** Bounds gRPC health, reflection and unknown procedures per client address (the GET API's keyless limit). Default: unbounded. */
   keylessLimit?: KeylessRpcLimit;
-  /** Proxies whose X-Forwarded-For names the client of a keyless call. Default: none. */
-  trustedProxies?: TrustedProxies;
   /**
    * Called with the code of each saved-query call (`ok` or a code name), at
    * its end or its refusal at the gate, within the call (for its trace
@@ -182,14 +178,11 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           maxBodyBytes,
           staleIfErrorSeconds: options.staleIfErrorSeconds,
         });
-  const trusted = options.trustedProxies;
-  const clientOf = (call: Call) =>
-    trusted === undefined ? call.address : clientAddress(call.address, call.get("x-forwarded-for"), trusted);
   const serve = gate.guard((call) => {
     if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
     const [request, response] = call.exchange();
     // Watch streams are bounded per address too; the fast path never takes them (it knows the unary paths only).
-    const clientAddress = call.credential === undefined || call.route === "watch-procedure" ? clientOf(call) : "";
+    const clientAddress = call.credential === undefined || call.route === "watch-procedure" ? call.client : "";
     router.serve(request, response, routerContextFor(call, response, options.record, clientAddress));
   });
   return {

@@ -1,9 +1,11 @@
 // The route of a request, decided once from its target when its call is
 // made, and read by every step after: the GET API's routes, a saved query's
 // procedure (which needs a key), gRPC health and reflection, or the rest of
-// the RPC stack. The saved query a route names is its target, looked up
-// from the same table on first read only.
+// the RPC stack. The saved query a route names, and the client a call comes
+// from, are worked out by the same router on their first read only.
+import type { HeaderReader } from "../../auth/index.js";
 import type { Endpoint, EndpointRegistry } from "../../endpoints/index.js";
+import { clientAddress, type TrustedProxies } from "./client-address.js";
 import { pathOf } from "./request-handler.js";
 
 /** Where a request goes: a GET route, the import route, a saved query's procedure, gRPC health or reflection, or anything else (unknown procedures, the explorer). */
@@ -25,11 +27,20 @@ export type Route =
 /** The saved query a route names, or why it names none. */
 export type RouteTarget = Endpoint | "malformed-name" | "no-such-endpoint" | "no-endpoint";
 
-/** The routes of a port: a target's route, and the saved query a routed target names. */
-export interface RouteTable {
+/** The router of a port's calls: a target's route, the saved query a routed target names, a call's client. */
+export interface CallRouter {
   routeOf(target: string): Route;
   /** The saved query named by `target`, routed to `route`: a GET route's name or id, or a procedure's path. */
   targetOf(route: Route, target: string): RouteTarget;
+  /** The client of a call from `peer` with `headers`: the peer, or the client a trusted proxy names (client-address.ts). */
+  clientOf(headers: HeaderReader, peer: string): string;
+}
+
+export interface CallRouterOptions {
+  /** The saved queries, whose routes and procedures it knows. */
+  registry: EndpointRegistry;
+  /** Proxies whose X-Forwarded-For names a call's client. Default: none, the client is the peer as it is. */
+  trustedProxies?: TrustedProxies;
 }
 
 /** Whether `route` is one of the GET API's (answered by transport/http), rather than the RPC stack's. */
@@ -50,8 +61,9 @@ export function isKeyedProcedure(route: Route): boolean {
   return route === "saved-query-procedure" || route === "watch-procedure";
 }
 
-/** The route table of the saved queries of `registry`, with one map of their procedures by gRPC path. */
-export function createRouteTable(registry: EndpointRegistry): RouteTable {
+/** The router of the saved queries of `registry`, with one map of their procedures by gRPC path. */
+export function createCallRouter(options: CallRouterOptions): CallRouter {
+  const { registry, trustedProxies: trusted } = options;
   const procedures = new Map<string, { endpoint: Endpoint; route: Route }>();
   for (const endpoint of registry.endpoints) {
     procedures.set(`/${endpoint.grpcMethod}`, { endpoint, route: "saved-query-procedure" });
@@ -91,6 +103,10 @@ export function createRouteTable(registry: EndpointRegistry): RouteTable {
       if (key === undefined) return "malformed-name";
       return registry.find(key) ?? "no-such-endpoint";
     },
+    clientOf:
+      trusted === undefined
+        ? (_headers, peer) => peer
+        : (headers, peer) => clientAddress(peer, headers.get("x-forwarded-for"), trusted),
   };
 }
 

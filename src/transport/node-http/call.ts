@@ -9,7 +9,7 @@ import type { Readable } from "node:stream";
 import type { Credential, HeaderReader } from "../../auth/index.js";
 import type { Endpoint, PreparedCall } from "../../endpoints/index.js";
 import { type RequestHead, streamAddress, streamHead } from "./bare-stream.js";
-import type { Route, RouteTable, RouteTarget } from "./call-route.js";
+import type { Route, CallRouter, RouteTarget } from "./call-route.js";
 import {
   copyCorsHeaders,
   type HttpRequest,
@@ -32,8 +32,10 @@ export interface Call extends HeaderReader {
   readonly target: RouteTarget;
   /** The saved query the route names; undefined when it names none. */
   readonly endpoint: Endpoint | undefined;
-  /** Decides the call's route from its target with `routes` (the router's one step). */
-  routeWith(routes: RouteTable): void;
+  /** The client the call comes from (trusted proxies applied by the router); read on first use. */
+  readonly client: string;
+  /** Decides the call's route from its target with `router` (the router's one step). */
+  routeWith(router: CallRouter): void;
   readonly cors: CorsDecision;
   /** The client address of the connection. */
   readonly address: string;
@@ -72,19 +74,24 @@ abstract class CallState {
   started = 0;
   responseBytes = 0;
   private id: string | undefined = undefined;
-  private routes: RouteTable | undefined = undefined;
+  private router: CallRouter | undefined = undefined;
   private foundTarget: RouteTarget | undefined = undefined;
+  private foundClient: string | undefined = undefined;
 
   constructor(readonly cors: CorsDecision) {}
 
   abstract get head(): RequestHead;
+  abstract get address(): string;
 
-  routeWith(routes: RouteTable): void {
-    this.routes = routes;
-    this.route = routes.routeOf(this.head.url ?? "/");
+  routeWith(router: CallRouter): void {
+    this.router = router;
+    this.route = router.routeOf(this.head.url ?? "/");
   }
   get target(): RouteTarget {
-    return (this.foundTarget ??= this.routes?.targetOf(this.route, this.head.url ?? "/") ?? "no-endpoint");
+    return (this.foundTarget ??= this.router?.targetOf(this.route, this.head.url ?? "/") ?? "no-endpoint");
+  }
+  get client(): string {
+    return (this.foundClient ??= this.router?.clientOf(this, this.address) ?? this.address);
   }
   get endpoint(): Endpoint | undefined {
     const target = this.target;

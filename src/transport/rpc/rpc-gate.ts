@@ -79,7 +79,7 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
           const kind = keylessLimit === undefined ? undefined : keylessRpcKindOf(call);
           if (kind === undefined) return next(call);
           try {
-            keylessLimit!(kind, call, call.address);
+            keylessLimit!(kind, call, call.client);
           } catch (error) {
             return refuse(call, error as ConnectError);
           }
