@@ -5,23 +5,18 @@
 // goes to the GET routes (transport/http/http-routes.ts) or the RPC stack
 // (transport/rpc-stack.ts). Every dependency is passed in, so tests build the
 // same app with their own clock and warehouse.
-import {
-  createEndpointRegistry,
-  createWatchHub,
-  savedQueryServices,
-  type EndpointRegistry,
-} from "../endpoints/index.js";
+import { createEndpointRegistry, createWatchHub, savedQueryServices } from "../endpoints/index.js";
 import { defaultQueryTimeoutMs } from "../executor/index.js";
 import { createMetrics, createMetricsScrape, silentLogger, systemClock } from "../observability/index.js";
 import {
   type CallHandler,
   createHttpRoutes,
   createKeylessLimit,
-  createRouteOf,
   createRecordCall,
+  createCallRouter,
   createRpcStack,
-  endpointKeyOf,
   isHttpRoute,
+  isKeyedProcedure,
   recordCallOutcome,
   traceCalls,
   withCors,
@@ -117,12 +112,8 @@ export function createApp(options: AppOptions): App {
     options.readinessReuseMs,
   );
   const scrape = createMetricsScrape({ registry: metrics.registry, reuseMs: options.metricsReuseMs });
-  // One set of buckets for the keyless GET routes and the keyless RPC calls.
-  const keylessLimit = createKeylessLimit({
-    ...options.keylessRateLimit,
-    trustedProxies: options.trustedProxies,
-    clock,
-  });
+  // One set of buckets for the keyless GET routes and the keyless RPC calls, by the client the router reads (call.client).
+  const keylessLimit = createKeylessLimit({ ...options.keylessRateLimit, clock });
   const httpRoutes = createHttpRoutes({
     registry,
     service,
@@ -159,7 +150,6 @@ export function createApp(options: AppOptions): App {
     maxHealthWatches: options.maxHealthWatches,
     maxHealthWatchesPerAddress: options.maxHealthWatchesPerAddress,
     keylessLimit,
-    trustedProxies: options.trustedProxies,
     observe,
     // A traced call's span must stay current while its body is read, which the fast path's reading does not keep.
     fastPath: tracing === undefined && options.rpcFastPath !== false,
@@ -169,13 +159,7 @@ export function createApp(options: AppOptions): App {
   });
   // The route of each call, decided once from its target: the GET API's routes skip the Connect router's lookup, they
   // are the hot path of plain HTTP callers; the explorer page sits beside the RPC stack.
-  const routeOf = createRouteOf(
-    new Set(
-      registry.endpoints
-        .flatMap((e) => [e.grpcMethod, ...(e.grpcWatchMethod ? [e.grpcWatchMethod] : [])])
-        .map((m) => `/${m}`),
-    ),
-  );
+  const router = createCallRouter({ registry, trustedProxies: options.trustedProxies });
   const explorer = options.explorer;
   const rest =
     explorer === undefined
@@ -186,14 +170,13 @@ export function createApp(options: AppOptions): App {
         });
   const dispatch: CallHandler = (call) => {
     if (isHttpRoute(call.route)) return httpRoutes.serve(call);
-    if (call.route === "saved-query-procedure") return rpc.serve(call);
+    if (isKeyedProcedure(call.route)) return rpc.serve(call);
     rest(call);
   };
   // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
-  const traced =
-    tracing === undefined ? dispatch : traceCalls(dispatch, { tracing, endpointOf: savedQueryOfPath(registry) });
+  const traced = tracing === undefined ? dispatch : traceCalls(dispatch, { tracing });
   const routed: CallHandler = (call) => {
-    call.route = routeOf(call.head.url ?? "/");
+    call.routeWith(router);
     traced(call);
   };
   // Browsers: preflights answered before any route or key check (and untraced), and every other request made a call
@@ -222,16 +205,5 @@ export function createApp(options: AppOptions): App {
       cache.close();
       authentication.close();
     },
-  };
-}
-
-/** The saved query a request path calls: `/api/endpoints/<name>`, `/api/endpoints/query/<id>` or its RPC method. */
-function savedQueryOfPath(registry: EndpointRegistry): (path: string) => string | undefined {
-  const byRpcPath = new Map(registry.endpoints.map((e) => [`/${e.grpcMethod}`, e.definition.name]));
-  return (path) => {
-    if (!path.startsWith("/api/endpoints/")) return byRpcPath.get(path);
-    // A malformed escape has no key: answered 400 by the routes, untraced.
-    const key = endpointKeyOf(path);
-    return key === undefined ? undefined : registry.find(key)?.definition.name;
   };
 }

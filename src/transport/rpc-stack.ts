@@ -15,12 +15,9 @@ import {
   createUnimplementedFallback,
   serverReflectionServices,
 } from "./grpc/index.js";
-import { clientAddress, type TrustedProxies } from "./node-http/client-address.js";
 import {
-  type Call,
   type CallHandler,
   codeName,
-  pathOf,
   type RecordCall,
   type RequestHandler,
   createEndWatchCall,
@@ -71,8 +68,6 @@ export interface RpcStackOptions {
   maxHealthWatchesPerAddress?: number;
   /** Bounds gRPC health, reflection and unknown procedures per client address (the GET API's keyless limit). Default: unbounded. */
   keylessLimit?: KeylessRpcLimit;
-  /** Proxies whose X-Forwarded-For names the client of a keyless call. Default: none. */
-  trustedProxies?: TrustedProxies;
   /**
    * Called with the code of each saved-query call (`ok` or a code name), at
    * its end or its refusal at the gate, within the call (for its trace
@@ -102,7 +97,6 @@ export interface RpcStack {
 
 export function createRpcStack(options: RpcStackOptions): RpcStack {
   const { registry, metrics, maxBodyBytes } = options;
-  const watchPaths = new Set(registry.endpoints.flatMap((e) => (e.grpcWatchMethod ? [`/${e.grpcWatchMethod}`] : [])));
   const revocation = createWatchRevocation(options.revocableKeys);
   // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
   const recordRefused = createRecordRefusedRpc(registry, options.record);
@@ -116,7 +110,6 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     },
     logger: options.logger,
     maxTimeoutMs: options.maxTimeoutMs,
-    uncappedPaths: watchPaths,
     keylessLimit: options.keylessLimit,
   });
   // Beside the saved queries: gRPC health and server reflection, which need no key.
@@ -188,15 +181,11 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           maxBodyBytes,
           staleIfErrorSeconds: options.staleIfErrorSeconds,
         });
-  const trusted = options.trustedProxies;
-  const clientOf = (call: Call) =>
-    trusted === undefined ? call.address : clientAddress(call.address, call.get("x-forwarded-for"), trusted);
   const serve = gate.guard((call) => {
     if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
     const [request, response] = call.exchange();
     // Watch streams are bounded per address too; the fast path never takes them (it knows the unary paths only).
-    const clientAddress =
-      call.credential === undefined || watchPaths.has(pathOf(call.head.url ?? "/")) ? clientOf(call) : "";
+    const clientAddress = call.credential === undefined || call.route === "watch-procedure" ? call.client : "";
     router.serve(request, response, routerContextFor(call, response, options.record, clientAddress));
   });
   return {

@@ -4,18 +4,17 @@
 // served (so the cache's, the executor's and the warehouse's spans descend
 // from it), ended when the response closes. Only wired in when traces are
 // exported (docs/observability.md); otherwise the handler is left as it is.
-// It reads the route each call was given, so it runs after the router.
+// It reads the route and saved query each call was given, so it runs after
+// the router.
 import { traceAttribute, type Tracing } from "../observability/index.js";
-import { type CallHandler, pathOf } from "./node-http/index.js";
+import type { CallHandler } from "./node-http/index.js";
 import { rpcProtocolOf } from "./rpc/index.js";
 
 export interface TraceCallsOptions {
   tracing: Tracing;
-  /** The saved query a request path calls (a GET route or an RPC method), or undefined: not traced. */
-  endpointOf(path: string): string | undefined;
 }
 
-/** `handler` with a server span around each saved-query call (a call routed to one: node-http/call-route.ts). */
+/** `handler` with a server span around each saved-query call (a unary call routed to one: node-http/call-route.ts). */
 export function traceCalls(handler: CallHandler, options: TraceCallsOptions): CallHandler {
   const { tracing } = options;
   return (call) => {
@@ -23,7 +22,8 @@ export function traceCalls(handler: CallHandler, options: TraceCallsOptions): Ca
     if (route !== "saved-query" && route !== "saved-query-procedure") return handler(call);
     const head = call.head;
     const url = head.url ?? "/";
-    const endpoint = options.endpointOf(pathOf(url));
+    // A GET of a malformed or unknown name is answered by the routes, untraced.
+    const endpoint = call.endpoint?.definition.name;
     if (endpoint === undefined) return handler(call);
     const headers = head.headers;
     const span = tracing.startCall(endpoint, (name) => call.get(name) ?? undefined, {

@@ -117,7 +117,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   function overKeylessLimit(call: Call, kind: KeylessKind): boolean {
     if (keylessLimit === undefined) return false;
     try {
-      keylessLimit(kind, call, call.address);
+      keylessLimit(kind, call, call.client);
       return false;
     } catch (error) {
       refuse(call, error);

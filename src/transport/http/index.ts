@@ -1,7 +1,6 @@
 // The GET API and the plain HTTP routes beside Connect, and the explorer page.
 export { createHttpRoutes } from "./http-routes.js";
 export type { HttpRoutes } from "./http-routes.js";
-export { endpointKeyOf } from "./saved-query-route.js";
 export { withExplorer } from "./explorer-page.js";
 export { createKeylessLimit } from "./keyless-limit.js";
 export { createMetricsRoutes } from "./metrics-routes.js";

@@ -6,7 +6,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Authenticator, type Credential, isScopedFor } from "../../auth/index.js";
 import { type FieldViolation, fieldViolationsOf, invalidArgument } from "../../errors/index.js";
-import type { Endpoint, EndpointRegistry, EndpointService } from "../../endpoints/index.js";
+import type { Endpoint, EndpointService } from "../../endpoints/index.js";
 import type { Logger } from "../../observability/index.js";
 import {
   type AuthenticatedSteps,
@@ -14,7 +14,6 @@ import {
   type Call,
   createPreparedCalls,
   handlerThrew,
-  pathOf,
   queryOf,
 } from "../node-http/index.js";
 import type { EndpointCalls, GetCall } from "./endpoint-call.js";
@@ -23,7 +22,6 @@ import { sendError } from "./error-body.js";
 import { requestFromQueryString } from "./query-string.js";
 
 export interface SavedQueryRouteOptions {
-  registry: EndpointRegistry;
   service: EndpointService;
   authenticate: Authenticator;
   logger: Logger;
@@ -42,17 +40,16 @@ export interface SavedQueryRoute {
 }
 
 export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQueryRoute {
-  const { registry, service, calls, eventStreams } = options;
+  const { service, calls, eventStreams } = options;
   const preparedCalls = createPreparedCalls();
 
   function serve(call: Call, credential: Credential): void {
     const fail = (error: unknown) => sendError(call.exchange(), call.requestId, error);
     const url = call.head.url ?? "/";
-    const endpointKey = endpointKeyOf(pathOf(url));
-    if (endpointKey === undefined)
+    const endpoint = call.target;
+    if (endpoint === "malformed-name")
       return fail(new ConnectError("malformed endpoint name in path", Code.InvalidArgument));
-    const endpoint = registry.find(endpointKey);
-    if (endpoint === undefined) return fail(new ConnectError("no endpoint of that name or id", Code.NotFound));
+    if (typeof endpoint !== "object") return fail(new ConnectError("no endpoint of that name or id", Code.NotFound));
     const { request: message, violations, format } = requestFromQueryString(endpoint, queryOf(url));
     let prepared: GetCall;
     try {
@@ -101,17 +98,6 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
     },
     serve,
   };
-}
-
-/** `/api/endpoints/<name>` or `/api/endpoints/query/<id>` → the name or id; undefined when malformed. */
-export function endpointKeyOf(path: string): string | undefined {
-  const rest = path.slice("/api/endpoints/".length);
-  const segment = rest.startsWith("query/") ? rest.slice("query/".length) : rest;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

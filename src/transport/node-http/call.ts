@@ -7,9 +7,9 @@
 import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { Readable } from "node:stream";
 import type { Credential, HeaderReader } from "../../auth/index.js";
-import type { PreparedCall } from "../../endpoints/index.js";
+import type { Endpoint, PreparedCall } from "../../endpoints/index.js";
 import { type RequestHead, streamAddress, streamHead } from "./bare-stream.js";
-import type { Route } from "./call-route.js";
+import type { Route, CallRouter, RouteTarget } from "./call-route.js";
 import {
   copyCorsHeaders,
   type HttpRequest,
@@ -28,6 +28,14 @@ export interface Call extends HeaderReader {
   readonly head: RequestHead;
   /** Decided once, by the router (create-app.ts), before any route's handler reads it. */
   route: Route;
+  /** The saved query the route names, or why none: looked up on first read, from the table that decided the route. */
+  readonly target: RouteTarget;
+  /** The saved query the route names; undefined when it names none. */
+  readonly endpoint: Endpoint | undefined;
+  /** The client the call comes from (trusted proxies applied by the router); read on first use. */
+  readonly client: string;
+  /** Decides the call's route from its target with `router` (the router's one step). */
+  routeWith(router: CallRouter): void;
   readonly cors: CorsDecision;
   /** The client address of the connection. */
   readonly address: string;
@@ -66,10 +74,29 @@ abstract class CallState {
   started = 0;
   responseBytes = 0;
   private id: string | undefined = undefined;
+  private router: CallRouter | undefined = undefined;
+  private foundTarget: RouteTarget | undefined = undefined;
+  private foundClient: string | undefined = undefined;
 
   constructor(readonly cors: CorsDecision) {}
 
   abstract get head(): RequestHead;
+  abstract get address(): string;
+
+  routeWith(router: CallRouter): void {
+    this.router = router;
+    this.route = router.routeOf(this.head.url ?? "/");
+  }
+  get target(): RouteTarget {
+    return (this.foundTarget ??= this.router?.targetOf(this.route, this.head.url ?? "/") ?? "no-endpoint");
+  }
+  get client(): string {
+    return (this.foundClient ??= this.router?.clientOf(this, this.address) ?? this.address);
+  }
+  get endpoint(): Endpoint | undefined {
+    const target = this.target;
+    return typeof target === "object" ? target : undefined;
+  }
 
   get requestId(): string {
     return (this.id ??= requestIdFrom(this));

@@ -3,7 +3,7 @@
 // server reflection (whose answers are large beside its requests), and a
 // call of a procedure the port does not serve. Not an RPC call: none.
 import type { HeaderReader } from "../../auth/index.js";
-import { pathOf, type RequestHead } from "../node-http/index.js";
+import type { Call } from "../node-http/index.js";
 import { rpcProtocolOf } from "./rpc-protocol.js";
 
 /** The kind of a keyless RPC call's bound. */
@@ -12,14 +12,10 @@ export type KeylessRpcKind = "probe" | "reflection" | "other";
 /** Throws RESOURCE_EXHAUSTED (with Retry-After) when the client of `peer` is past its bound of `kind`. */
 export type KeylessRpcLimit = (kind: KeylessRpcKind, headers: HeaderReader, peer: string) => void;
 
-/** The kind of a call the gate lets through without a key; undefined for a request that is no RPC call. */
-export function keylessRpcKindOf(head: RequestHead): KeylessRpcKind | undefined {
-  const url = head.url ?? "/";
-  if (rpcProtocolOf(head.method, head.headers["content-type"], url) === undefined) return undefined;
-  const path = pathOf(url);
-  if (path.startsWith("/grpc.health.v1.Health/")) return "probe";
-  if (path.startsWith("/grpc.reflection.v1.ServerReflection/") || path.startsWith("/grpc.reflection.v1alpha."))
-    return "reflection";
+/** The kind of a call the gate lets through without a key, by its route; undefined for a request that is no RPC call. */
+export function keylessRpcKindOf(call: Call): KeylessRpcKind | undefined {
+  const head = call.head;
+  if (rpcProtocolOf(head.method, head.headers["content-type"], head.url ?? "/") === undefined) return undefined;
   // The saved queries' procedures are keyed (routed apart); health and reflection are the rest served.
-  return "other";
+  return call.route === "grpc-health" ? "probe" : call.route === "grpc-reflection" ? "reflection" : "other";
 }

@@ -14,7 +14,7 @@ import {
   type Call,
   type CallHandler,
   handlerThrew,
-  pathOf,
+  isKeyedProcedure,
   type RequestHead,
 } from "../node-http/index.js";
 import { type KeylessRpcLimit, keylessRpcKindOf } from "./keyless-procedures.js";
@@ -35,8 +35,6 @@ export interface RpcGateOptions {
    * (Node fires a timer of 2^31 ms or more at once). Default: no cut.
    */
   maxTimeoutMs?: number;
-  /** Procedure paths whose deadline is the client's own (watch streams), cut only to the longest timer Node keeps. Default: none. */
-  uncappedPaths?: ReadonlySet<string>;
   /** Bounds the calls that need no key (health, reflection, unknown procedures) per client address. Default: unbounded. */
   keylessLimit?: KeylessRpcLimit;
 }
@@ -56,7 +54,6 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
   const logger = options.logger ?? silentLogger;
   const maxTimeoutMs = options.maxTimeoutMs;
   const keylessLimit = options.keylessLimit;
-  const uncappedPaths = options.uncappedPaths ?? new Set<string>();
 
   const refuse = (call: Call, error: ConnectError, status?: number) => {
     error.metadata.set("x-request-id", call.requestId);
@@ -75,14 +72,14 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
       };
       return (call) => {
         if (maxTimeoutMs !== undefined) {
-          const uncapped = uncappedPaths.size > 0 && uncappedPaths.has(pathOf(call.head.url ?? "/"));
-          capDeadline(call.head.headers, uncapped ? maxTimerMs : maxTimeoutMs);
+          // A watch stream's deadline is the client's own, cut only to the longest timer Node keeps.
+          capDeadline(call.head.headers, call.route === "watch-procedure" ? maxTimerMs : maxTimeoutMs);
         }
-        if (call.route !== "saved-query-procedure") {
-          const kind = keylessLimit === undefined ? undefined : keylessRpcKindOf(call.head);
+        if (!isKeyedProcedure(call.route)) {
+          const kind = keylessLimit === undefined ? undefined : keylessRpcKindOf(call);
           if (kind === undefined) return next(call);
           try {
-            keylessLimit!(kind, call, call.address);
+            keylessLimit!(kind, call, call.client);
           } catch (error) {
             return refuse(call, error as ConnectError);
           }

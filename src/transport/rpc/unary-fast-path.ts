@@ -19,7 +19,6 @@ import {
   type CallHandler,
   createPreparedCalls,
   isConditional,
-  pathOf,
   type RecordCall,
 } from "../node-http/index.js";
 import { type CallLog, loggedCallOf } from "./logging-interceptor.js";
@@ -67,11 +66,11 @@ export interface UnaryFastPath {
 
 export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPath {
   const { service, router, encodings, log, record, maxBodyBytes } = options;
-  // Each procedure's endpoint by path, with the prepared calls' group of its messages in either form: made once, so
-  // that each is one string.
-  const procedures = new Map<string, Procedure>(
+  // Each saved query with the prepared calls' group of its messages in either form: made once, so that each is one
+  // string.
+  const procedures = new Map<Endpoint, Procedure>(
     options.registry.endpoints.map((e) => [
-      `/${e.grpcMethod}`,
+      e,
       { endpoint: e, groups: { binary: `${e.grpcMethod} proto`, json: `${e.grpcMethod} json` } },
     ]),
   );
@@ -177,7 +176,9 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
 
   const serve: CallHandler = (call) => {
     const url = call.head.url ?? "/";
-    const procedure = procedures.get(pathOf(url));
+    // The unary procedures only: a watch stream is the router's.
+    const endpoint = call.route === "saved-query-procedure" ? call.endpoint : undefined;
+    const procedure = endpoint && procedures.get(endpoint);
     if (procedure === undefined) return toRouter(call);
     const form = unaryRequestForm(call.head, procedure.endpoint.method, accepted);
     if (form === undefined || !canCompress(form.compression)) return toRouter(call);
