@@ -27,7 +27,7 @@ export function createDocumentRoutes(registry: EndpointRegistry): DocumentRoutes
       const headers = { "cache-control": "no-cache", etag: openapiEtag };
       const exchange = call.exchange();
       const ifNoneMatch = call.head.headers["if-none-match"];
-      if (ifNoneMatch !== undefined && notModified(ifNoneMatch, undefined, openapiEtag, 0))
+      if (ifNoneMatch !== undefined && notModified(call.head.headers, openapiEtag, 0))
         return sendEmpty(exchange[1], 304, headers);
       sendBytes(exchange, 200, openapi, headers);
     },

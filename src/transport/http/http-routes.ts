@@ -92,7 +92,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const keylessLimit = options.keylessLimit;
   const documents = createDocumentRoutes(options.registry);
   const imports = options.imports && createImportRoute({ ...options.imports, registry: options.registry, logger });
-  const recordRefused = createRecordRefusedGet(options.registry, options.record);
+  const recordRefused = createRecordRefusedGet(options.record);
   const savedQuery = createSavedQueryRoute({
     ...options,
     calls: createEndpointCalls(options),

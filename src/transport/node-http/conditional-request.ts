@@ -15,25 +15,30 @@ export function requestNotModified(
   computedAt: number,
   now: number = Date.now(),
 ): boolean {
-  const ifNoneMatch = headers["if-none-match"];
-  const ifModifiedSince = headers["if-modified-since"];
-  if (ifNoneMatch === undefined && ifModifiedSince === undefined) return false;
-  return notModified(ifNoneMatch, ifModifiedSince, etag, computedAt, now);
+  if (!isConditional(headers)) return false;
+  return notModified(headers, etag, computedAt, now);
+}
+
+/** A request's conditions, as its headers name them. */
+export interface RequestConditions {
+  "if-none-match"?: string;
+  "if-modified-since"?: string;
 }
 
 /**
- * True when the answer is 304 Not Modified: `ifNoneMatch` (a list of tags,
- * or `*`) names `etag` by weak comparison; without it, `ifModifiedSince`
+ * True when the answer is 304 Not Modified: If-None-Match (a list of tags,
+ * or `*`) names `etag` by weak comparison; without it, If-Modified-Since
  * is an HTTP-date no earlier than `computedAt` (whole seconds) and no later
  * than `now` (§13.1.3: any other value is ignored).
  */
 export function notModified(
-  ifNoneMatch: string | undefined,
-  ifModifiedSince: string | undefined,
+  conditions: RequestConditions,
   etag: string,
   computedAt: number,
   now: number = Date.now(),
 ): boolean {
+  const ifNoneMatch = conditions["if-none-match"];
+  const ifModifiedSince = conditions["if-modified-since"];
   if (ifNoneMatch !== undefined) return tagListMatches(ifNoneMatch, etag);
   if (ifModifiedSince === undefined) return false;
   const since = parseHttpDate(ifModifiedSince, now);

@@ -21,21 +21,21 @@ const asctimeDate = new RegExp(`^${dayNames} ${month} ([ \\d]\\d) ${time} (\\d{4
  */
 export function parseHttpDate(value: string, now: number = Date.now()): number | undefined {
   let match = imfFixdate.exec(value);
-  if (match !== null) return instant(+match[3]!, match[2]!, +match[1]!, match, 4);
+  if (match !== null) return instant(+match[3]!, match[2]!, +match[1]!, match.slice(4, 7));
   match = asctimeDate.exec(value);
-  if (match !== null) return instant(+match[6]!, match[1]!, +match[2]!.trim(), match, 3);
+  if (match !== null) return instant(+match[6]!, match[1]!, +match[2]!.trim(), match.slice(3, 6));
   match = rfc850Date.exec(value);
   if (match === null) return undefined;
   const currentYear = new Date(now).getUTCFullYear();
   let year = currentYear - (currentYear % 100) + +match[3]!;
   if (year > currentYear + 50) year -= 100;
-  return instant(year, match[2]!, +match[1]!, match, 4);
+  return instant(year, match[2]!, +match[1]!, match.slice(4, 7));
 }
 
-/** The instant of a date whose hour, minute and second are `match[at..at+2]`; undefined when out of range. */
-function instant(year: number, monthName: string, day: number, match: RegExpExecArray, at: number): number | undefined {
+/** The instant of a date at `clock` (hour, minute and second, as matched); undefined when out of range. */
+function instant(year: number, monthName: string, day: number, clock: string[]): number | undefined {
   const monthIndex = monthNames.indexOf(monthName);
-  const [hour, minute, second] = [+match[at]!, +match[at + 1]!, +match[at + 2]!];
+  const [hour, minute, second] = clock.map(Number) as [number, number, number];
   if (hour > 23 || minute > 59 || second > 60) return undefined;
   const ms = Date.UTC(year, monthIndex, day, hour, minute, Math.min(second, 59));
   // Date.UTC rolls 31 Feb into March: a day the month lacks is no date.

@@ -10,12 +10,17 @@ import type { Call } from "./call.js";
 import type { RecordCall } from "./call-record.js";
 import { codeName } from "./http-status.js";
 
-/** Records `call` of saved query `endpoint` refused with `error`, when a rate limit refused a known caller. */
+/** What a refused call was: its saved query's name (when known) and protocol. */
+export interface RefusedCall {
+  endpoint: string | undefined;
+  protocol: CallProtocol;
+}
+
+/** Records `call` of `refused`'s saved query refused with `error`, when a rate limit refused a known caller. */
 export function recordRateLimited(
   record: RecordCall | undefined,
   call: Call,
-  endpoint: string | undefined,
-  protocol: CallProtocol,
+  { endpoint, protocol }: RefusedCall,
   error: unknown,
 ): void {
   if (record === undefined || endpoint === undefined) return;

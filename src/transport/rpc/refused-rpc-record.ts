@@ -19,6 +19,6 @@ export function createRecordRefusedRpc(registry: EndpointRegistry, record: Recor
   return (call, protocol, error) => {
     if (call.route !== "saved-query-procedure") return;
     const endpoint = savedQueries.get(pathOf(call.head.url ?? "/"));
-    recordRateLimited(record, call, endpoint, callProtocolOf(protocol), error);
+    recordRateLimited(record, call, { endpoint, protocol: callProtocolOf(protocol) }, error);
   };
 }
