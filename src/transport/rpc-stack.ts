@@ -184,9 +184,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
   const serve = gate.guard((call) => {
     if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
     const [request, response] = call.exchange();
-    // Watch streams are bounded per address too; the fast path never takes them (it knows the unary paths only).
-    const clientAddress = call.credential === undefined || call.route === "watch-procedure" ? call.client : "";
-    router.serve(request, response, routerContextFor(call, response, options.record, clientAddress));
+    router.serve(request, response, routerContextFor(call, response, options.record));
   });
   return {
     serve,

@@ -36,12 +36,9 @@ export function responseBytesOf(values: ContextValues): number {
  * credential, and, for a keyed call, what is needed to record it once the
  * response is done.
  */
-export function routerContextFor(
-  call: Call,
-  response: HttpResponse,
-  record: RecordCall | undefined,
-  clientAddress = "",
-): ContextValues {
+export function routerContextFor(call: Call, response: HttpResponse, record: RecordCall | undefined): ContextValues {
+  // Keyless calls and watch streams are bounded per client address; other calls need none.
+  const clientAddress = call.credential === undefined || call.route === "watch-procedure" ? call.client : "";
   const values = contextFor(call.credential, { cors: call.cors, clientAddress });
   if (record === undefined || call.credential === undefined) return values;
   if (call.started === 0) call.started = performance.now();

@@ -99,3 +99,39 @@ describe("watch stream bounds and ends", () => {
     expect((await stream.ended).code).toBe(Code.Unavailable);
   });
 });
+
+describe("watch streams of one address", () => {
+  const otherKey = "other-watcher-key-0123456789";
+  let boundedDirectory: string;
+  let bounded: TestServer;
+  let boundedClient: grpc.Client;
+
+  beforeAll(async () => {
+    boundedDirectory = makeTemporaryDirectory("sqe-watch-address-");
+    const path = join(boundedDirectory, "keys.json");
+    writeFileSync(path, JSON.stringify({ keys: [{ id: "other-watcher", sha256: keyDigest(otherKey) }] }));
+    bounded = await startTestServer(warehouse, NOW, {
+      keyFile: { path },
+      watch: { bounds: { maxStreams: 100, perCaller: 100, perAddress: 2 } },
+    });
+    boundedClient = new grpc.Client(bounded.address, grpc.credentials.createInsecure());
+  });
+  afterAll(async () => {
+    boundedClient?.close();
+    await bounded?.close();
+    removeTemporaryDirectory(boundedDirectory);
+  });
+
+  it("refuses a third stream from the address, whatever its key, with RESOURCE_EXHAUSTED naming the bound", async () => {
+    const watch = (key: string) =>
+      grpcJsWatch(boundedClient, UsageService, watchApiCounts, request, { headers: { "x-api-key": key } });
+    const first = watch(TEST_API_KEY);
+    const second = watch(TEST_API_KEY);
+    await Promise.all([first.until(1), second.until(1)]);
+    const refused = await watch(otherKey).ended;
+    expect(refused.code).toBe(Code.ResourceExhausted);
+    expect(refused.message).toContain("MAX_WATCH_STREAMS_PER_ADDRESS");
+    first.cancel();
+    second.cancel();
+  });
+});
