@@ -131,7 +131,15 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     defaultTimeoutMs: options.defaultTimeoutMs,
     staleIfErrorSeconds: options.staleIfErrorSeconds,
   });
-  const reflection = createServerReflection({ services: grpcServices });
+  // Each message of a reflection stream takes a token of its address's bucket, as a call would.
+  const keylessLimit = options.keylessLimit;
+  const noHeaders = { get: () => null };
+  const reflection = createServerReflection({
+    services: grpcServices,
+    limit: {
+      takeToken: keylessLimit && ((address) => keylessLimit("reflection", noHeaders, address)),
+    },
+  });
   // Call metrics are per saved query; health and reflection calls are only logged.
   const endpointNames = new Map(registry.endpoints.map((e) => [e.method, e.definition.name]));
   const observe: CallObserver = ({ endpoint, protocol, code, durationMs, caller }) => {

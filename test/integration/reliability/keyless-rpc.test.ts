@@ -125,6 +125,24 @@ describe("keyless RPC calls from one address", () => {
   });
 });
 
+describe("one reflection stream of many requests", () => {
+  it("takes a token per request and is ended past its address's bound", async () => {
+    const reflection = createClient(ServerReflection, transportFrom(limited, "127.0.0.3"));
+    const answered: string[] = [];
+    const code = await outcome(async () => {
+      const answers = reflection.serverReflectionInfo(
+        (async function* () {
+          for (let i = 0; i < 50; i++) yield { host: "", messageRequest: { case: "listServices", value: "" } };
+        })(),
+      );
+      for await (const answer of answers) answered.push(answer.messageResponse.case ?? "");
+    });
+    // The stream's first message was counted at its opening, the next `burst - 1` each take one more.
+    expect(code).toBe(Code.ResourceExhausted);
+    expect(answered).toEqual(Array(burst).fill("listServicesResponse"));
+  });
+});
+
 describe("health Watch streams of one address", () => {
   it("are held to its share while another address still opens one", async () => {
     const open = (localAddress: string) => {
