@@ -87,6 +87,8 @@ export interface AppOptions {
   keylessRateLimit?: { perSecond: number; burst: number };
   /** Largest body of POST /api/import/<table> (MAX_IMPORT_BYTES). Default 16 MiB. */
   maxImportBytes?: number;
+  /** Imports running at once, all callers together (MAX_IMPORTS_RUNNING). Default 2. */
+  maxImportsRunning?: number;
   /** How long the /metrics text is reused. Default 1000 ms. */
   metricsReuseMs?: number;
   /** Whether the API port serves /metrics (false: `App.scrape` is served elsewhere, METRICS_ADDRESS). Default true. */

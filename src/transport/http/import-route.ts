@@ -11,6 +11,7 @@ import type { Logger } from "../../observability/index.js";
 import { importRows, logTables, type WarehouseClient } from "../../warehouse/index.js";
 import { type Call, pathOf } from "../node-http/index.js";
 import { sendError } from "./error-body.js";
+import { createImportAdmission } from "./import-admission.js";
 import { sendJson } from "./respond.js";
 
 export interface ImportRouteOptions {
@@ -21,6 +22,8 @@ export interface ImportRouteOptions {
   cache: Pick<ResultCache<ComputedResponse>, "refreshWhere">;
   /** `MAX_IMPORT_BYTES`: the largest body. */
   maxBytes: number;
+  /** `MAX_IMPORTS_RUNNING`: imports at once, all callers together (one per credential). Default 2. */
+  maxRunning?: number;
   logger: Logger;
 }
 
@@ -32,6 +35,7 @@ export const importPathPrefix = "/api/import/";
 
 export function createImportRoute(options: ImportRouteOptions): ImportRoute {
   const { client, registry, cache, maxBytes, logger } = options;
+  const admission = createImportAdmission(options.maxRunning);
   /** The saved queries reading each table, by the names their cache policies carry. */
   const readers = new Map<string, Set<string>>(
     logTables.map((table) => [
@@ -53,7 +57,7 @@ export function createImportRoute(options: ImportRouteOptions): ImportRoute {
     return table;
   }
 
-  async function serve(call: Call, table: string): Promise<void> {
+  async function serve(call: Call, table: string, release: () => void): Promise<void> {
     const exchange = call.exchange();
     const abort = new AbortController();
     const [request, response] = exchange;
@@ -72,6 +76,7 @@ export function createImportRoute(options: ImportRouteOptions): ImportRoute {
       const tooLarge = error instanceof ConnectError && error.code === Code.ResourceExhausted;
       sendError(exchange, call.requestId, error, tooLarge ? { status: 413 } : {});
     } finally {
+      release();
       response.off("close", gone);
     }
   }
@@ -84,7 +89,13 @@ export function createImportRoute(options: ImportRouteOptions): ImportRoute {
       const tooLarge = error instanceof ConnectError && error.code === Code.ResourceExhausted;
       return sendError(call.exchange(), call.requestId, error, tooLarge ? { status: 413 } : {});
     }
-    void serve(call, table);
+    let release: () => void;
+    try {
+      release = admission.admit(credential.id);
+    } catch (error) {
+      return sendError(call.exchange(), call.requestId, error);
+    }
+    void serve(call, table, release);
   };
 }
 
