@@ -73,7 +73,7 @@ export interface AppOptions {
   readinessReuseMs?: number;
   /** gRPC health Watch calls open at once, all callers together. Default 256. */
   maxHealthWatches?: number;
-  /** gRPC health Watch calls one client address may hold open. Default 64. */
+  /** gRPC health Watch calls one client address (IPv6 by its /64) may hold open. Default `maxHealthWatches` / 32. */
   maxHealthWatchesPerAddress?: number;
   /** How often a gRPC health Watch asks `ready` while someone watches. Default 1000 ms. */
   healthPollMs?: number;

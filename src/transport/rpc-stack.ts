@@ -66,7 +66,7 @@ export interface RpcStackOptions {
   healthPollMs?: number;
   /** Health Watch calls open at once, all callers together. Default 256. */
   maxHealthWatches?: number;
-  /** Health Watch calls one client address may hold open. Default 64. */
+  /** Health Watch calls one client address (IPv6 by its /64) may hold open. Default `maxHealthWatches` / 32. */
   maxHealthWatchesPerAddress?: number;
   /** Bounds gRPC health, reflection and unknown procedures per client address (the GET API's keyless limit). Default: unbounded. */
   keylessLimit?: KeylessRpcLimit;
