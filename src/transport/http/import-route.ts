@@ -1,8 +1,8 @@
 // POST /api/import/<table> (docs/log-tables.md, Importing): NDJSON rows in a
 // log table's columns, all or nothing, from a caller with the import scope
 // (checked before a byte of the body is read); then the cached results of
-// the saved queries that read the table are computed again, before the
-// answer, so that the caller's next call sees the rows.
+// the saved queries that read the table are computed again, the answer
+// waiting for that a bounded time, so that the caller's next call sees the rows.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { assertImportScope, type Credential } from "../../auth/index.js";
 import type { ResultCache } from "../../cache/index.js";
@@ -12,6 +12,7 @@ import { importRows, logTables, type WarehouseClient } from "../../warehouse/ind
 import { type Call, pathOf } from "../node-http/index.js";
 import { sendError } from "./error-body.js";
 import { createImportAdmission } from "./import-admission.js";
+import { createImportRefreshes } from "./import-refresh.js";
 import { sendJson } from "./respond.js";
 
 export interface ImportRouteOptions {
@@ -24,6 +25,8 @@ export interface ImportRouteOptions {
   maxBytes: number;
   /** `MAX_IMPORTS_RUNNING`: imports at once, all callers together (one per credential). Default 2. */
   maxRunning?: number;
+  /** How long the answer waits for the refresh of the table's cached results, which goes on past it. Default 2000 ms. */
+  refreshWaitMs?: number;
   logger: Logger;
 }
 
@@ -42,6 +45,13 @@ export function createImportRoute(options: ImportRouteOptions): ImportRoute {
       table,
       new Set(registry.endpoints.filter((e) => e.tablesRead.has(table)).map((e) => e.definition.name)),
     ]),
+  );
+  const refreshes = createImportRefreshes(
+    (table) => {
+      const names = readers.get(table)!;
+      return cache.refreshWhere((_key, policy) => names.has(policy.label ?? ""));
+    },
+    { waitMs: options.refreshWaitMs, logger },
   );
 
   /** A refusal before the body is read, else the table. */
@@ -67,8 +77,7 @@ export function createImportRoute(options: ImportRouteOptions): ImportRoute {
     response.once("close", gone);
     try {
       const { inserted } = await importRows({ client, table, body: request, maxBytes, signal: abort.signal });
-      const names = readers.get(table)!;
-      if (inserted > 0 && names.size > 0) await cache.refreshWhere((_key, policy) => names.has(policy.label ?? ""));
+      if (inserted > 0 && readers.get(table)!.size > 0) await refreshes.after(table);
       sendJson(exchange, 200, { inserted }, { "x-request-id": call.requestId });
     } catch (error) {
       if (!(error instanceof ConnectError)) logger.error("import failed", { table, requestId: call.requestId, error });
