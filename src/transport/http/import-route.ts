@@ -9,7 +9,7 @@ import type { ResultCache } from "../../cache/index.js";
 import type { ComputedResponse, EndpointRegistry } from "../../endpoints/index.js";
 import type { Logger } from "../../observability/index.js";
 import { importRows, logTables, type WarehouseClient } from "../../warehouse/index.js";
-import { type Call, pathOf } from "../node-http/index.js";
+import { type Call, pathOf, sendContinue } from "../node-http/index.js";
 import { sendError } from "./error-body.js";
 import { createImportAdmission } from "./import-admission.js";
 import { createImportRefreshes } from "./import-refresh.js";
@@ -71,6 +71,8 @@ export function createImportRoute(options: ImportRouteOptions): ImportRoute {
     const exchange = call.exchange();
     const abort = new AbortController();
     const [request, response] = exchange;
+    // Admitted: a client waiting on `Expect: 100-continue` may send its body now.
+    sendContinue(request, response);
     const gone = () => {
       if (!response.writableFinished) abort.abort(new ConnectError("the caller went away", Code.Canceled));
     };
