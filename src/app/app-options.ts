@@ -73,7 +73,7 @@ export interface AppOptions {
   readinessReuseMs?: number;
   /** gRPC health Watch calls open at once, all callers together. Default 256. */
   maxHealthWatches?: number;
-  /** gRPC health Watch calls one client address may hold open. Default 64. */
+  /** gRPC health Watch calls one client address (IPv6 by its /64) may hold open. Default `maxHealthWatches` / 32. */
   maxHealthWatchesPerAddress?: number;
   /** How often a gRPC health Watch asks `ready` while someone watches. Default 1000 ms. */
   healthPollMs?: number;
@@ -87,6 +87,8 @@ export interface AppOptions {
   keylessRateLimit?: { perSecond: number; burst: number };
   /** Largest body of POST /api/import/<table> (MAX_IMPORT_BYTES). Default 16 MiB. */
   maxImportBytes?: number;
+  /** Imports running at once, all callers together (MAX_IMPORTS_RUNNING). Default 2. */
+  maxImportsRunning?: number;
   /** How long the /metrics text is reused. Default 1000 ms. */
   metricsReuseMs?: number;
   /** Whether the API port serves /metrics (false: `App.scrape` is served elsewhere, METRICS_ADDRESS). Default true. */

@@ -128,7 +128,12 @@ export function createApp(options: AppOptions): App {
     serveMetrics: options.serveMetrics,
     record,
     keylessLimit,
-    imports: { client: options.warehouse.client, cache, maxBytes: options.maxImportBytes ?? defaultMaxImportBytes },
+    imports: {
+      client: options.warehouse.client,
+      cache,
+      maxBytes: options.maxImportBytes ?? defaultMaxImportBytes,
+      maxRunning: options.maxImportsRunning,
+    },
     watchHub,
     heartbeatMs: options.watch?.heartbeatMs,
     revocableKeys: authentication.revocableKeys,

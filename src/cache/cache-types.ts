@@ -102,9 +102,11 @@ export interface ResultCache<V> {
    */
   grow(key: string, value: V, bytes: number): void;
   /**
-   * Recomputes now every live entry whose key and policy `matches`, each
-   * with the refresh it keeps, a few at a time, and resolves when all have
-   * ended (a failed one is dropped and logged): after data under them changed.
+   * Recomputes now every live entry whose key and policy `matches` and that
+   * was asked for within its warming period (its lifetime when not warmed),
+   * each with the refresh it keeps, a few at a time, and resolves when all
+   * have ended (a failed one is dropped and logged): after data under them
+   * changed. The other matching entries are dropped, for the next call to compute.
    * Misses of such a key meanwhile join its refresh; a computation already
    * running is waited for first, and a refresh by warming still running
    * finds its entry replaced and keeps nothing.

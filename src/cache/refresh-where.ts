@@ -1,6 +1,7 @@
-// Refreshing the live entries a change of the data touched (an import): each
-// recomputed through its key's single flight, a few at a time, and dropped
-// when its refresh fails.
+// Refreshing the live entries a change of the data touched (an import): those
+// asked for within their warming period (as warming would refresh them) are
+// recomputed through their key's single flight, a few at a time, and dropped
+// when their refresh fails; the idle rest are dropped, for the next call to compute.
 import type { Logger } from "../observability/index.js";
 import type { CacheEvent, CachePolicy, Computed } from "./cache-types.js";
 import type { JoinComputation } from "./computation-join.js";
@@ -18,6 +19,15 @@ export interface RefreshWhereOptions<V> {
   renew: (key: string, computed: Computed<V>, entry: Entry<V>) => void;
   onEvent: (event: CacheEvent, label: string) => void;
   logger: Logger;
+}
+
+/**
+ * Whether `entry` was asked for within its warming period (its lifetime when
+ * it is not warmed): computing it again is worth a query only then.
+ */
+export function isWanted(entry: Entry<unknown>, now: number): boolean {
+  const period = entry.policy.warmMs > 0 ? entry.policy.warmMs : entry.policy.ttlMs;
+  return now - entry.lastAskedAt < period;
 }
 
 /** ResultCache.refreshWhere: refreshes every live entry `matches` takes, and settles when all have. */
@@ -48,7 +58,15 @@ export function createRefreshWhere<V>(
 
   return async (matches) => {
     const now = storeNow();
-    const chosen = [...store.entries()].filter(([key, entry]) => isLive(entry, now) && matches(key, entry.policy));
+    const chosen: [string, Entry<V>][] = [];
+    const idle: string[] = [];
+    for (const [key, entry] of store.entries()) {
+      if (!isLive(entry, now) || !matches(key, entry.policy)) continue;
+      if (isWanted(entry, now)) chosen.push([key, entry]);
+      else idle.push(key);
+    }
+    // Deleted after the walk: the store's order of use is what it walks.
+    for (const key of idle) store.delete(key);
     const next = chosen[Symbol.iterator]();
     const worker = async () => {
       for (const [key, entry] of next) await refreshNow(key, entry);

@@ -2,9 +2,12 @@
 // or `--url` names one: the file goes to the service's import route (the
 // service of the configuration, `HOST` and `PORT`, unless `--url` says),
 // with a key it accepts, and the service's answer is said as the command's.
+// A file larger than the service's bound goes in parts (import-parts.ts).
 import { readStoredApiKey } from "../auth/index.js";
 import type { Config } from "../config/index.js";
+import type { LogTable } from "../warehouse/index.js";
 import { postImport, refusalMessage } from "./import-client.js";
+import { badLinesOf, importParts } from "./import-parts.js";
 import { type ImportFile, readFromStart } from "./import-source.js";
 
 export interface ImportThroughServiceOptions {
@@ -15,12 +18,16 @@ export interface ImportThroughServiceOptions {
   source: { file: ImportFile; path: string } | { stdin: AsyncIterable<Buffer> };
   /** One line of progress or of a bad line. */
   say: (line: string) => void;
+  /** The service's MAX_IMPORT_BYTES: a larger file is checked here, then sent in parts under it. Default: one post. */
+  maxBytes?: number;
 }
 
 /** Sends the source to the service; throws with the service's refusal, its bad lines said first. */
 export async function importThroughService(options: ImportThroughServiceOptions): Promise<{ inserted: number }> {
   const { url, table, source, say } = options;
   const size = "file" in source ? source.file.stats.size : undefined;
+  if ("file" in source && options.maxBytes !== undefined && size! > options.maxBytes)
+    return importInParts({ ...options, source, maxBytes: options.maxBytes });
   const name = "file" in source ? source.path : "standard input";
   // A line at each tenth of a file, or each 4 MiB of standard input.
   const step = size === undefined ? 4 * 1024 * 1024 : Math.max(1, Math.ceil(size / 10));
@@ -46,6 +53,45 @@ export async function importThroughService(options: ImportThroughServiceOptions)
   if (answer.ok) return { inserted: answer.inserted };
   for (const { field, description } of answer.details) say(`${field}: ${description}`);
   throw new Error(refusalMessage(answer, url, table));
+}
+
+/** A file past the service's bound: checked whole here, then posted in parts of whole lines. */
+async function importInParts(
+  options: ImportThroughServiceOptions & { source: { file: ImportFile; path: string }; maxBytes: number },
+): Promise<{ inserted: number }> {
+  const { url, table, source, say, maxBytes } = options;
+  const size = source.file.stats.size;
+  say(`checking ${source.path} (${size} bytes, past the service's ${maxBytes} a post)`);
+  const bad = await badLinesOf(source.file, table as LogTable);
+  if (bad.length > 0) {
+    for (const line of bad) say(line);
+    throw new Error(`${source.path} has bad lines; nothing was sent`);
+  }
+  let inserted = 0;
+  let sent = 0;
+  let part = 0;
+  for await (const body of importParts(source.file, maxBytes)) {
+    part += 1;
+    const answer = await postImport({
+      url,
+      table,
+      key: options.key,
+      body: (async function* () {
+        yield body;
+      })(),
+      size: body.length,
+      onConnect: () => part === 1 && say(`sending ${source.path} to the service at ${url} in parts`),
+    });
+    if (!answer.ok) {
+      for (const { field, description } of answer.details) say(`part ${part}, ${field}: ${description}`);
+      const stored = part === 1 ? "" : `; the ${part - 1} parts before it, ${inserted} rows, are stored`;
+      throw new Error(`${refusalMessage(answer, url, table)} at part ${part}${stored}`);
+    }
+    inserted += answer.inserted;
+    sent += body.length;
+    say(`part ${part}: ${answer.inserted} rows imported, ${sent} bytes of lines sent`);
+  }
+  return { inserted };
 }
 
 /** The configured service's URL; a wildcard `HOST` is reached on loopback. */

@@ -114,6 +114,7 @@ await runCli(async () => {
       table,
       source: input,
       say,
+      maxBytes: config.limits.maxImportBytes,
     }).then(({ inserted }) => process.stdout.write(`imported ${inserted} rows into ${table}\n`));
 
   try {

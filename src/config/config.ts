@@ -78,6 +78,8 @@ export interface Limits {
   maxBodyBytes: number;
   /** `MAX_IMPORT_BYTES`: largest NDJSON body of the import route. */
   maxImportBytes: number;
+  /** `MAX_IMPORTS_RUNNING`: imports at once, all callers together. */
+  maxImportsRunning: number;
   /** `MAX_PARAMETER_LENGTH`: longest value of any parameter, in characters. */
   maxParameterLength: number;
   /** `MAX_CONNECTIONS`: open connections; more are refused while existing ones keep working. */

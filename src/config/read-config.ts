@@ -115,6 +115,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits: {
       maxBodyBytes: value.MAX_BODY_BYTES,
       maxImportBytes: value.MAX_IMPORT_BYTES,
+      maxImportsRunning: value.MAX_IMPORTS_RUNNING,
       maxParameterLength: value.MAX_PARAMETER_LENGTH,
       maxConnections: value.MAX_CONNECTIONS,
       maxConnectionsPerAddress: value.MAX_CONNECTIONS_PER_ADDRESS,

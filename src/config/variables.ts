@@ -22,6 +22,7 @@ import { defaultUnsentBytes } from "../transport/unsent-bytes.js";
 import { warehouseCapabilities } from "../warehouse/capabilities.js";
 import { defaultCallLog } from "../warehouse/call-log.js";
 import { defaultMaxImportBytes } from "../warehouse/import-rows.js";
+import { defaultMaxImportsRunning } from "../transport/http/import-admission.js";
 import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
   corsOrigins,
@@ -322,6 +323,14 @@ export const variables = {
     default: defaultMaxImportBytes,
     description:
       "largest NDJSON body of `POST /api/import/<table>`; a larger one is refused with `resource_exhausted` and nothing of it is inserted",
+  }),
+  MAX_IMPORTS_RUNNING: variable({
+    name: "MAX_IMPORTS_RUNNING",
+    section: "Bounds",
+    parser: whole(1),
+    default: defaultMaxImportsRunning,
+    description:
+      "imports of `POST /api/import/<table>` running at once, all callers together (each credential one at a time); past it 429 with `Retry-After`",
   }),
   MAX_WATCH_STREAMS: variable({
     name: "MAX_WATCH_STREAMS",

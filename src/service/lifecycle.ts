@@ -99,6 +99,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       trustedProxies: proxies,
       maxBodyBytes: config.limits.maxBodyBytes,
       maxImportBytes: config.limits.maxImportBytes,
+      maxImportsRunning: config.limits.maxImportsRunning,
       maxParameterLength: config.limits.maxParameterLength,
       maxQueryMs: config.limits.maxQueryMs,
       watch: { bounds: config.limits.watchBounds, tailPollMs: config.limits.tailPollMs },

@@ -64,7 +64,7 @@ export interface RpcStackOptions {
   healthPollMs?: number;
   /** Health Watch calls open at once, all callers together. Default 256. */
   maxHealthWatches?: number;
-  /** Health Watch calls one client address may hold open. Default 64. */
+  /** Health Watch calls one client address (IPv6 by its /64) may hold open. Default `maxHealthWatches` / 32. */
   maxHealthWatchesPerAddress?: number;
   /** Bounds gRPC health, reflection and unknown procedures per client address (the GET API's keyless limit). Default: unbounded. */
   keylessLimit?: KeylessRpcLimit;
@@ -127,7 +127,15 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     defaultTimeoutMs: options.defaultTimeoutMs,
     staleIfErrorSeconds: options.staleIfErrorSeconds,
   });
-  const reflection = createServerReflection({ services: grpcServices });
+  // Each message of a reflection stream takes a token of its address's bucket, as a call would.
+  const keylessLimit = options.keylessLimit;
+  const noHeaders = { get: () => null };
+  const reflection = createServerReflection({
+    services: grpcServices,
+    limit: {
+      takeToken: keylessLimit && ((address) => keylessLimit("reflection", noHeaders, address)),
+    },
+  });
   // Call metrics are per saved query; health and reflection calls are only logged.
   const endpointNames = new Map(registry.endpoints.map((e) => [e.method, e.definition.name]));
   const observe: CallObserver = ({ endpoint, protocol, code, durationMs, caller }) => {

@@ -24,6 +24,7 @@ describe("readConfig", () => {
       limits: {
         maxBodyBytes: 65_536,
         maxImportBytes: 16 * 1024 * 1024,
+        maxImportsRunning: 2,
         maxParameterLength: 1024,
         maxConnections: 4096,
         maxConnectionsPerAddress: 256,
@@ -57,6 +58,7 @@ describe("readConfig", () => {
       API_KEYS: "0123456789abcdef",
       MAX_BODY_BYTES: "1000",
       MAX_IMPORT_BYTES: "2000",
+      MAX_IMPORTS_RUNNING: "3",
       MAX_PARAMETER_LENGTH: "64",
       MAX_CONNECTIONS: "10",
       FIRST_REQUEST_TIMEOUT_SECONDS: "2",
@@ -83,6 +85,7 @@ describe("readConfig", () => {
     expect(config.limits).toEqual({
       maxBodyBytes: 1000,
       maxImportBytes: 2000,
+      maxImportsRunning: 3,
       maxParameterLength: 64,
       maxConnections: 10,
       maxConnectionsPerAddress: 256,

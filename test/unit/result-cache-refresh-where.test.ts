@@ -2,7 +2,7 @@
 // refresh they keep, others are left alone, a miss meanwhile joins the
 // refresh, a computation already running is waited for first, and a failed
 // refresh drops the entry.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type CachePolicy, type Compute, createResultCache } from "../../src/cache/index.js";
 import { tablesReadBy } from "../../src/endpoints/tables-read.js";
 
@@ -68,6 +68,32 @@ describe("result cache refreshWhere", () => {
     fail = true;
     await cache.refreshWhere(() => true);
     expect(cache.peek("logs 1", logs)).toBeUndefined();
+    cache.close();
+  });
+});
+
+describe("result cache refreshWhere of idle entries", () => {
+  afterEach(() => vi.useRealTimers());
+  const warmed: CachePolicy = { ttlMs: 900_000, warmMs: 300_000, label: "warmed" };
+
+  it("computes again only what was asked for within its warming period, and drops the rest", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const cache = createResultCache<string>({ sweepIntervalMs: 0 });
+    const asked = counter("asked");
+    const idle = counter("idle");
+    const unwarmed = counter("unwarmed");
+    await cache.get("idle", warmed, idle);
+    await cache.get("asked", warmed, asked);
+    await cache.get("logs", logs, unwarmed);
+    vi.advanceTimersByTime(200_000);
+    await cache.get("asked", warmed, asked); // a hit, asked within 300 s of the refresh
+    vi.advanceTimersByTime(200_000);
+    // idle: last asked 400 s ago, past its 300 s warming; logs: unwarmed, asked 400 s ago, past its 60 s lifetime.
+    await cache.refreshWhere(() => true);
+    expect(cache.peek("asked", warmed)?.value).toBe("asked2");
+    expect(cache.peek("idle", warmed)).toBeUndefined();
+    expect([idle.runs, asked.runs, unwarmed.runs]).toEqual([1, 2, 1]);
+    expect((await cache.get("idle", warmed, idle)).value).toBe("idle2");
     cache.close();
   });
 });

@@ -4,6 +4,7 @@
 // streams are bounded in all and per client address.
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { throttledAddress } from "../../auth/index.js";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
 import { clientAddressKey } from "../rpc/index.js";
 import { createReadinessPoller } from "./readiness-poller.js";
@@ -20,7 +21,11 @@ export interface HealthServiceOptions {
    * never ends by itself, so past this one is RESOURCE_EXHAUSTED. Default 256.
    */
   maxWatches?: number;
-  /** Watch calls one client address may hold open, so that one address cannot fill `maxWatches`. Default 64, a quarter of its default. */
+  /**
+   * Watch calls one client address (an IPv6 one by its /64, as the keyless
+   * limit counts) may hold open, so that a few addresses cannot fill
+   * `maxWatches`. Default `maxWatches` / 32, at least 1 (8 of 256).
+   */
   maxWatchesPerAddress?: number;
 }
 
@@ -36,7 +41,7 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   const poller = createReadinessPoller({ ready: options.ready, intervalMs: options.pollMs });
   const watchers = new Set<() => void>();
   const maxWatches = options.maxWatches ?? 256;
-  const maxPerAddress = options.maxWatchesPerAddress ?? 64;
+  const maxPerAddress = options.maxWatchesPerAddress ?? Math.max(1, Math.floor(maxWatches / 32));
   let watching = 0;
   /** Watches open by client address; an address leaves the map with its last one. */
   const watchingFrom = new Map<string, number>();
@@ -59,7 +64,7 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   }
 
   async function* watch(service: string, context: HandlerContext) {
-    const address = context.values.get(clientAddressKey);
+    const address = throttledAddress(context.values.get(clientAddressKey));
     const fromAddress = watchingFrom.get(address) ?? 0;
     if (watching >= maxWatches || fromAddress >= maxPerAddress) {
       const whose = watching >= maxWatches ? "" : " from this address";

@@ -25,6 +25,7 @@ import {
   ServerReflectionRequestSchema as RequestV1AlphaSchema,
   ServerReflectionResponseSchema as ResponseV1AlphaSchema,
 } from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
+import { boundedRequests, type ReflectionStreamLimit } from "./reflection-stream-limit.js";
 
 /** The reflection services themselves, both versions. */
 export const serverReflectionServices: readonly DescService[] = [ServerReflection, ServerReflectionV1Alpha];
@@ -36,6 +37,8 @@ export interface ServerReflectionOptions {
    * dependencies (well-known types included) are what reflection can send.
    */
   services: readonly DescService[];
+  /** The bound of each stream: messages per stream, and a token of the caller's bucket per message. */
+  limit?: ReflectionStreamLimit;
 }
 
 /** Answers one reflection request; `sent` holds the files already sent on this stream. */
@@ -44,18 +47,19 @@ type ReflectionAnswer = (request: ServerReflectionRequest, sent: Set<string>) =>
 /** Registers both reflection versions on a Connect router (bidirectional streams, so gRPC over HTTP/2). */
 export function createServerReflection(options: ServerReflectionOptions): (router: ConnectRouter) => void {
   const answer = createReflectionAnswer(options);
+  const limit = options.limit ?? {};
   return (router) => {
     router.service(ServerReflection, {
-      async *serverReflectionInfo(requests) {
+      async *serverReflectionInfo(requests, context) {
         const sent = new Set<string>();
-        for await (const request of requests) yield answer(request, sent);
+        for await (const request of boundedRequests(requests, context, limit)) yield answer(request, sent);
       },
     });
     // v1alpha has the same messages under another package: the same bytes on the wire.
     router.service(ServerReflectionV1Alpha, {
-      async *serverReflectionInfo(requests) {
+      async *serverReflectionInfo(requests, context) {
         const sent = new Set<string>();
-        for await (const request of requests) {
+        for await (const request of boundedRequests(requests, context, limit)) {
           const v1 = fromBinary(ServerReflectionRequestSchema, toBinary(RequestV1AlphaSchema, request));
           const bytes = toBinary(ServerReflectionResponseSchema, answer(v1, sent));
           yield fromBinary(ResponseV1AlphaSchema, bytes);
@@ -77,6 +81,13 @@ function createReflectionAnswer(options: ServerReflectionOptions): ReflectionAns
   };
   for (const service of services) addFile(service.file);
   const types = createRegistry(...files.values());
+  // Each file is encoded once: every answer that sends it sends the same bytes.
+  const encoded = new Map<string, Uint8Array>();
+  const bytesOf = (file: DescFile): Uint8Array => {
+    let bytes = encoded.get(file.proto.name);
+    if (bytes === undefined) encoded.set(file.proto.name, (bytes = toBinary(FileDescriptorProtoSchema, file.proto)));
+    return bytes;
+  };
   const listed = services.map((s) => ({ name: s.typeName }));
 
   /** The file and those of its dependencies not yet sent on this stream, the file first. */
@@ -85,7 +96,7 @@ function createReflectionAnswer(options: ServerReflectionOptions): ReflectionAns
     const visit = (f: DescFile, requested: boolean) => {
       if (!requested && sent.has(f.proto.name)) return;
       sent.add(f.proto.name);
-      out.push(toBinary(FileDescriptorProtoSchema, f.proto));
+      out.push(bytesOf(f));
       for (const dependency of f.dependencies) visit(dependency, false);
     };
     visit(file, true);

@@ -14,6 +14,7 @@ export type {
   RequestHandler,
 } from "./request-handler.js";
 export { hasBody, headerReader, headerValue } from "./request-headers.js";
+export { holdContinue, sendContinue } from "./expect-continue.js";
 export { asksFreshness, freshnessOfHead } from "./head-freshness.js";
 export { requestIdFrom } from "./request-id.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";

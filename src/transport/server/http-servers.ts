@@ -3,7 +3,9 @@
 import { createServer as createHttp1Server, type Server as Http1Server } from "node:http";
 import { createServer as createHttp2Server, type Http2Server } from "node:http2";
 import type { Logger } from "../../observability/index.js";
-import { handlerThrew, type RequestHandler } from "../node-http/index.js";
+import { importPathPrefix } from "../http/import-route.js";
+import { handlerThrew, hasBody, holdContinue, pathOf, type RequestHandler } from "../node-http/index.js";
+import { lingerOnClose } from "./lingering-close.js";
 
 export interface Http1ServerOptions {
   /** Largest request header block in bytes. */
@@ -30,6 +32,16 @@ export function http1Server(handler: RequestHandler, options: Http1ServerOptions
     },
     guarded(handler, options.logger) as never,
   );
+  // 100 Continue: held back for the import route until it admits the caller, sent at once as Node does elsewhere.
+  http1.on("checkContinue", (request, response) => {
+    if (request.method === "POST" && pathOf(request.url ?? "/").startsWith(importPathPrefix)) holdContinue(request);
+    else response.writeContinue();
+    http1.emit("request", request, response);
+  });
+  // A body left unread when Node closes the connection is drained a while first, so the client reads the answer.
+  http1.prependListener("request", (request) => {
+    if (hasBody(request)) lingerOnClose(request.socket);
+  });
   http1.keepAliveTimeout = options.idleTimeoutMs;
   // Node enforces headersTimeout and requestTimeout from a timer it starts on "listening"; this server never
   // listens itself (the TCP server hands it connections), so start that timer here. server.close() stops it.

@@ -2,26 +2,45 @@
 // NDJSON streamed in chunks and the rows inserted read back, a 400's bad
 // lines said by number, a refused key named, and a service that is not there
 // told apart from one that refuses.
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postImport, ServiceUnreachableError } from "../../../src/cli/import-client.js";
+import { openImportFile } from "../../../src/cli/import-source.js";
 import { importThroughService } from "../../../src/cli/import-through-service.js";
 import type { Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
 import { NOW } from "../../support/scenario.js";
+import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
 
 let warehouse: Warehouse;
 let server: TestServer;
+let small: TestServer;
+let directory: string;
+/** The small server's MAX_IMPORT_BYTES: two lines a post. */
+const smallMaxBytes = 400;
 
 beforeAll(async () => {
+  directory = makeTemporaryDirectory("sqe-import-client-");
   warehouse = await openTestWarehouse();
   server = await startTestServer(warehouse, NOW);
+  small = await startTestServer(warehouse, NOW, { maxImportBytes: smallMaxBytes });
 });
 afterAll(async () => {
   await server?.close();
+  await small?.close();
   await warehouse?.close();
+  removeTemporaryDirectory(directory);
 });
+
+/** `text` written to a file of the temporary directory, opened as the command opens it. */
+function fileOf(name: string, text: string) {
+  const path = join(directory, name);
+  writeFileSync(path, text);
+  return { file: openImportFile(path), path };
+}
 
 async function* chunks(...parts: string[]) {
   for (const part of parts) yield Buffer.from(part);
@@ -106,5 +125,42 @@ describe("npm run import through a service", () => {
     expect(outcome).toBeInstanceOf(ServiceUnreachableError);
     expect((outcome as Error).message).toBe(`no service answers at http://127.0.0.1:${port} (ECONNREFUSED)`);
     expect(said).toEqual([]);
+  });
+
+  it("sends a file past MAX_IMPORT_BYTES in parts of whole lines, saying each", async () => {
+    const lines = [41, 42, 43, 44, 45].map(line);
+    expect(line(41).length * 2 + 2).toBeLessThan(smallMaxBytes);
+    expect(line(41).length * 3 + 3).toBeGreaterThan(smallMaxBytes);
+    const said: string[] = [];
+    const outcome = await importThroughService({
+      url: small.url,
+      key: TEST_API_KEY,
+      table: "edge_logs",
+      source: fileOf("five.ndjson", `${lines.join("\n")}\n\n`),
+      say: (text) => said.push(text),
+      maxBytes: smallMaxBytes,
+    });
+    expect(outcome).toEqual({ inserted: 5 });
+    expect(await ids("edge_logs")).toEqual(["41", "42", "43", "44", "45"]);
+    expect(said.filter((text) => text.startsWith("part "))).toEqual([
+      expect.stringMatching(/^part 1: 2 rows imported/),
+      expect.stringMatching(/^part 2: 2 rows imported/),
+      expect.stringMatching(/^part 3: 1 rows imported/),
+    ]);
+  });
+
+  it("checks the whole file first and sends nothing when a line is bad", async () => {
+    const said: string[] = [];
+    const outcome = await importThroughService({
+      url: small.url,
+      key: TEST_API_KEY,
+      table: "postgres_logs",
+      source: fileOf("bad.ndjson", `${[51, 52, 53, 54].map(line).join("\n")}\nnope\n`),
+      say: (text) => said.push(text),
+      maxBytes: smallMaxBytes,
+    }).catch((error: Error) => error.message);
+    expect(outcome).toMatch(/has bad lines; nothing was sent$/);
+    expect(said).toContain("line 5: not valid JSON");
+    expect(await ids("postgres_logs")).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../../src/gen/grpc/health/v1/health_pb.js";
 import { ServerReflection } from "../../../src/gen/grpc/reflection/v1/reflection_pb.js";
 import { UsageService } from "../../../src/gen/usage/v1/usage_pb.js";
+import { trustedProxies } from "../../../src/transport/index.js";
 import type { Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
 import { insertScenario, NOW } from "../../support/scenario.js";
@@ -22,6 +23,7 @@ const burst = 5;
 let warehouse: Warehouse;
 let limited: TestServer;
 let watched: TestServer;
+let grouped: TestServer;
 
 beforeAll(async () => {
   warehouse = await openTestWarehouse();
@@ -33,10 +35,17 @@ beforeAll(async () => {
     maxHealthWatches: 8,
     maxHealthWatchesPerAddress: 2,
   });
+  // The default share, 64 / 32 = 2 a client; clients named by the trusted proxy's X-Forwarded-For.
+  grouped = await startTestServer(warehouse, NOW, {
+    healthPollMs: 20,
+    maxHealthWatches: 64,
+    trustedProxies: trustedProxies(["127.0.0.1"]),
+  });
 });
 afterAll(async () => {
   await limited?.close();
   await watched?.close();
+  await grouped?.close();
   await warehouse?.close();
 });
 
@@ -125,6 +134,24 @@ describe("keyless RPC calls from one address", () => {
   });
 });
 
+describe("one reflection stream of many requests", () => {
+  it("takes a token per request and is ended past its address's bound", async () => {
+    const reflection = createClient(ServerReflection, transportFrom(limited, "127.0.0.3"));
+    const answered: string[] = [];
+    const code = await outcome(async () => {
+      const answers = reflection.serverReflectionInfo(
+        (async function* () {
+          for (let i = 0; i < 50; i++) yield { host: "", messageRequest: { case: "listServices", value: "" } };
+        })(),
+      );
+      for await (const answer of answers) answered.push(answer.messageResponse.case ?? "");
+    });
+    // The stream's first message was counted at its opening, the next `burst - 1` each take one more.
+    expect(code).toBe(Code.ResourceExhausted);
+    expect(answered).toEqual(Array(burst).fill("listServicesResponse"));
+  });
+});
+
 describe("health Watch streams of one address", () => {
   it("are held to its share while another address still opens one", async () => {
     const open = (localAddress: string) => {
@@ -145,6 +172,33 @@ describe("health Watch streams of one address", () => {
     const third = open("127.0.0.2");
     expect(await third.done).toBe(Code.ResourceExhausted);
     const elsewhere = open("127.0.0.1");
+    await until(() => elsewhere.seen.length > 0);
+    expect(elsewhere.seen).toEqual([Status.SERVING]);
+    for (const watch of [first, second, elsewhere]) watch.stop();
+    await Promise.all([first.done, second.done, elsewhere.done]);
+  });
+});
+
+describe("health Watch streams of one IPv6 /64", () => {
+  it("share the default share of the cap, while another /64 still opens one", async () => {
+    const health = createClient(Health, createGrpcTransport({ baseUrl: grouped.url }));
+    const open = (client: string) => {
+      const abort = new AbortController();
+      const seen: Status[] = [];
+      const done = (async () => {
+        const answers = health.watch({ service: "" }, { signal: abort.signal, headers: { "x-forwarded-for": client } });
+        for await (const answer of answers) seen.push(answer.status);
+      })().catch((error: unknown) => ConnectError.from(error).code);
+      return { seen, done, stop: () => abort.abort() };
+    };
+    const until = async (predicate: () => boolean) => {
+      while (!predicate()) await new Promise((r) => setTimeout(r, 10));
+    };
+    const first = open("2001:db8:0:1::1");
+    const second = open("2001:db8:0:1::2");
+    await until(() => first.seen.length > 0 && second.seen.length > 0);
+    expect(await open("2001:db8:0:1:ffff::3").done).toBe(Code.ResourceExhausted);
+    const elsewhere = open("2001:db8:0:2::1");
     await until(() => elsewhere.seen.length > 0);
     expect(elsewhere.seen).toEqual([Status.SERVING]);
     for (const watch of [first, second, elsewhere]) watch.stop();

@@ -202,7 +202,11 @@ describe("once the warehouse answers", () => {
 describe("the bound on open Watch calls", () => {
   let bounded: TestServer;
   beforeAll(async () => {
-    bounded = await startTestServer(warehouse, NOW, { healthPollMs: 20, maxHealthWatches: 2 });
+    bounded = await startTestServer(warehouse, NOW, {
+      healthPollMs: 20,
+      maxHealthWatches: 2,
+      maxHealthWatchesPerAddress: 2,
+    });
   });
   afterAll(() => bounded?.close());
 

@@ -1,0 +1,21 @@
+// `Expect: 100-continue` on HTTP/1.1: Node sends 100 Continue before any
+// handler runs, so a client would send a body the route then refuses. For a
+// route that checks its caller first (the import route), 100 Continue is held
+// back until the route admits the request; a refusal is answered without it.
+import type { ServerResponse } from "node:http";
+import type { HttpRequest, HttpResponse } from "./request-handler.js";
+
+/** Requests whose 100 Continue waits for their route to admit them. */
+const held = new WeakSet<object>();
+
+/** Holds back the 100 Continue of `request` until sendContinue; the server calls this for such routes. */
+export function holdContinue(request: HttpRequest): void {
+  held.add(request);
+}
+
+/** Sends the 100 Continue held back for `request`, if any: its route admitted it and reads its body next. */
+export function sendContinue(request: HttpRequest, response: HttpResponse): void {
+  if (!held.delete(request)) return;
+  const http1 = response as unknown as ServerResponse;
+  if (!http1.headersSent) http1.writeContinue();
+}
