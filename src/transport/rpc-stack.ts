@@ -40,6 +40,9 @@ import {
   recordingInterceptor,
   routerContextFor,
   watchRoutes,
+  createWatchStreamPath,
+  type ReadBody,
+  replayedBody,
 } from "./rpc/index.js";
 
 export interface RpcStackOptions {
@@ -103,6 +106,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
   const { registry, metrics, maxBodyBytes } = options;
   const watchPaths = new Set(registry.endpoints.flatMap((e) => (e.grpcWatchMethod ? [`/${e.grpcWatchMethod}`] : [])));
   const revocation = createWatchRevocation(options.revocableKeys);
+  const endWatchCall = createEndWatchCall({ metrics, record: options.record });
   // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
   const gate = createRpcGate({
     authenticate: options.authenticate,
@@ -152,7 +156,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           service: options.service,
           hub: options.watchHub,
           revocation,
-          endCall: createEndWatchCall({ metrics, record: options.record }),
+          endCall: endWatchCall,
         })(router);
       health.routes(router);
       reflection(router);
@@ -171,6 +175,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     }),
     logger: options.logger,
   });
+  const encodings = createMessageEncodings({ jsonOptions });
   // Cache hits of saved queries are answered from the bytes their result keeps; the rest goes to the router.
   const fastPath =
     options.fastPath === false
@@ -179,7 +184,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           registry,
           service: options.service,
           router,
-          encodings: createMessageEncodings({ jsonOptions }),
+          encodings,
           log: createCallLog(options.logger, { observe }),
           record: options.record,
           maxBodyBytes,
@@ -188,13 +193,38 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
   const trusted = options.trustedProxies;
   const clientOf = (call: Call) =>
     trusted === undefined ? call.address : clientAddress(call.address, call.get("x-forwarded-for"), trusted);
-  const serve = gate.guard((call) => {
-    if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
+  const toRouter = (call: Call, read?: ReadBody) => {
     const [request, response] = call.exchange();
     // Watch streams are bounded per address too; the fast path never takes them (it knows the unary paths only).
     const clientAddress =
       call.credential === undefined || watchPaths.has(pathOf(call.head.url ?? "/")) ? clientOf(call) : "";
-    router.serve(request, response, routerContextFor(call, response, options.record, clientAddress));
+    router.serve(
+      request,
+      response,
+      routerContextFor(call, response, options.record, clientAddress),
+      read && replayedBody(read, request),
+    );
+  };
+  // gRPC and gRPC-Web watch streams are served on their bare HTTP/2 stream, the rest by the router.
+  const watchPath =
+    options.watchHub === undefined
+      ? undefined
+      : createWatchStreamPath({
+          registry,
+          service: options.service,
+          hub: options.watchHub,
+          revocation,
+          endCall: endWatchCall,
+          encodings,
+          accepted: router.acceptCompression,
+          maxBodyBytes,
+          clientOf,
+          toRouter,
+        });
+  const serve = gate.guard((call) => {
+    if (call.credential !== undefined && watchPath?.(call)) return;
+    if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
+    toRouter(call);
   });
   return {
     serve,
