@@ -213,39 +213,45 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
     }
   }
 
+  /** Adds a member to `group`; its closures hold no more than it needs for the stream's life (not the call, which the group has). */
+  function join(group: Group, listener: WatchListener, release: () => void): { member: Member; stream: WatchStream } {
+    const delivery = new Delivery({
+      next: (result) => listener.next(result),
+      end: (error) => {
+        leave();
+        listener.end(error);
+      },
+    });
+    const member: Member = { delivery, ready: false };
+    group.members.add(member);
+    const leave = () => {
+      if (!group.members.delete(member)) return;
+      release();
+      onOpenStreams(bounds.open);
+      if (group.members.size === 0 && groups.get(group.key) === group) {
+        groups.delete(group.key);
+        clearTimeout(group.timer);
+      }
+    };
+    const stream = {
+      drained: () => delivery.drained(),
+      close() {
+        delivery.stop();
+        leave();
+      },
+    };
+    return { member, stream };
+  }
+
   const hub: WatchHub = {
     watch(call, context, listener) {
       if (closed) throw new ConnectError("the service is shutting down", Code.Unavailable);
       const release = bounds.admit(context);
       onOpenStreams(bounds.open);
-      const tenant = context.tenant ?? "";
-      const group = groupOf(call, tenant);
-      const delivery = new Delivery({
-        next: (result) => listener.next(result),
-        end: (error) => {
-          leave();
-          listener.end(error);
-        },
-      });
-      const member: Member = { delivery, ready: false };
-      group.members.add(member);
-      const leave = () => {
-        if (!group.members.delete(member)) return;
-        release();
-        onOpenStreams(bounds.open);
-        if (group.members.size === 0 && groups.get(group.key) === group) {
-          groups.delete(group.key);
-          clearTimeout(group.timer);
-        }
-      };
+      const group = groupOf(call, context.tenant ?? "");
+      const { member, stream } = join(group, listener, release);
       queueMicrotask(() => void first(group, member, call, context));
-      return {
-        drained: () => delivery.drained(),
-        close() {
-          delivery.stop();
-          leave();
-        },
-      };
+      return stream;
     },
     async pollNow() {
       await Promise.all([...groups.values()].filter((g) => g.kind !== "cached").map((g) => g.polling ?? poll(g)));

@@ -13,20 +13,12 @@ import { parseTimeout } from "@connectrpc/connect/protocol-grpc";
 import { presentedSecret } from "../../auth/index.js";
 import type { Endpoint, EndpointRegistry, EndpointResult, EndpointService, WatchHub } from "../../endpoints/index.js";
 import type { WatchListener, WatchStream } from "../../endpoints/index.js";
-import {
-  cacheHeaders,
-  type Call,
-  codeName,
-  type EndWatchCall,
-  pathOf,
-  type WatchRevocation,
-} from "../node-http/index.js";
+import { type Call, codeName, type EndWatchCall, pathOf, type WatchRevocation } from "../node-http/index.js";
 import { frame, trailerFlag } from "./envelope-frame.js";
 import { canCompress, type MessageEncodings } from "./message-encodings.js";
 import { bodyBytes, type ReadBody, readBody } from "./request-body.js";
-import { messageForm } from "./rpc-cache-headers.js";
 import { percentEncoded } from "./rpc-error-response.js";
-import { statisticsFieldsOf } from "./statistics-trailers.js";
+import { firstHeadersOf } from "./watch-first-headers.js";
 import { messageOfBody, type UnaryRequestForm, unaryRequestForm } from "./unary-request.js";
 
 export interface WatchStreamPathOptions {
@@ -85,9 +77,14 @@ export function createWatchStreamPath(options: WatchStreamPathOptions): WatchStr
     if (endpoint?.watchMethod === undefined) return false;
     const form = unaryRequestForm(call.head, endpoint.watchMethod, accepted);
     if (form === undefined || form.protocol === "connect" || !canCompress(form.compression)) return false;
+    // The body's listeners stay on the stream for its life: what they hold of the call is let go once it is read.
+    let held: Call | undefined = call;
     readBody(call.body, maxBodyBytes + 5, (read) => {
+      const taken = held!;
+      held = undefined;
       const bytes = read.whole ? messageOfBody(form, bodyBytes(read), maxBodyBytes) : undefined;
-      if (bytes === undefined || !open(call, stream, endpoint, form, bytes)) options.toRouter(call, read);
+      if (bytes === undefined || !open(taken, stream, endpoint, form, bytes)) options.toRouter(taken, read);
+      else read.chunks.length = 0;
     });
     return true;
   };
@@ -186,7 +183,7 @@ class BareWatch implements WatchListener {
     const stream = this.stream;
     const status = { "grpc-status": String(error.code), "grpc-message": percentEncoded(error.rawMessage) };
     if (this.first === undefined) {
-      const headers = { ...this.cors, ":status": 200, "content-type": this.contentType(), ...status };
+      const headers = { ...this.cors, ":status": 200, "content-type": contentTypeOf(this.form), ...status };
       stream.respond({ ...headers, "x-request-id": this.requestId }, { endStream: true });
     } else if (this.form.protocol === "grpc") {
       stream.once("wantTrailers", () => stream.sendTrailers(status));
@@ -197,23 +194,17 @@ class BareWatch implements WatchListener {
     }
   }
 
-  private contentType() {
-    return `application/${this.form.protocol}+${this.form.binary ? "proto" : "json"}`;
-  }
-
   /** The response headers, with the first result's validators and statistics, sorted by name as connect-node sends them. */
   private headers(result: EndpointResult): Record<string, string | number> {
-    const cache = cacheHeaders(result, messageForm(this.form.binary), 0);
     const headers: Record<string, string | number> = this.cors ?? {};
     this.cors = undefined;
     headers[":status"] = 200;
-    headers["cache-status"] = cache["cache-status"];
-    headers["content-type"] = this.contentType();
-    headers.etag = cache.etag;
-    if (this.form.compression !== null) headers["grpc-encoding"] = this.form.compression.name;
-    headers["last-modified"] = cache["last-modified"];
-    Object.assign(headers, statisticsFieldsOf(result));
+    Object.assign(headers, firstHeadersOf(result, this.form));
     headers["x-request-id"] = this.requestId;
     return headers;
   }
+}
+
+export function contentTypeOf(form: UnaryRequestForm): string {
+  return `application/${form.protocol}+${form.binary ? "proto" : "json"}`;
 }
