@@ -1,33 +1,25 @@
 // Watch streams of gRPC and gRPC-Web callers served on their bare HTTP/2
-// stream, without the Connect router: after the gate, the request is read
-// and prepared as the router would, then each result's envelope (made once
-// per form and kept with the result, message-encodings.ts) is written as it
-// is, the first result's validators and statistics going as headers, and the
-// status as trailers at the end. An idle stream holds its Http2Stream, one
-// BareWatch and its hub subscription. Anything else (Connect streaming, a
-// request it does not read as the router would, a refusal) goes to the router.
+// stream, without the Connect router: after the gate, the request is read,
+// parsed and prepared as the router would, and the stream handed to the hub
+// with a BareWatch (watch-stream-writer.ts) as its listener, so that an idle
+// stream holds its Http2Stream, that listener and its hub subscription.
+// Anything else (Connect streaming, a request it does not read as the router
+// would, a refusal) goes to the router, which answers it as it always has.
 import type { ServerHttp2Stream } from "node:http2";
-import { Code, ConnectError } from "@connectrpc/connect";
 import type { Compression } from "@connectrpc/connect/protocol";
 import { parseTimeout } from "@connectrpc/connect/protocol-grpc";
 import { presentedSecret } from "../../auth/index.js";
-import type { Endpoint, EndpointRegistry, EndpointResult, EndpointService, WatchHub } from "../../endpoints/index.js";
-import type { WatchListener, WatchStream } from "../../endpoints/index.js";
-import { type Call, codeName, type EndWatchCall, pathOf, type WatchRevocation } from "../node-http/index.js";
-import { frame, trailerFlag } from "./envelope-frame.js";
-import { canCompress, type MessageEncodings } from "./message-encodings.js";
+import type { Endpoint, EndpointRegistry, EndpointService, WatchHub } from "../../endpoints/index.js";
+import { type Call, pathOf } from "../node-http/index.js";
+import { canCompress } from "./message-encodings.js";
 import { bodyBytes, type ReadBody, readBody } from "./request-body.js";
-import { percentEncoded } from "./rpc-error-response.js";
-import { firstHeadersOf } from "./watch-first-headers.js";
 import { messageOfBody, type UnaryRequestForm, unaryRequestForm } from "./unary-request.js";
+import { BareWatch, type BareWatchOptions } from "./watch-stream-writer.js";
 
-export interface WatchStreamPathOptions {
+export interface WatchStreamPathOptions extends BareWatchOptions {
   registry: EndpointRegistry;
   service: EndpointService;
   hub: WatchHub;
-  revocation: WatchRevocation;
-  endCall: EndWatchCall;
-  encodings: MessageEncodings;
   /** The router's compressions, in its order. */
   accepted: readonly Compression[];
   maxBodyBytes: number;
@@ -39,8 +31,6 @@ export interface WatchStreamPathOptions {
 
 /** Takes a watch call it serves on its bare stream (true), or leaves it (false). */
 export type WatchStreamPath = (call: Call) => boolean;
-
-const timedOut = () => new ConnectError("the operation timed out", Code.DeadlineExceeded);
 
 export function createWatchStreamPath(options: WatchStreamPathOptions): WatchStreamPath {
   const { service, hub, encodings, accepted, maxBodyBytes } = options;
@@ -88,123 +78,4 @@ export function createWatchStreamPath(options: WatchStreamPathOptions): WatchStr
     });
     return true;
   };
-}
-
-/** One stream: the hub's listener, writing each result's envelope on the stream. */
-class BareWatch implements WatchListener {
-  handle: WatchStream | undefined;
-  private first: EndpointResult | undefined;
-  private bytes = 0;
-  private done = false;
-  private timer: NodeJS.Timeout | undefined;
-  private unfollow: (() => void) | undefined;
-  private readonly started = performance.now();
-  private readonly requestId: string;
-  private readonly credential: Call["credential"];
-  private cors: Record<string, string> | undefined;
-
-  constructor(
-    private readonly stream: ServerHttp2Stream,
-    private readonly endpoint: Endpoint,
-    private readonly form: UnaryRequestForm,
-    call: Call,
-    private readonly options: WatchStreamPathOptions,
-  ) {
-    this.requestId = call.requestId;
-    this.credential = call.credential;
-    this.cors = call.corsHeadersToWrite();
-  }
-
-  /** Follows the stream once the hub took it: its drains, its client leaving, its deadline, its key's revocation. */
-  follow(secret: string | undefined, timeoutMs: number | undefined) {
-    const stream = this.stream;
-    if (stream.destroyed || stream.closed) return this.finish(undefined);
-    stream.on("drain", () => this.handle?.drained());
-    // The client went away (or the stream was reset): a cancelled stream ends normally.
-    stream.once("close", () => this.finish(undefined));
-    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.stop(timedOut()), timeoutMs);
-    const revoked = this.options.revocation.follow(secret);
-    const signal = revoked.signal;
-    if (signal === undefined) return;
-    const abort = () => this.stop(ConnectError.from(signal.reason));
-    signal.addEventListener("abort", abort);
-    this.unfollow = () => {
-      signal.removeEventListener("abort", abort);
-      revoked.stop();
-    };
-  }
-
-  next(result: EndpointResult): boolean {
-    const stream = this.stream;
-    if (this.done || stream.destroyed) return true;
-    if (this.first === undefined) {
-      this.first = result;
-      stream.respond(this.headers(result), { waitForTrailers: this.form.protocol === "grpc" });
-    }
-    const { bytes } = this.options.encodings.encoded(result, this.endpoint.watchMethod!, this.form);
-    this.bytes += bytes.length;
-    return stream.write(bytes);
-  }
-
-  end(error: ConnectError): void {
-    this.finish(error);
-  }
-
-  /** Ends the stream from this side: the hub stops feeding it. */
-  private stop(error: ConnectError) {
-    this.handle?.close();
-    this.finish(error);
-  }
-
-  private finish(error: ConnectError | undefined) {
-    if (this.done) return;
-    this.done = true;
-    clearTimeout(this.timer);
-    this.unfollow?.();
-    const stream = this.stream;
-    if (error === undefined) this.handle?.close();
-    else if (!stream.destroyed && !stream.closed) this.writeStatus(error);
-    const code = error === undefined || error.code === Code.Canceled ? "ok" : codeName(error.code);
-    const { requestId, credential, started } = this;
-    this.options.endCall(
-      { requestId, credential, started },
-      {
-        endpoint: this.endpoint.definition.name,
-        protocol: this.form.protocol,
-        code,
-        first: this.first,
-        responseBytes: this.bytes,
-      },
-    );
-  }
-
-  /** The status after the messages: trailers-only before any, else gRPC trailers or gRPC-Web's trailer frame. */
-  private writeStatus(error: ConnectError) {
-    const stream = this.stream;
-    const status = { "grpc-status": String(error.code), "grpc-message": percentEncoded(error.rawMessage) };
-    if (this.first === undefined) {
-      const headers = { ...this.cors, ":status": 200, "content-type": contentTypeOf(this.form), ...status };
-      stream.respond({ ...headers, "x-request-id": this.requestId }, { endStream: true });
-    } else if (this.form.protocol === "grpc") {
-      stream.once("wantTrailers", () => stream.sendTrailers(status));
-      stream.end();
-    } else {
-      const lines = `grpc-status: ${status["grpc-status"]}\r\ngrpc-message: ${status["grpc-message"]}\r\n`;
-      stream.end(frame(trailerFlag, Buffer.from(lines)));
-    }
-  }
-
-  /** The response headers, with the first result's validators and statistics, sorted by name as connect-node sends them. */
-  private headers(result: EndpointResult): Record<string, string | number> {
-    const headers: Record<string, string | number> = this.cors ?? {};
-    this.cors = undefined;
-    headers[":status"] = 200;
-    Object.assign(headers, firstHeadersOf(result, this.form));
-    headers["x-request-id"] = this.requestId;
-    return headers;
-  }
-}
-
-export function contentTypeOf(form: UnaryRequestForm): string {
-  return `application/${form.protocol}+${form.binary ? "proto" : "json"}`;
 }
