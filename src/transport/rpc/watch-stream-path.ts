@@ -67,15 +67,25 @@ export function createWatchStreamPath(options: WatchStreamPathOptions): WatchStr
     if (endpoint?.watchMethod === undefined) return false;
     const form = unaryRequestForm(call.head, endpoint.watchMethod, accepted);
     if (form === undefined || form.protocol === "connect" || !canCompress(form.compression)) return false;
-    // The body's listeners stay on the stream for its life: what they hold of the call is let go once it is read.
-    let held: Call | undefined = call;
-    readBody(call.body, maxBodyBytes + 5, (read) => {
-      const taken = held!;
-      held = undefined;
-      const bytes = read.whole ? messageOfBody(form, bodyBytes(read), maxBodyBytes) : undefined;
-      if (bytes === undefined || !open(taken, stream, endpoint, form, bytes)) options.toRouter(taken, read);
-      else read.chunks.length = 0;
-    });
+    readBody(
+      call.body,
+      maxBodyBytes + 5,
+      (read) => {
+        const bytes = read.whole ? messageOfBody(form, bodyBytes(read), maxBodyBytes) : undefined;
+        if (bytes === undefined || !open(call, stream, endpoint, sharedForm(form), bytes)) options.toRouter(call, read);
+      },
+      false,
+    );
     return true;
   };
+}
+
+// One form object per kind, shared by the streams that hold one for their life.
+const forms = new Map<string, UnaryRequestForm>();
+
+function sharedForm(form: UnaryRequestForm): UnaryRequestForm {
+  const name = `${form.protocol} ${form.binary} ${form.compression?.name ?? ""}`;
+  let shared = forms.get(name);
+  if (shared === undefined) forms.set(name, (shared = form));
+  return shared;
 }

@@ -105,6 +105,7 @@ export class BareWatch implements WatchListener {
     if (this.first === undefined) {
       this.first = result;
       stream.respond(this.headers(result), { waitForTrailers: this.form.protocol === "grpc" });
+      forgetSentHeaders(stream);
     }
     const { bytes } = this.options.encodings.encoded(result, this.endpoint.watchMethod!, this.form);
     this.bytes += bytes.length;
@@ -177,4 +178,13 @@ export class BareWatch implements WatchListener {
 
 export function contentTypeOf(form: UnaryRequestForm): string {
   return `application/${form.protocol}+${form.binary ? "proto" : "json"}`;
+}
+
+/** Node's own symbol of a stream's sent headers (read only by `stream.sentHeaders`), found on the first stream. */
+let sentHeadersKey: symbol | undefined;
+
+/** Lets go of Node's copy of the response headers, which an idle stream would keep for its life; nothing here reads it. */
+function forgetSentHeaders(stream: ServerHttp2Stream): void {
+  sentHeadersKey ??= Object.getOwnPropertySymbols(stream).find((s) => s.description === "sent-headers");
+  if (sentHeadersKey !== undefined) (stream as unknown as Record<symbol, unknown>)[sentHeadersKey] = undefined;
 }
