@@ -152,15 +152,21 @@ export class BareWatch implements WatchListener {
   /** The status after the messages: trailers-only before any, else gRPC trailers or gRPC-Web's trailer frame. */
   private writeStatus(error: ConnectError) {
     const stream = this.stream;
-    const status = { "grpc-status": String(error.code), "grpc-message": percentEncoded(error.rawMessage) };
+    // The error's metadata, as the router's interceptor sets it, goes with the status.
+    const status = {
+      "grpc-status": String(error.code),
+      "grpc-message": percentEncoded(error.rawMessage),
+      "x-request-id": this.requestId,
+    };
     if (this.first === undefined) {
       const headers = { ...this.cors, ":status": 200, "content-type": contentTypeOf(this.form), ...status };
-      stream.respond({ ...headers, "x-request-id": this.requestId }, { endStream: true });
+      stream.respond(headers, { endStream: true });
     } else if (this.form.protocol === "grpc") {
       stream.once("wantTrailers", () => stream.sendTrailers(status));
       stream.end();
     } else {
-      const lines = `grpc-status: ${status["grpc-status"]}\r\ngrpc-message: ${status["grpc-message"]}\r\n`;
+      let lines = "";
+      for (const [name, value] of Object.entries(status)) lines += `${name}: ${value}\r\n`;
       stream.end(frame(trailerFlag, Buffer.from(lines)));
     }
   }
