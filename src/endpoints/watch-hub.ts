@@ -80,12 +80,36 @@ interface Group {
   polling?: Promise<void>;
 }
 
-interface Member {
-  delivery: Delivery;
+/** One watcher: the hub's side of its stream, its delivery's listener, and the transport's handle of it. */
+class Member implements WatchListener, WatchStream {
+  readonly delivery: Delivery = new Delivery(this);
   /** For a tail: the newest row sent; undefined until its first message. */
   mark?: TailMark;
   /** For a tail: its first message was sent. */
-  ready: boolean;
+  ready = false;
+
+  constructor(
+    private readonly listener: WatchListener,
+    /** Takes it out of its group and its bounds, once; false when it was out already. */
+    private readonly leave: (member: Member) => void,
+    readonly group: Group,
+    readonly release: () => void,
+  ) {}
+
+  next(result: EndpointResult): boolean | undefined {
+    return this.listener.next(result);
+  }
+  end(error: ConnectError): void {
+    this.leave(this);
+    this.listener.end(error);
+  }
+  drained(): void {
+    this.delivery.drained();
+  }
+  close(): void {
+    this.delivery.stop();
+    this.leave(this);
+  }
 }
 
 export function createWatchHub(options: WatchHubOptions): WatchHub {
@@ -213,39 +237,28 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
     }
   }
 
+  /** Takes `member` out of its group (the group out of the hub once empty) and out of the bounds, once. */
+  const leave = (member: Member) => {
+    const group = member.group;
+    if (!group.members.delete(member)) return;
+    member.release();
+    onOpenStreams(bounds.open);
+    if (group.members.size === 0 && groups.get(group.key) === group) {
+      groups.delete(group.key);
+      clearTimeout(group.timer);
+    }
+  };
+
   const hub: WatchHub = {
     watch(call, context, listener) {
       if (closed) throw new ConnectError("the service is shutting down", Code.Unavailable);
       const release = bounds.admit(context);
       onOpenStreams(bounds.open);
-      const tenant = context.tenant ?? "";
-      const group = groupOf(call, tenant);
-      const delivery = new Delivery({
-        next: (result) => listener.next(result),
-        end: (error) => {
-          leave();
-          listener.end(error);
-        },
-      });
-      const member: Member = { delivery, ready: false };
+      const group = groupOf(call, context.tenant ?? "");
+      const member = new Member(listener, leave, group, release);
       group.members.add(member);
-      const leave = () => {
-        if (!group.members.delete(member)) return;
-        release();
-        onOpenStreams(bounds.open);
-        if (group.members.size === 0 && groups.get(group.key) === group) {
-          groups.delete(group.key);
-          clearTimeout(group.timer);
-        }
-      };
       queueMicrotask(() => void first(group, member, call, context));
-      return {
-        drained: () => delivery.drained(),
-        close() {
-          delivery.stop();
-          leave();
-        },
-      };
+      return member;
     },
     async pollNow() {
       await Promise.all([...groups.values()].filter((g) => g.kind !== "cached").map((g) => g.polling ?? poll(g)));

@@ -16,6 +16,7 @@ import {
   serverReflectionServices,
 } from "./grpc/index.js";
 import {
+  type Call,
   type CallHandler,
   codeName,
   type RecordCall,
@@ -38,6 +39,9 @@ import {
   recordingInterceptor,
   routerContextFor,
   watchRoutes,
+  createWatchStreamPath,
+  type ReadBody,
+  replayedBody,
 } from "./rpc/index.js";
 
 export interface RpcStackOptions {
@@ -98,6 +102,7 @@ export interface RpcStack {
 export function createRpcStack(options: RpcStackOptions): RpcStack {
   const { registry, metrics, maxBodyBytes } = options;
   const revocation = createWatchRevocation(options.revocableKeys);
+  const endWatchCall = createEndWatchCall({ metrics, record: options.record });
   // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
   const recordRefused = createRecordRefusedRpc(registry, options.record);
   const gate = createRpcGate({
@@ -156,7 +161,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           service: options.service,
           hub: options.watchHub,
           revocation,
-          endCall: createEndWatchCall({ metrics, record: options.record }),
+          endCall: endWatchCall,
         })(router);
       health.routes(router);
       reflection(router);
@@ -175,6 +180,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     }),
     logger: options.logger,
   });
+  const encodings = createMessageEncodings({ jsonOptions });
   // Cache hits of saved queries are answered from the bytes their result keeps; the rest goes to the router.
   const fastPath =
     options.fastPath === false
@@ -183,16 +189,39 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           registry,
           service: options.service,
           router,
-          encodings: createMessageEncodings({ jsonOptions }),
+          encodings,
           log: createCallLog(options.logger, { observe }),
           record: options.record,
           maxBodyBytes,
           staleIfErrorSeconds: options.staleIfErrorSeconds,
         });
-  const serve = gate.guard((call) => {
-    if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
+  const toRouter = (call: Call, read?: ReadBody) => {
     const [request, response] = call.exchange();
-    router.serve(request, response, routerContextFor(call, response, options.record));
+    router.serve(
+      request,
+      response,
+      routerContextFor(call, response, options.record),
+      read && replayedBody(read, request),
+    );
+  };
+  // gRPC and gRPC-Web watch streams are served on their bare HTTP/2 stream, the rest by the router.
+  const watchPath =
+    options.watchHub === undefined
+      ? undefined
+      : createWatchStreamPath({
+          service: options.service,
+          hub: options.watchHub,
+          revocation,
+          endCall: endWatchCall,
+          encodings,
+          accepted: router.acceptCompression,
+          maxBodyBytes,
+          toRouter,
+        });
+  const serve = gate.guard((call) => {
+    if (call.credential !== undefined && watchPath?.(call)) return;
+    if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
+    toRouter(call);
   });
   return {
     serve,

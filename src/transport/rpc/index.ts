@@ -16,3 +16,5 @@ export { recordingInterceptor, routerContextFor } from "./router-call-record.js"
 export { percentEncoded, sendRpcError } from "./rpc-error-response.js";
 export { rpcProtocolOf } from "./rpc-protocol.js";
 export { watchRoutes } from "./watch-routes.js";
+export { createWatchStreamPath } from "./watch-stream-path.js";
+export { replayedBody, type ReadBody } from "./request-body.js";

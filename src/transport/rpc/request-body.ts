@@ -16,7 +16,13 @@ export interface ReadBody {
  * Reads `request` until its end, or until more than `maxBytes` came (it is
  * then paused, the rest unread), or it fails; calls `done` once with what it read.
  */
-export function readBody(request: Readable, maxBytes: number, done: (body: ReadBody) => void): void {
+export function readBody(
+  request: Readable,
+  maxBytes: number,
+  done: (body: ReadBody) => void,
+  /** Whether listeners stay on once the body is read whole (a long-lived stream lets them go). */
+  keepListeners = true,
+): void {
   const chunks: Buffer[] = [];
   let length = 0;
   let finished = false;
@@ -26,14 +32,14 @@ export function readBody(request: Readable, maxBytes: number, done: (body: ReadB
   const finish = (whole: boolean) => {
     if (finished) return;
     finished = true;
-    if (!whole) {
-      // The rest of the body, if any, is the router's to read.
+    if (!whole || !keepListeners) {
       request.off("data", onData);
       request.off("end", onEnd);
       request.off("error", onStop);
       request.off("close", onStop);
-      request.pause();
     }
+    // The rest of the body, if any, is the router's to read.
+    if (!whole) request.pause();
     done({ chunks, length, whole });
   };
   const onData = (chunk: Buffer) => {
