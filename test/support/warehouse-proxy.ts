@@ -1,6 +1,11 @@
 // A TCP proxy in front of a ClickHouse server that a test can shut, so that
-// the warehouse stops answering mid-run as a stopped server would.
+// the warehouse stops answering mid-run as a stopped server would, and a new
+// migrated database of that server reached through one.
+import { randomUUID } from "node:crypto";
 import { connect, createServer, type Socket } from "node:net";
+import { ClickHouseLogLevel, createClient } from "@clickhouse/client";
+import { migrate, type Warehouse } from "../../src/warehouse/index.js";
+import { serverCredentials } from "./server-credentials.js";
 
 export interface WarehouseProxy {
   /** `http://127.0.0.1:<port>`: where a client reaches the server through the proxy. */
@@ -43,6 +48,41 @@ export async function startWarehouseProxy(target: URL): Promise<WarehouseProxy> 
     close() {
       cutAll();
       return new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+/** A new, migrated database of the server at `url`, reached through a proxy the test can shut. */
+export interface ProxiedDatabase {
+  proxy: WarehouseProxy;
+  warehouse: Warehouse;
+  /** Opens the proxy again, drops the database and closes the client and the proxy. */
+  close(): Promise<void>;
+}
+
+/** Creates the database `<prefix><uuid>` on the server at `url` and migrates it through a proxy. */
+export async function openProxiedDatabase(url: string, prefix: string): Promise<ProxiedDatabase> {
+  const database = `${prefix}${randomUUID().replaceAll("-", "")}`;
+  const proxy = await startWarehouseProxy(new URL(url));
+  const admin = createClient({ url, ...serverCredentials, log: { level: ClickHouseLogLevel.OFF } });
+  await admin.command({ query: "CREATE DATABASE {db:Identifier}", query_params: { db: database } });
+  await admin.close();
+  const client = createClient({
+    url: proxy.url,
+    ...serverCredentials,
+    database,
+    log: { level: ClickHouseLogLevel.OFF },
+  });
+  const warehouse: Warehouse = { client, kind: "server", location: `proxy to ${url}`, close: () => client.close() };
+  await migrate(client);
+  return {
+    proxy,
+    warehouse,
+    async close() {
+      proxy.start();
+      await client.command({ query: "DROP DATABASE IF EXISTS {db:Identifier}", query_params: { db: database } });
+      await warehouse.close();
+      await proxy.close();
     },
   };
 }

@@ -1,52 +1,32 @@
 // A ClickHouse server that goes away and comes back, through a TCP proxy the
 // test opens and shuts. Needs a real server: runs only when CLICKHOUSE_URL is
 // set, and is reported as skipped otherwise.
-import { randomUUID } from "node:crypto";
-import { ClickHouseLogLevel, createClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, type Warehouse } from "../../../src/warehouse/index.js";
+import type { Warehouse } from "../../../src/warehouse/index.js";
 import { edgeRow, insertRows, ts } from "../../support/embedded-warehouse.js";
 import { NOW } from "../../support/scenario.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
-import { serverCredentials } from "../../support/server-credentials.js";
-import { startWarehouseProxy, type WarehouseProxy } from "../../support/warehouse-proxy.js";
+import { openProxiedDatabase, type ProxiedDatabase, type WarehouseProxy } from "../../support/warehouse-proxy.js";
 
 const url = process.env.CLICKHOUSE_URL;
 
 describe.skipIf(url === undefined)(
   "a warehouse that goes away and comes back (skipped: CLICKHOUSE_URL is not set)",
   () => {
-    const target = new URL(url ?? "http://127.0.0.1:8123");
-    const database = `sqe_outage_${randomUUID().replaceAll("-", "")}`;
+    let database: ProxiedDatabase;
     let proxy: WarehouseProxy;
     let warehouse: Warehouse;
     let server: TestServer;
 
     beforeAll(async () => {
-      proxy = await startWarehouseProxy(target);
-      const admin = createClient({ url, ...serverCredentials, log: { level: ClickHouseLogLevel.OFF } });
-      await admin.command({ query: "CREATE DATABASE {db:Identifier}", query_params: { db: database } });
-      await admin.close();
-      const client = createClient({
-        url: proxy.url,
-        ...serverCredentials,
-        database,
-        log: { level: ClickHouseLogLevel.OFF },
-      });
-      warehouse = { client, kind: "server", location: `proxy to ${url}`, close: () => client.close() };
-      await migrate(client);
+      ({ proxy, warehouse } = database = await openProxiedDatabase(url!, "sqe_outage_"));
       await insertRows(warehouse, "edge_logs", [edgeRow({ project: "outage", timestamp: ts(NOW - 60_000) })]);
       server = await startTestServer(warehouse, NOW);
     });
     afterAll(async () => {
       proxy?.start();
       await server?.close();
-      await warehouse?.client.command({
-        query: "DROP DATABASE IF EXISTS {db:Identifier}",
-        query_params: { db: database },
-      });
-      await warehouse?.close();
-      await proxy?.close();
+      await database?.close();
     });
 
     const get = (path: string) => fetch(`${server.url}${path}`, { headers: { "x-api-key": TEST_API_KEY } });

@@ -3,39 +3,25 @@
 // STALE_IF_ERROR_SECONDS past its lifetime the last good result answers as
 // STALE; past the window the caller gets the outage error. Needs a real
 // server: runs only when CLICKHOUSE_URL is set, and is reported as skipped otherwise.
-import { randomUUID } from "node:crypto";
-import { ClickHouseLogLevel, createClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { migrate, type Warehouse } from "../../../src/warehouse/index.js";
+import type { Warehouse } from "../../../src/warehouse/index.js";
 import { edgeRow, insertRows, ts } from "../../support/embedded-warehouse.js";
 import { NOW } from "../../support/scenario.js";
-import { serverCredentials } from "../../support/server-credentials.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
-import { startWarehouseProxy, type WarehouseProxy } from "../../support/warehouse-proxy.js";
+import { openProxiedDatabase, type ProxiedDatabase, type WarehouseProxy } from "../../support/warehouse-proxy.js";
 
 const url = process.env.CLICKHOUSE_URL;
 
 describe.skipIf(url === undefined)(
   "stale-if-error over a ClickHouse server that stops (skipped: CLICKHOUSE_URL is not set)",
   () => {
-    const database = `sqe_stale_${randomUUID().replaceAll("-", "")}`;
+    let database: ProxiedDatabase;
     let proxy: WarehouseProxy;
     let warehouse: Warehouse;
     let server: TestServer;
 
     beforeAll(async () => {
-      proxy = await startWarehouseProxy(new URL(url ?? "http://127.0.0.1:8123"));
-      const admin = createClient({ url, ...serverCredentials, log: { level: ClickHouseLogLevel.OFF } });
-      await admin.command({ query: "CREATE DATABASE {db:Identifier}", query_params: { db: database } });
-      await admin.close();
-      const client = createClient({
-        url: proxy.url,
-        ...serverCredentials,
-        database,
-        log: { level: ClickHouseLogLevel.OFF },
-      });
-      warehouse = { client, kind: "server", location: `proxy to ${url}`, close: () => client.close() };
-      await migrate(client);
+      ({ proxy, warehouse } = database = await openProxiedDatabase(url!, "sqe_stale_"));
       await insertRows(warehouse, "edge_logs", [edgeRow({ project: "stale", timestamp: ts(NOW - 60_000) })]);
       server = await startTestServer(warehouse, NOW, { staleIfErrorMs: 60_000 });
       // The result cache counts lifetimes in Date.now() time, Age on the service's clock: both move together.
@@ -45,12 +31,7 @@ describe.skipIf(url === undefined)(
       vi.useRealTimers();
       proxy?.start();
       await server?.close();
-      await warehouse?.client.command({
-        query: "DROP DATABASE IF EXISTS {db:Identifier}",
-        query_params: { db: database },
-      });
-      await warehouse?.close();
-      await proxy?.close();
+      await database?.close();
     });
 
     const path = "/api/endpoints/usage.api-counts?project=stale&interval=hourly";
