@@ -1,7 +1,7 @@
 // The cache headers of a GET answer of a saved query, and its 304 when the
 // caller's copy is still the answer (If-None-Match, If-Modified-Since).
 import type { EndpointResult } from "../../endpoints/index.js";
-import { type Call, cacheHeaders, type EntityForm, requestNotModified, varyCredential } from "../node-http/index.js";
+import { type Call, setCacheHeaders, type EntityForm, requestNotModified, varyCredential } from "../node-http/index.js";
 import type { BodyFormat } from "./content-negotiation.js";
 import { bodyFormats } from "./body-formats.js";
 
@@ -27,9 +27,8 @@ export type WriteCacheHeaders = (
 export function createCacheHeadersWriter(staleIfErrorSeconds: number): WriteCacheHeaders {
   return (call, headers, result, format) => {
     headers.vary = call.cors.vary(varyKeyed);
-    const cache = cacheHeaders(result, entityForms[format]!, staleIfErrorSeconds);
-    Object.assign(headers, cache);
-    if (!requestNotModified(call.head.headers, cache.etag, result.computation.computedAt)) return false;
+    const etag = setCacheHeaders(headers, result, entityForms[format]!, staleIfErrorSeconds);
+    if (!requestNotModified(call.head.headers, etag, result.computation.computedAt)) return false;
     call.reply(304, headers, emptyBody);
     return true;
   };

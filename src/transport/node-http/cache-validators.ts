@@ -49,17 +49,29 @@ function validators(result: EndpointResult): Validators {
  * Cache-Status `fwd=uri-miss`.
  */
 export function cacheHeaders(result: EndpointResult, form: EntityForm, staleIfErrorSeconds: number): CacheHeaders {
+  const headers: Record<string, string> = {};
+  setCacheHeaders(headers, result, form, staleIfErrorSeconds);
+  return headers as unknown as CacheHeaders;
+}
+
+/** Adds the cache headers of `result` in `form` (as cacheHeaders has them) to `headers`; returns its ETag. */
+export function setCacheHeaders(
+  headers: Record<string, string>,
+  result: EndpointResult,
+  form: EntityForm,
+  staleIfErrorSeconds: number,
+): string {
   const kept = validators(result);
   // The same rows in the same form have the same tag, whatever the compression.
   const etag = (kept.etags[form] ??= `W/"${result.rowsTag()}-${form}"`);
+  headers.etag = etag;
+  headers["last-modified"] = kept.lastModified;
   const cache = result.cache;
-  if (cache === undefined)
-    return {
-      etag,
-      "last-modified": kept.lastModified,
-      "cache-control": "private, no-cache",
-      "cache-status": `${cacheName}; fwd=uri-miss`,
-    };
+  if (cache === undefined) {
+    headers["cache-control"] = "private, no-cache";
+    headers["cache-status"] = `${cacheName}; fwd=uri-miss`;
+    return etag;
+  }
   const ttl = cache.ttlSeconds - cache.ageSeconds;
   const status =
     cache.status === "HIT"
@@ -67,15 +79,12 @@ export function cacheHeaders(result: EndpointResult, form: EntityForm, staleIfEr
       : cache.status === "STALE"
         ? `fwd=stale; ttl=${ttl}`
         : `${cache.forced === true ? "fwd=request" : "fwd=miss"}; stored; ttl=${ttl}`;
-  return {
-    etag,
-    "last-modified": kept.lastModified,
-    "cache-control":
-      staleIfErrorSeconds > 0
-        ? `private, max-age=${cache.ttlSeconds}, stale-if-error=${staleIfErrorSeconds}`
-        : `private, max-age=${cache.ttlSeconds}`,
-    "cache-status": `${cacheName}; ${status}`,
-    age: String(cache.ageSeconds),
-    "x-cache": cache.status,
-  };
+  headers["cache-control"] =
+    staleIfErrorSeconds > 0
+      ? `private, max-age=${cache.ttlSeconds}, stale-if-error=${staleIfErrorSeconds}`
+      : `private, max-age=${cache.ttlSeconds}`;
+  headers["cache-status"] = `${cacheName}; ${status}`;
+  headers.age = String(cache.ageSeconds);
+  headers["x-cache"] = cache.status;
+  return etag;
 }

@@ -30,7 +30,7 @@ export { createCallRouter, endpointKeyOf, isHttpRoute, isKeyedProcedure } from "
 export type { CallRouter, CallRouterOptions, Route, RouteTarget } from "./call-route.js";
 export { createPreparedCalls } from "./prepared-calls.js";
 export type { PreparedCalls } from "./prepared-calls.js";
-export { cacheHeaders, cacheName, varyCredential } from "./cache-validators.js";
+export { cacheHeaders, cacheName, setCacheHeaders, varyCredential } from "./cache-validators.js";
 export type { CacheHeaders, EntityForm } from "./cache-validators.js";
 export { isConditional, notModified, requestNotModified } from "./conditional-request.js";
 export { createRecordCall, recordNoCall } from "./call-record.js";
