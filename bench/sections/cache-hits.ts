@@ -28,7 +28,7 @@ async function runStart(context: BenchContext, first: number, count: number, pro
   const service = await context.startService(context.serviceEnv(`hits-${first}`), { cpu: cpus?.serverCpu });
   // The same service with the RPC fast path off: its RPC hits answered by the Connect router alone.
   const router = await context.startService(
-    { ...context.serviceEnv(`hits-router-${first}`), BENCH_RPC_FAST_PATH: "0" },
+    { ...context.serviceEnv(`hits-router-${first}`), RPC_FAST_PATH: "0" },
     { cpu: cpus?.serverCpu },
   );
   const answers: CapturedAnswer[] = [];

@@ -51,10 +51,9 @@ export interface AppOptions {
   /** Largest Connect, gRPC or gRPC-Web request message, after decompression. Default 65,536 bytes. */
   maxBodyBytes?: number;
   /**
-   * Whether cache hits of Connect, gRPC and gRPC-Web calls are answered from
-   * the bytes their result keeps (the fast path) rather than through the
-   * Connect router; the answers are the same. Default true; with traces
-   * (`tracing`), off, so that every call is served within its span.
+   * Whether unary RPC cache hits are answered from the bytes their result
+   * keeps rather than through the Connect router; the answers are the same.
+   * Default true.
    */
   rpcFastPath?: boolean;
   /** Longest value of any parameter, in characters. Default 1,024. */
@@ -111,8 +110,8 @@ export interface AppOptions {
 
 export interface App {
   handler: RequestHandler;
-  /** The same for HTTP/2 streams before Node's compatibility layer (the single-port server's `streams`); undefined with traces. */
-  streams: StreamHandler | undefined;
+  /** The same for HTTP/2 streams before Node's compatibility layer (the single-port server's `streams`). */
+  streams: StreamHandler;
   registry: EndpointRegistry;
   metrics: Metrics;
   cache: ResultCache<ComputedResponse>;

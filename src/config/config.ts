@@ -40,6 +40,8 @@ export interface Config {
   limits: Limits;
   /** `CORS_ORIGINS`: `*`, or the origins (`https://app.example.com`) whose pages may call the service. */
   corsOrigins: "*" | string[];
+  /** `RPC_FAST_PATH`: unary RPC cache hits answered without the Connect router. */
+  rpcFastPath: boolean;
   /** `EXPLORER`: the explorer page at `GET /` (docs/explorer.md). */
   explorer: boolean;
   /** The record of the service's own calls in `service_calls` (docs/usage-accounting.md). */

@@ -143,6 +143,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     corsOrigins: value.CORS_ORIGINS,
     explorer: value.EXPLORER,
+    rpcFastPath: value.RPC_FAST_PATH,
     callLog: {
       enabled: value.CALL_LOG,
       flushMs: value.CALL_LOG_FLUSH_SECONDS,

@@ -244,6 +244,14 @@ export const variables = {
     description:
       "`1` serves the explorer page at `GET /` ([explorer.md](explorer.md)); `0` turns it off (`GET /` is then `404`)",
   }),
+  RPC_FAST_PATH: variable({
+    name: "RPC_FAST_PATH",
+    section: "Listening",
+    parser: flag,
+    default: true,
+    description:
+      "`1` answers unary RPC cache hits from the bytes their result keeps; `0` answers every RPC call through the Connect router alone, with the same answers at about ten times the CPU a hit ([performance.md](performance.md))",
+  }),
   API_KEYS: variable({
     name: "API_KEYS",
     section: "Keys",
