@@ -105,6 +105,7 @@ export function createApp(options: AppOptions): App {
     options.ready ??
       (async () =>
         schemaReady() &&
+        authentication.tokenKeysFetched() &&
         (await options.warehouse.client.ping().then(
           (r) => r.success,
           () => false,
