@@ -1,12 +1,12 @@
 // What the app is made with (AppOptions, every option with its default) and
 // what it hands back (App): the composition root's contract with its callers.
-import type { TokenVerifierOptions } from "../auth/index.js";
 import type { ResultCache } from "../cache/index.js";
 import type { ComputedResponse, EndpointRegistry, WatchBoundValues, WatchHub } from "../endpoints/index.js";
 import type { ReadLimitValues } from "../executor/index.js";
 import type { Clock, Logger, Metrics, MetricsScrape, Tracing } from "../observability/index.js";
 import type { CorsOrigins, RequestHandler, StreamHandler, TrustedProxies } from "../transport/index.js";
 import type { CallLog, Warehouse } from "../warehouse/index.js";
+import type { TokenSources } from "./authentication.js";
 
 export interface AppOptions {
   /** `cluster` and `queryCacheSeconds`, when set, tune every saved query (executor/query-tuning.ts). */
@@ -15,8 +15,8 @@ export interface AppOptions {
   apiKeys: readonly string[];
   /** Scoped keys from a JSON file, looked at every `pollMs` (default 2000) for a change. */
   keyFile?: { path: string; pollMs?: number };
-  /** Signed tokens: verified with a secret (HS256), a public key or a JWKS. */
-  tokens?: Pick<TokenVerifierOptions, "secret" | "publicKeyPem" | "jwks">;
+  /** Signed tokens: verified with a secret (HS256), a public key or a JWKS, and those of OpenID Connect issuers. */
+  tokens?: TokenSources;
   /** Default: the system clock. */
   clock?: Clock;
   /** Default: silent. */

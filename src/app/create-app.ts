@@ -116,6 +116,7 @@ export function createApp(options: AppOptions): App {
     options.ready ??
       (async () =>
         schemaReady() &&
+        authentication.tokenKeysFetched() &&
         (await options.warehouse.client.ping().then(
           (r) => r.success,
           () => false,

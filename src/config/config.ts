@@ -1,4 +1,5 @@
 // The shape of the service's configuration; readConfig (read-config.ts) fills it from the variables of variables.ts.
+import type { OidcIssuer } from "../auth/oidc-verifier.js";
 import type { LogLevel } from "../observability/index.js";
 import type { WarehouseConfig } from "../warehouse/index.js";
 
@@ -72,6 +73,8 @@ export interface CredentialsConfig {
   jwtPublicKey?: string;
   /** `JWT_JWKS_FILE`: the path of a JWKS file, for RS256, ES256 or EdDSA tokens chosen by `kid`. */
   jwtJwksFile?: string;
+  /** `OIDC_ISSUERS` with `OIDC_AUDIENCE`, `OIDC_CLOCK_SKEW_SECONDS` and `OIDC_JWKS_MIN_REFRESH_SECONDS`. */
+  oidc?: { issuers: OidcIssuer[]; clockSkewMs: number; minRefreshMs: number };
 }
 
 /** The bounds that keep hostile or greedy clients from exhausting the service (docs/reliability.md). */
