@@ -101,9 +101,10 @@ export function createApp(options: AppOptions): App {
     logger,
   });
   // One session per watch stream, on every transport: bounds, revocation, deadline, heartbeat and its record.
-  const revocation = createWatchRevocation(authentication.revocableKeys);
+  const revocation = createWatchRevocation(authentication.revocableKeys, clock);
   const openWatch = createWatchSessions({
     hub: watchHub,
+    service,
     revocation,
     metrics,
     record,

@@ -35,7 +35,7 @@ export function watchRoutes(options: WatchRoutesOptions): (router: ConnectRouter
           rpcProtocolOf(context.requestMethod, context.requestHeader.get("content-type") ?? undefined, context.url),
         );
         // The messages' bytes: the trailers that close the stream are written after the session ends.
-        const opening = { call, protocol, bytes: () => responseBytesOf(context.values) };
+        const opening = { call, request, protocol, bytes: () => responseBytesOf(context.values) };
         let first = true;
         for await (const result of watchMessages(openWatch, opening, context.signal)) {
           if (first) setFirstResultHeaders(context, result);
