@@ -19,6 +19,7 @@ import { silentLogger } from "../observability/index.js";
 import {
   DataDirectoryHeldError,
   defaultMaxDepth,
+  insertLogRows,
   logTables,
   migrate,
   openWarehouse,
@@ -162,7 +163,7 @@ async function importHere(warehouse: Warehouse, input: ImportInput, table: LogTa
         say(
           `inserting ${good} rows into ${table} (${warehouse.location}); columns ${shippedColumns(table).join(", ")}`,
         ),
-      insert: (rows) => warehouse.client.insert({ table, values: rows, format: "JSONEachRow" }).then(() => {}),
+      insert: (rows) => insertLogRows(warehouse.client, { table, values: rows }),
     });
     if (inserted > 0)
       process.stdout.write(`imported ${inserted} rows into ${table}${bad > 0 ? ` (${bad} bad lines skipped)` : ""}\n`);
