@@ -133,6 +133,8 @@ export function createApp(options: AppOptions): App {
       cache,
       maxBytes: options.maxImportBytes ?? defaultMaxImportBytes,
       maxRunning: options.maxImportsRunning,
+      clock,
+      ...options.importBounds,
     },
     watchHub,
     heartbeatMs: options.watch?.heartbeatMs,
