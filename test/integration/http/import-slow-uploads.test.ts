@@ -59,7 +59,11 @@ function slowImport(key: string, localAddress: string, project: string) {
     });
   });
   req.write(`${line(project)}\n`);
-  return { answered, finish: () => (req.end(), answered) };
+  const finish = () => {
+    req.end();
+    return answered;
+  };
+  return { answered, finish };
 }
 
 /** A whole import from `localAddress`, with its answer. */
