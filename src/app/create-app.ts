@@ -146,6 +146,8 @@ export function createApp(options: AppOptions): App {
       cache,
       maxBytes: options.maxImportBytes ?? defaultMaxImportBytes,
       maxRunning: options.maxImportsRunning,
+      clock,
+      ...options.importBounds,
     },
     openWatch,
   });

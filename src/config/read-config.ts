@@ -129,6 +129,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBodyBytes: value.MAX_BODY_BYTES,
       maxImportBytes: value.MAX_IMPORT_BYTES,
       maxImportsRunning: value.MAX_IMPORTS_RUNNING,
+      importMaxFutureSeconds: value.IMPORT_MAX_FUTURE_SECONDS,
+      importMinBytesPerSecond: value.IMPORT_MIN_BYTES_PER_SECOND,
       maxParameterLength: value.MAX_PARAMETER_LENGTH,
       maxConnections: value.MAX_CONNECTIONS,
       maxConnectionsPerAddress: value.MAX_CONNECTIONS_PER_ADDRESS,

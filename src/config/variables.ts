@@ -24,6 +24,8 @@ import { warehouseCapabilities } from "../warehouse/capabilities.js";
 import { defaultCallLog } from "../warehouse/call-log.js";
 import { defaultMaxImportBytes } from "../warehouse/import-rows.js";
 import { defaultMaxImportsRunning } from "../transport/http/import-admission.js";
+import { defaultImportMinBytesPerSecond } from "../transport/http/import-upload-floor.js";
+import { defaultMaxFutureSeconds } from "../warehouse/log-line.js";
 import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
   corsOrigins,
@@ -371,7 +373,23 @@ export const variables = {
     parser: whole(1),
     default: defaultMaxImportsRunning,
     description:
-      "imports of `POST /api/import/<table>` running at once, all callers together (each credential one at a time); past it 429 with `Retry-After`",
+      "imports of `POST /api/import/<table>` running at once, all callers together (each credential one at a time, each client address at most half of them); past it 429 with `Retry-After`",
+  }),
+  IMPORT_MAX_FUTURE_SECONDS: variable({
+    name: "IMPORT_MAX_FUTURE_SECONDS",
+    section: "Bounds",
+    parser: whole(0),
+    default: defaultMaxFutureSeconds,
+    description:
+      "how far past now an imported row's `timestamp` may be; a later one is a bad line of `POST /api/import/<table>` and `npm run import`",
+  }),
+  IMPORT_MIN_BYTES_PER_SECOND: variable({
+    name: "IMPORT_MIN_BYTES_PER_SECOND",
+    section: "Bounds",
+    parser: whole(0),
+    default: defaultImportMinBytesPerSecond,
+    description:
+      "the slowest an import body may arrive, averaged from its start, once 10 seconds have passed; a slower one is cut with 408 `deadline_exceeded`; `0` turns the floor off",
   }),
   MAX_WATCH_STREAMS: variable({
     name: "MAX_WATCH_STREAMS",

@@ -103,6 +103,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
       maxBodyBytes: config.limits.maxBodyBytes,
       maxImportBytes: config.limits.maxImportBytes,
       maxImportsRunning: config.limits.maxImportsRunning,
+      importBounds: {
+        maxFutureSeconds: config.limits.importMaxFutureSeconds,
+        minBytesPerSecond: config.limits.importMinBytesPerSecond,
+      },
       maxParameterLength: config.limits.maxParameterLength,
       maxQueryMs: config.limits.maxQueryMs,
       watch: { bounds: config.limits.watchBounds, tailPollMs: config.limits.tailPollMs },
