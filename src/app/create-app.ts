@@ -61,6 +61,7 @@ export function createApp(options: AppOptions): App {
     staleIfErrorMs: options.staleIfErrorMs,
     tracing,
     readLimits: options.readLimits,
+    pageTokenSecrets: options.pageTokenSecrets,
     // With the call log off, service.call-stats answers no rows, whatever the table still holds.
     emptyAnswers: new Set(recording ? [] : [callStatsEndpoint]),
   });

@@ -295,6 +295,23 @@ export const variables = {
     description:
       "verify RS256, ES256 or EdDSA tokens with the keys of this JWKS file, chosen by `kid`. Only one of the three JWT settings may be set.",
   }),
+  PAGE_TOKEN_SECRET: variable({
+    name: "PAGE_TOKEN_SECRET",
+    section: "Keys",
+    parser: secret(32),
+    default: undefined,
+    shownDefault: "(generated)",
+    description:
+      "the key `logs.all` page tokens are sealed with (32 characters or more), the same on every replica so that any replica continues any page ([endpoints.md](endpoints.md#paging)). Unset in embedded mode: a random one is generated once and kept in `$CHDB_PATH/page-token-secret` (mode 0600); unset with `CLICKHOUSE_URL`: a random one per process, so tokens do not survive a restart nor pass between replicas.",
+  }),
+  PAGE_TOKEN_PREVIOUS_SECRET: variable({
+    name: "PAGE_TOKEN_PREVIOUS_SECRET",
+    section: "Keys",
+    parser: secret(32),
+    default: undefined,
+    description:
+      "while rotating `PAGE_TOKEN_SECRET`: the secret it replaces, whose tokens are still accepted (new tokens are sealed with `PAGE_TOKEN_SECRET`). Needs `PAGE_TOKEN_SECRET`.",
+  }),
   RATE_LIMIT_PER_SECOND: variable({
     name: "RATE_LIMIT_PER_SECOND",
     section: "Bounds",
