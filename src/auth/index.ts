@@ -8,7 +8,6 @@ export { assertImportScope } from "./import-scope.js";
 export type { Credential, HeaderReader } from "./credential.js";
 export { createAuthenticator } from "./authenticate.js";
 export type { Authenticator } from "./authenticate.js";
-export { throttledAddress } from "./auth-failure-throttle.js";
 export { createRateLimiter } from "./rate-limiter.js";
 export { RateLimitRefusal, rateLimitedCallerOf } from "./rate-limit-refusal.js";
 export { createTokenBuckets } from "./token-buckets.js";

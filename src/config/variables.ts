@@ -369,7 +369,8 @@ export const variables = {
     section: "Bounds",
     parser: whole(1),
     default: defaultWatchBounds.perAddress,
-    description: "watch streams open at once from one client address; one past it is refused with `resource_exhausted`",
+    description:
+      "watch streams open at once from one client address ([an IPv6 client by its /64](reliability.md#one-client-address)); one past it is refused with `resource_exhausted`",
   }),
   TAIL_POLL_SECONDS: variable({
     name: "TAIL_POLL_SECONDS",
@@ -398,7 +399,8 @@ export const variables = {
     section: "Bounds",
     parser: whole(1),
     default: defaultConnectionLimits.maxConnectionsPerAddress,
-    description: "open connections from one client address; more from it are closed at once",
+    description:
+      "open connections from one client address ([an IPv6 client by its /64](reliability.md#one-client-address)); more from it are closed at once",
   }),
   MAX_STREAMS_PER_ADDRESS: variable({
     name: "MAX_STREAMS_PER_ADDRESS",
@@ -406,7 +408,7 @@ export const variables = {
     parser: whole(1),
     default: defaultConnectionLimits.maxStreamsPerAddress,
     description:
-      "HTTP/2 streams open at once on all the connections of one client address together; a stream past it is refused (REFUSED_STREAM) before its handler runs",
+      "HTTP/2 streams open at once on all the connections of one client address ([an IPv6 client by its /64](reliability.md#one-client-address)) together; a stream past it is refused (REFUSED_STREAM) before its handler runs",
   }),
   FIRST_REQUEST_TIMEOUT_SECONDS: variable({
     name: "FIRST_REQUEST_TIMEOUT_SECONDS",
@@ -539,6 +541,6 @@ export const variables = {
     parser: whole(1),
     default: defaultUnsentBytes.maxPerAddress,
     description:
-      "response bytes queued and not yet sent on all connections of one client address; a write past it closes its connection (HTTP/2: `GOAWAY(ENHANCE_YOUR_CALM)`); a proxy in `TRUSTED_PROXIES` is bound per connection only",
+      "response bytes queued and not yet sent on all connections of one client address ([an IPv6 client by its /64](reliability.md#one-client-address)); a write past it closes its connection (HTTP/2: `GOAWAY(ENHANCE_YOUR_CALM)`); a proxy in `TRUSTED_PROXIES` is bound per connection only",
   }),
 };
