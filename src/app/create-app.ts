@@ -19,6 +19,7 @@ import {
   isKeyedProcedure,
   recordCallOutcome,
   traceCalls,
+  createPreflightLimit,
   withCors,
   withCorsStreams,
   withExplorer,
@@ -188,7 +189,10 @@ export function createApp(options: AppOptions): App {
   // Browsers: preflights answered before any route or key check (and untraced), and every other request made a call
   // carrying its CORS decision (transport/cors.ts). HTTP/2 streams are taken before Node's compatibility layer, so that
   // a hit is answered on the bare stream; with traces, every stream goes to `handler`, where each call has its span.
-  const cors = { origins: options.corsOrigins };
+  const cors = {
+    origins: options.corsOrigins,
+    limitPreflight: createPreflightLimit({ keylessLimit, trustedProxies: options.trustedProxies }),
+  };
   const handler = withCors(routed, cors);
   const streams: StreamHandler | undefined = tracing !== undefined ? undefined : withCorsStreams(routed, handler, cors);
   return {
