@@ -125,6 +125,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
       readLimits: config.limits.readLimits,
       callLog: config.callLog,
       pageTokenSecrets: pageTokens.secrets,
+      // Measurement knob of the bench's router-alone rows: the fast path off.
+      rpcFastPath: process.env.BENCH_RPC_FAST_PATH !== "0",
     });
   } catch (error) {
     // A key file that does not read, say: nothing is served, and the warehouse is let go.
