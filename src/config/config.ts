@@ -23,6 +23,12 @@ export interface Config {
   apiKeys: string[];
   /** Scoped keys and signed tokens (docs/credentials.md). */
   credentials: CredentialsConfig;
+  /**
+   * `PAGE_TOKEN_SECRET` and `PAGE_TOKEN_PREVIOUS_SECRET`: the keys of
+   * `logs.all` page tokens; unset, the service generates one (embedded mode
+   * keeps it in the data directory).
+   */
+  pageTokens: { secret?: string; previousSecret?: string };
   warehouse: WarehouseConfig;
   /** `DEMO_DATA`: embedded mode loads demo data into empty tables. */
   demoData: boolean;

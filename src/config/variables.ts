@@ -338,6 +338,23 @@ export const variables = {
     description:
       "the least time between two fetches of one issuer's JWKS (whole seconds, at least 1): a token naming an unknown `kid` fetches it again at most this often, and a failed fetch is tried again after this",
   }),
+  PAGE_TOKEN_SECRET: variable({
+    name: "PAGE_TOKEN_SECRET",
+    section: "Keys",
+    parser: secret(32),
+    default: undefined,
+    shownDefault: "(generated)",
+    description:
+      "the key `logs.all` page tokens are sealed with (32 characters or more), the same on every replica so that any replica continues any page ([endpoints.md](endpoints.md#paging)). Unset in embedded mode: a random one is generated once and kept in `$CHDB_PATH/page-token-secret` (mode 0600); unset with `CLICKHOUSE_URL`: a random one per process, so tokens do not survive a restart nor pass between replicas.",
+  }),
+  PAGE_TOKEN_PREVIOUS_SECRET: variable({
+    name: "PAGE_TOKEN_PREVIOUS_SECRET",
+    section: "Keys",
+    parser: secret(32),
+    default: undefined,
+    description:
+      "while rotating `PAGE_TOKEN_SECRET`: the secret it replaces, whose tokens are still accepted (new tokens are sealed with `PAGE_TOKEN_SECRET`). Needs `PAGE_TOKEN_SECRET`.",
+  }),
   RATE_LIMIT_PER_SECOND: variable({
     name: "RATE_LIMIT_PER_SECOND",
     section: "Bounds",
@@ -411,7 +428,8 @@ export const variables = {
     section: "Bounds",
     parser: whole(1),
     default: defaultWatchBounds.perAddress,
-    description: "watch streams open at once from one client address; one past it is refused with `resource_exhausted`",
+    description:
+      "watch streams open at once from one client address ([an IPv6 client by its /64](reliability.md#one-client-address)); one past it is refused with `resource_exhausted`",
   }),
   TAIL_POLL_SECONDS: variable({
     name: "TAIL_POLL_SECONDS",
@@ -440,7 +458,8 @@ export const variables = {
     section: "Bounds",
     parser: whole(1),
     default: defaultConnectionLimits.maxConnectionsPerAddress,
-    description: "open connections from one client address; more from it are closed at once",
+    description:
+      "open connections from one client address ([an IPv6 client by its /64](reliability.md#one-client-address)); more from it are closed at once",
   }),
   MAX_STREAMS_PER_ADDRESS: variable({
     name: "MAX_STREAMS_PER_ADDRESS",
@@ -448,7 +467,7 @@ export const variables = {
     parser: whole(1),
     default: defaultConnectionLimits.maxStreamsPerAddress,
     description:
-      "HTTP/2 streams open at once on all the connections of one client address together; a stream past it is refused (REFUSED_STREAM) before its handler runs",
+      "HTTP/2 streams open at once on all the connections of one client address ([an IPv6 client by its /64](reliability.md#one-client-address)) together; a stream past it is refused (REFUSED_STREAM) before its handler runs",
   }),
   FIRST_REQUEST_TIMEOUT_SECONDS: variable({
     name: "FIRST_REQUEST_TIMEOUT_SECONDS",
@@ -581,6 +600,6 @@ export const variables = {
     parser: whole(1),
     default: defaultUnsentBytes.maxPerAddress,
     description:
-      "response bytes queued and not yet sent on all connections of one client address; a write past it closes its connection (HTTP/2: `GOAWAY(ENHANCE_YOUR_CALM)`); a proxy in `TRUSTED_PROXIES` is bound per connection only",
+      "response bytes queued and not yet sent on all connections of one client address ([an IPv6 client by its /64](reliability.md#one-client-address)); a write past it closes its connection (HTTP/2: `GOAWAY(ENHANCE_YOUR_CALM)`); a proxy in `TRUSTED_PROXIES` is bound per connection only",
   }),
 };

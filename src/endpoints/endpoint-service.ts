@@ -16,7 +16,7 @@ import { createCachedExecution } from "./cached-execution.js";
 import type { CallContext, EndpointResult, PreparedCall } from "./call-types.js";
 import { computedResponse, type ComputedResponse } from "./computed-response.js";
 import { createCallPreparer } from "./prepare-call.js";
-import { createPageTokens } from "./page-token.js";
+import { createPageTokens, type PageTokenSecrets } from "./page-token.js";
 import type { Endpoint } from "./registry.js";
 import { notCachedError } from "./request-freshness.js";
 import { createPaging } from "./result-page.js";
@@ -74,15 +74,19 @@ export interface EndpointServiceOptions {
    * Default: none.
    */
   defaultReadLimits?: ReadLimitValues;
-  /** Key of the page tokens' HMAC. Default: 32 random bytes, so tokens last as long as the process. */
-  pageTokenSecret?: Uint8Array;
+  /**
+   * Keys of the page tokens' HMAC (PAGE_TOKEN_SECRET and, while rotating,
+   * PAGE_TOKEN_PREVIOUS_SECRET). Default: 32 random bytes, so tokens last as
+   * long as the process.
+   */
+  pageTokenSecrets?: PageTokenSecrets;
 }
 
 export function createEndpointService(options: EndpointServiceOptions): EndpointService {
   const { executor, cache } = options;
   const clock = options.clock ?? systemClock;
   const prepare = createCallPreparer(cache !== undefined, options.defaultReadLimits);
-  const paging = createPaging(createPageTokens(options.pageTokenSecret));
+  const paging = createPaging(createPageTokens(options.pageTokenSecrets));
 
   async function compute(call: PreparedCall, executeOptions: ExecuteOptions): Promise<ComputedResponse> {
     const { endpoint, queryParams, readLimits, page } = call;

@@ -20,6 +20,7 @@ describe("readConfig", () => {
       demoData: true,
       warehouseRetryMs: 5000,
       logLevel: "info",
+      pageTokens: { secret: undefined, previousSecret: undefined },
       rateLimit: { perSecond: 100, burst: 200 },
       rpcFastPath: true,
       limits: {
@@ -181,6 +182,22 @@ describe("readConfig", () => {
     expect(() => readConfig({ JWT_SECRET: "short" })).toThrow("JWT_SECRET must be at least 32 characters long, got 5");
     expect(() => readConfig({ JWT_SECRET: "s".repeat(32), JWT_JWKS_FILE: "/k.json" })).toThrow(
       "JWT_SECRET and JWT_JWKS_FILE: set one way of verifying tokens, not 2",
+    );
+  });
+
+  it("reads the page tokens' secrets, at least 32 characters, the previous one only beside a current one", () => {
+    const current = "c".repeat(32);
+    const previous = "p".repeat(40);
+    expect(readConfig({}).pageTokens).toEqual({ secret: undefined, previousSecret: undefined });
+    expect(readConfig({ PAGE_TOKEN_SECRET: current, PAGE_TOKEN_PREVIOUS_SECRET: previous }).pageTokens).toEqual({
+      secret: current,
+      previousSecret: previous,
+    });
+    expect(() => readConfig({ PAGE_TOKEN_SECRET: "short" })).toThrow(
+      "PAGE_TOKEN_SECRET must be at least 32 characters long, got 5",
+    );
+    expect(() => readConfig({ PAGE_TOKEN_PREVIOUS_SECRET: previous })).toThrow(
+      "PAGE_TOKEN_PREVIOUS_SECRET needs PAGE_TOKEN_SECRET",
     );
   });
 
