@@ -6,5 +6,7 @@ export type { QueryStatistics } from "./query-statistics.js";
 export { createQueryTuning } from "./query-tuning.js";
 export { deadlineSignal } from "./deadline-signal.js";
 export { withEmptyAnswers } from "./empty-answers.js";
-export { readLimitError } from "./read-limits.js";
+export { estimatePastReadLimit, readLimitError } from "./read-limits.js";
+export { createQueryEstimator, estimateOf } from "./query-estimator.js";
+export type { QueryEstimate, QueryEstimator, QueryEstimatorOptions } from "./query-estimator.js";
 export type { ReadLimit, ReadLimitName, ReadLimits, ReadLimitSource, ReadLimitValues } from "./read-limits.js";

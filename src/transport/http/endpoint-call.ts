@@ -5,7 +5,13 @@
 // result-answer.ts writes a result's answer; get-call-context.ts is what
 // the warehouse is asked with.
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
+import {
+  dryRunAnswer,
+  type Endpoint,
+  type EndpointResult,
+  type EndpointService,
+  type PreparedCall,
+} from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
 import {
   asksFreshness,
@@ -18,6 +24,7 @@ import {
 import { createCacheHeadersWriter } from "./cache-answer.js";
 import type { BodyFormat } from "./content-negotiation.js";
 import { sendError } from "./error-body.js";
+import { sendJson } from "./respond.js";
 import { GetCallContext } from "./get-call-context.js";
 import { createResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
@@ -54,6 +61,11 @@ export interface EndpointCalls {
   answerHit(call: Call): boolean;
   /** Answers the call's prepared call; failures become the JSON error body. */
   answer(call: Call): void;
+  /**
+   * Answers the call's prepared call with its estimate (`dry_run=1`), the
+   * query not run: `{"estimate": {"rows", "parts", "marks"}}`, never cached.
+   */
+  answerDryRun(call: Call): void;
   /** Answers a call of `endpoint` whose parameters were refused, counted and logged as calls are. */
   reject(call: Call, endpoint: Endpoint, error: unknown): void;
 }
@@ -133,6 +145,21 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
             return fail(call, prepared.endpoint, error);
           }
           finish(call, prepared.endpoint, "ok", result);
+        },
+        (error: unknown) => fail(call, prepared.endpoint, error),
+      );
+    },
+    answerDryRun(call) {
+      const prepared = call.prepared!;
+      call.started = performance.now();
+      const exchange = call.exchange();
+      service.estimate(prepared, new GetCallContext(call, defaultTimeoutMs, undefined)).then(
+        (estimate) => {
+          sendJson(exchange, 200, dryRunAnswer(estimate), {
+            "cache-control": "no-store",
+            "x-request-id": call.requestId,
+          });
+          finish(call, prepared.endpoint, "ok");
         },
         (error: unknown) => fail(call, prepared.endpoint, error),
       );
