@@ -121,12 +121,17 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
     }
     // The options may be a transport's context with getters: the limits go with the query instead.
     const query = readLimits === undefined ? endpoint.savedQuery : { ...endpoint.savedQuery, readLimits };
-    const { rows, durationMs, statistics } = await executor.execute(query, queryParams, executeOptions);
+    const { rows, durationMs, statistics, truncation } = await executor.execute(query, queryParams, executeOptions);
     const { rows: answered, nextPageToken } = page === undefined ? { rows } : paging.cut(page, caller, rows);
+    // Cut short past max_rows (the executor) or past the page (a next page's token).
+    const cut = {
+      truncated: truncation?.truncated === true || nextPageToken !== undefined,
+      rowsBeforeLimitAtLeast: Math.max(truncation?.rowsBeforeLimitAtLeast ?? 0, rows.length),
+    };
     return computedResponse(
       endpoint,
       answered,
-      { warehouseMs: durationMs, serializeMs: 0, statistics, computedAt: clock() },
+      { warehouseMs: durationMs, serializeMs: 0, statistics, computedAt: clock(), truncation: cut },
       nextPageToken,
     );
   }

@@ -1,6 +1,6 @@
 // The query executor: saved query + parameters in, capped rows or a ConnectError out.
 export { createQueryExecutor, defaultQueryTimeoutMs } from "./query-executor.js";
-export type { ExecuteOptions, QueryExecutor, QueryExecutorOptions } from "./query-executor.js";
+export type { ExecuteOptions, QueryExecutor, QueryExecutorOptions, Truncation } from "./query-executor.js";
 export type { QueryParamValue, SavedQuery, WarehouseRow } from "./saved-query.js";
 export type { QueryStatistics } from "./query-statistics.js";
 export { createQueryTuning } from "./query-tuning.js";

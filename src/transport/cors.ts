@@ -41,7 +41,7 @@ const corsAllowedHeaders = [
   "Accept",
 ];
 
-/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing, statistics and the next page. */
+/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing, statistics, truncation and the next page. */
 const corsExposedHeaders = [
   ...connectCors.exposedHeaders,
   "X-Cache",
@@ -53,6 +53,8 @@ const corsExposedHeaders = [
   "Server-Timing",
   "X-Rows-Read",
   "X-Bytes-Read",
+  "X-Result-Truncated",
+  "X-Rows-Before-Limit",
   "Link",
   "ETag",
   "Last-Modified",

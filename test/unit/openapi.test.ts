@@ -84,12 +84,16 @@ describe("openApiDocument", () => {
     expect(headers("logs.all")).not.toContain("Age");
   });
 
-  it("documents next_page_token and the Link header only on paged endpoints", () => {
+  it("documents next_page_token and the Link header only on paged endpoints, the truncation fields on all", () => {
     const ok = (name: string) => byName(name).responses["200"];
     const properties = (name: string) => Object.keys(ok(name).content["application/json"].schema.properties);
-    expect(properties("logs.all")).toEqual(["result", "next_page_token"]);
+    const truncation = ["truncated", "rows_before_limit_at_least"];
+    expect(properties("logs.all")).toEqual(["result", ...truncation, "next_page_token"]);
     expect(Object.keys(ok("logs.all").headers)).toContain("Link");
-    expect(properties("usage.api-counts")).toEqual(["result"]);
+    expect(properties("usage.api-counts")).toEqual(["result", ...truncation]);
+    expect(Object.keys(ok("usage.api-counts").headers)).toEqual(
+      expect.arrayContaining(["X-Result-Truncated", "X-Rows-Before-Limit"]),
+    );
     expect(Object.keys(ok("usage.api-counts").headers)).not.toContain("Link");
   });
 

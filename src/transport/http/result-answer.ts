@@ -1,6 +1,6 @@
 // The 200 answer of a GET call's result: its body in the asked format and
-// content coding, cache headers, Server-Timing, paging link and the rows and
-// bytes its query read.
+// content coding, cache headers, Server-Timing, paging link, whether rows
+// were left out, and the rows and bytes its query read.
 import type { EndpointResult } from "../../endpoints/index.js";
 import { type Call, warehouseTimingOf } from "../node-http/index.js";
 import { bodyFormats } from "./body-formats.js";
@@ -55,7 +55,10 @@ export function sendResult(answering: Answering, call: Call, result: EndpointRes
   if (encoding !== IDENTITY) headers["content-encoding"] = encodings[encoding];
   if (result.nextPageToken !== undefined)
     headers.link = nextPageLink(call.head.url ?? "/", call.prepared!.page!.parameter, result.nextPageToken);
-  const statistics = result.computation.statistics;
+  const { statistics, truncation } = result.computation;
+  // In every format: a CSV or NDJSON body has nowhere else to say it.
+  headers["x-result-truncated"] = truncation.truncated ? "true" : "false";
+  headers["x-rows-before-limit"] = String(truncation.rowsBeforeLimitAtLeast);
   if (statistics !== undefined) {
     headers["x-rows-read"] = String(statistics.rowsRead);
     headers["x-bytes-read"] = String(statistics.bytesRead);

@@ -90,6 +90,8 @@ describe("GET /api/endpoints/<name> and /api/endpoints/query/<id>", () => {
         count,
         error_count: errors,
       })),
+      truncated: false,
+      rows_before_limit_at_least: expectedInvocationStats.length,
     });
   });
 
@@ -103,6 +105,8 @@ describe("GET /api/endpoints/<name> and /api/endpoints/query/<id>", () => {
         total_auth_requests: auth,
         total_realtime_requests: realtime,
       })),
+      truncated: false,
+      rows_before_limit_at_least: expectedApiCounts.length,
     });
   });
 
