@@ -21,12 +21,12 @@ export interface Row {
 export interface HitRow {
   /** The call, its connections and streams. */
   call: string;
-  /** Calls a second of the service and of its bare server in the round whose ratio is the median. */
+  /** Calls a second of the service and of its bare server in the round whose ratio is the median (context). */
   service: string;
   bare: string;
-  /** Median of the rounds' ratios of calls a second (service / bare). */
+  /** Median of the rounds' CPU ratios (bare CPU µs a call / the service's). */
   ratio: string;
-  /** The farthest round from that median, and the rounds' range. */
+  /** Half the rounds' interquartile range, and their range. */
   spread: string;
   /** Median CPU microseconds per call of each server's process: "service / bare". */
   cpu: string;
@@ -68,8 +68,8 @@ export function hitTable(rows: HitRow[]): string {
       "cache hit",
       "service calls/s",
       "bare calls/s",
-      "ratio",
-      "spread of the rounds",
+      "CPU ratio",
+      "interquartile range",
       "CPU µs a call, service / bare",
       "goal",
       "met",

@@ -15,7 +15,7 @@ import { cacheHitProtocols, type Protocol } from "../protocols.js";
 import { median, ratioAgainst, type Report } from "../report.js";
 import { judgeRounds, roundRatios } from "../rounds.js";
 
-type Side = "service" | "bare";
+type Side = "service" | "router" | "bare";
 type Round = Partial<Record<Side, Turn>> & { problems: string[] };
 
 /** Rounds on one start of the servers: enough to warm them once for several, few enough to meet several starts. */
@@ -26,14 +26,25 @@ async function runStart(context: BenchContext, first: number, count: number, pro
   const headers = { "x-api-key": context.key };
   const cpus = context.pinning.pinned ? context.pinning : undefined;
   const service = await context.startService(context.serviceEnv(`hits-${first}`), { cpu: cpus?.serverCpu });
+  // The same service with the RPC fast path off: its RPC hits answered by the Connect router alone.
+  const router = await context.startService(
+    { ...context.serviceEnv(`hits-router-${first}`), RPC_FAST_PATH: "0" },
+    { cpu: cpus?.serverCpu },
+  );
   const answers: CapturedAnswer[] = [];
-  for (const protocol of protocols)
-    answers.push(await captureHit(service.url, { ...protocol, headers: { ...protocol.headers, ...headers } }));
+  // The router's own answers: its rows were computed at another moment, so their length may differ.
+  const routerAnswers: CapturedAnswer[] = [];
+  for (const protocol of protocols) {
+    const call = { ...protocol, headers: { ...protocol.headers, ...headers } };
+    answers.push(await captureHit(service.url, call));
+    routerAnswers.push(await captureHit(router.url, call));
+  }
   const captureFile = context.path(`hits-${first}-answers.json`);
   writeCaptureFile(captureFile, answers);
   const bare = await startBareServers(captureFile, { cpu: cpus?.serverCpu });
   const servers = {
     service: (_: Protocol) => ({ url: service.url, pid: service.pid }),
+    router: (_: Protocol) => ({ url: router.url, pid: router.pid }),
     bare: (protocol: Protocol) => ({ url: bare.url(protocol.http), pid: bare.pid }),
   };
   const byProtocol: Round[][] = [];
@@ -49,15 +60,17 @@ async function runStart(context: BenchContext, first: number, count: number, pro
         seconds,
         headers,
         bodyFile,
-        answerBytes: answers[i]!.body.length,
+        answerBytes: (side === "router" ? routerAnswers : answers)[i]!.body.length,
         clientCpu: cpus?.clientCpu,
       });
     // Warm-up, not counted: both servers' code compiled before the first round.
-    for (const side of ["service", "bare"] as const) await turnOf(side, context.smoke ? 0.5 : 2);
+    const sides: Side[] = isRpc(protocol) ? ["service", "router", "bare"] : ["service", "bare"];
+    for (const side of sides) await turnOf(side, context.smoke ? 0.5 : 2);
     const rounds: Round[] = [];
     for (let round = first; round < first + count; round++) {
       const result: Round = { problems: [] };
-      const order: Side[] = round % 2 === 0 ? ["service", "bare"] : ["bare", "service"];
+      // Each side first in turn, so that every side sees each moment of the machine as often.
+      const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
       for (const side of order) {
         const turn = await turnOf(side, context.turnSeconds);
         result[side] = turn;
@@ -67,32 +80,40 @@ async function runStart(context: BenchContext, first: number, count: number, pro
     }
     byProtocol[i] = rounds;
   }
-  await Promise.all([service.stop(), bare.stop()]);
+  await Promise.all([service.stop(), router.stop(), bare.stop()]);
   return byProtocol;
 }
 
-/** The cache-hit table's row of one protocol from its rounds. */
-function addRow(context: BenchContext, report: Report, protocol: Protocol, rounds: Round[]): void {
+/** Whether `protocol` is an RPC call, which the fast path or the router alone may answer. */
+function isRpc(protocol: Protocol): boolean {
+  return !protocol.id.startsWith("get");
+}
+
+/** The cache-hit table's row of one protocol from its rounds, measured on `side` (the service, or the router alone). */
+function addRow(context: BenchContext, report: Report, protocol: Protocol, rounds: Round[], side: Side): void {
   const connections = `${protocol.clients} connections${protocol.streams > 1 ? ` x ${protocol.streams} streams` : ""}`;
-  const call = `${protocol.label}, ${connections}`;
+  const call = `${protocol.label}, ${connections}${side === "router" ? ", router alone" : ""}`;
+  const id = side === "router" ? `${protocol.id}Router` : protocol.id;
   const bareName = protocol.http === "1.1" ? "node:http" : "node:http2";
   const goal = `>= ${protocol.goal}`;
-  const problems = rounds.flatMap((r) => r.problems);
+  // The other measured side's problems are its own row's.
+  const other = side === "router" ? "service:" : "router:";
+  const problems = rounds.flatMap((r) => r.problems).filter((p) => !p.startsWith(other));
   if (problems.length > 0) {
-    report.results[protocol.id] = { problems };
+    report.results[id] = { problems };
     const failed = { service: `failed: ${problems[0]}`, bare: bareName, ratio: "", spread: "", cpu: "" };
     report.hitRows.push({ call, ...failed, goal, met: "no" });
     return;
   }
   const turns = rounds as Required<Round>[];
-  const ratios = roundRatios(turns);
+  const ratios = roundRatios(turns, side as "service" | "router");
   const verdict = judgeRounds(ratios, protocol.goal, context.pinning.pinned);
-  // Calls a second of the median round, whose quotient is the row's ratio; CPU a call is each side's own median.
+  // Calls a second of the median round, for context; CPU a call is each side's own median.
   const middle = turns[ratios.indexOf(verdict.ratio)]!;
-  const rps = { service: middle.service.rps, bare: middle.bare.rps };
-  const cpuOf = (side: Side) => median(turns.map((r) => r[side].cpuUsPerCall));
-  const cpu = { service: cpuOf("service"), bare: cpuOf("bare") };
-  report.results[protocol.id] = { rounds: turns, ratios, ...verdict, rps, cpuUsPerCall: cpu };
+  const rps = { service: middle[side].rps, bare: middle.bare.rps };
+  const cpuOf = (of: Side) => median(turns.map((r) => r[of].cpuUsPerCall));
+  const cpu = { service: cpuOf(side), bare: cpuOf("bare") };
+  report.results[id] = { rounds: turns, ratios, ...verdict, rps, cpuUsPerCall: cpu };
   report.hitRows.push({
     call,
     service: rps.service.toFixed(0),
@@ -118,6 +139,9 @@ export const cacheHitsSection: Section = {
       const started = await runStart(context, first, count, protocols);
       for (const [i, protocolRounds] of started.entries()) rounds[i]!.push(...protocolRounds);
     }
-    for (const [i, protocol] of protocols.entries()) addRow(context, report, protocol, rounds[i]!);
+    for (const [i, protocol] of protocols.entries()) {
+      addRow(context, report, protocol, rounds[i]!, "service");
+      if (isRpc(protocol)) addRow(context, report, protocol, rounds[i]!, "router");
+    }
   },
 };

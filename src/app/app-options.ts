@@ -1,12 +1,12 @@
 // What the app is made with (AppOptions, every option with its default) and
 // what it hands back (App): the composition root's contract with its callers.
-import type { TokenVerifierOptions } from "../auth/index.js";
 import type { ResultCache } from "../cache/index.js";
 import type { ComputedResponse, EndpointRegistry, WatchBoundValues, WatchHub } from "../endpoints/index.js";
 import type { ReadLimitValues } from "../executor/index.js";
 import type { Clock, Logger, Metrics, MetricsScrape, Tracing } from "../observability/index.js";
 import type { CorsOrigins, RequestHandler, StreamHandler, TrustedProxies } from "../transport/index.js";
 import type { CallLog, Warehouse } from "../warehouse/index.js";
+import type { TokenSources } from "./authentication.js";
 
 export interface AppOptions {
   /** `cluster` and `queryCacheSeconds`, when set, tune every saved query (executor/query-tuning.ts). */
@@ -15,8 +15,8 @@ export interface AppOptions {
   apiKeys: readonly string[];
   /** Scoped keys from a JSON file, looked at every `pollMs` (default 2000) for a change. */
   keyFile?: { path: string; pollMs?: number };
-  /** Signed tokens: verified with a secret (HS256), a public key or a JWKS. */
-  tokens?: Pick<TokenVerifierOptions, "secret" | "publicKeyPem" | "jwks">;
+  /** Signed tokens: verified with a secret (HS256), a public key or a JWKS, and those of OpenID Connect issuers. */
+  tokens?: TokenSources;
   /** Default: the system clock. */
   clock?: Clock;
   /** Default: silent. */
@@ -51,10 +51,9 @@ export interface AppOptions {
   /** Largest Connect, gRPC or gRPC-Web request message, after decompression. Default 65,536 bytes. */
   maxBodyBytes?: number;
   /**
-   * Whether cache hits of Connect, gRPC and gRPC-Web calls are answered from
-   * the bytes their result keeps (the fast path) rather than through the
-   * Connect router; the answers are the same. Default true; with traces
-   * (`tracing`), off, so that every call is served within its span.
+   * Whether unary RPC cache hits are answered from the bytes their result
+   * keeps rather than through the Connect router; the answers are the same.
+   * Default true.
    */
   rpcFastPath?: boolean;
   /** Longest value of any parameter, in characters. Default 1,024. */
@@ -111,8 +110,8 @@ export interface AppOptions {
 
 export interface App {
   handler: RequestHandler;
-  /** The same for HTTP/2 streams before Node's compatibility layer (the single-port server's `streams`); undefined with traces. */
-  streams: StreamHandler | undefined;
+  /** The same for HTTP/2 streams before Node's compatibility layer (the single-port server's `streams`). */
+  streams: StreamHandler;
   registry: EndpointRegistry;
   metrics: Metrics;
   cache: ResultCache<ComputedResponse>;

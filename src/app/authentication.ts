@@ -4,9 +4,12 @@
 import {
   type Authenticator,
   createAuthenticator,
+  createOidcVerifier,
   createTokenVerifier,
   keyDigest,
+  type OidcVerifierOptions,
   openKeyFile,
+  routeTokens,
   type TokenVerifierOptions,
 } from "../auth/index.js";
 import type { EndpointRegistry } from "../endpoints/index.js";
@@ -25,7 +28,7 @@ export interface AuthenticationOptions {
   registry: EndpointRegistry;
   apiKeys: readonly string[];
   keyFile?: { path: string; pollMs?: number };
-  tokens?: Pick<TokenVerifierOptions, "secret" | "publicKeyPem" | "jwks">;
+  tokens?: TokenSources;
   rateLimit?: { perSecond: number; burst: number };
   authFailures?: { perSecond: number; burst: number };
   trustedProxies?: TrustedProxies;
@@ -35,13 +38,21 @@ export interface AuthenticationOptions {
   tracing?: Tracing;
 }
 
+/** Where signed tokens are verified: the service's own key (one of secret, publicKeyPem, jwks), OpenID Connect issuers, or both. */
+export type TokenSources = Pick<TokenVerifierOptions, "secret" | "publicKeyPem" | "jwks"> & {
+  /** OIDC_ISSUERS and its settings. */
+  oidc?: Pick<OidcVerifierOptions, "issuers" | "clockSkewMs" | "minRefreshMs" | "fetchJson">;
+};
+
 export interface Authentication {
   authenticate: Authenticator;
   /** Reads the key file again; false, with the keys in force kept, when it does not read. True without a key file. */
   reloadKeyFile(): boolean;
   /** The key file's keys, for ending the watch streams of a key it drops; undefined without a key file. */
   revocableKeys?: RevocableKeys;
-  /** Stops the key file's polling and the throttles' timers. */
+  /** Whether tokens can be checked: every OpenID Connect issuer's keys were fetched at least once. True without issuers. */
+  tokenKeysFetched(): boolean;
+  /** Stops the key file's polling, the issuers' key refreshes and the throttles' timers. */
   close(): void;
 }
 
@@ -63,11 +74,18 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
             for (const listener of keyChanges) listener();
           },
         });
-  const verifyToken =
-    options.tokens === undefined
+  const { oidc: oidcOptions, ...ownKeys } = options.tokens ?? {};
+  const ownKeyVerifier =
+    ownKeys.secret === undefined && ownKeys.publicKeyPem === undefined && ownKeys.jwks === undefined
       ? undefined
-      : createTokenVerifier({ ...options.tokens, knownEndpoints, knownParameters, clock });
-  const { authenticate: authenticateFrom, close } = createAuthenticator({
+      : createTokenVerifier({ ...ownKeys, knownEndpoints, knownParameters, clock });
+  const oidc =
+    oidcOptions === undefined
+      ? undefined
+      : createOidcVerifier({ ...oidcOptions, knownEndpoints, knownParameters, clock, logger });
+  const verifyToken =
+    oidc === undefined && ownKeyVerifier === undefined ? undefined : routeTokens(oidc, ownKeyVerifier);
+  const { authenticate: authenticateFrom, close: closeAuthenticator } = createAuthenticator({
     apiKeys: options.apiKeys,
     keyFile,
     verifyToken,
@@ -94,7 +112,16 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
             return () => keyChanges.delete(listener);
           },
         };
-  return { authenticate, revocableKeys, reloadKeyFile: () => keyFile?.reload() ?? true, close };
+  return {
+    authenticate,
+    revocableKeys,
+    reloadKeyFile: () => keyFile?.reload() ?? true,
+    tokenKeysFetched: () => oidc?.hasKeys() ?? true,
+    close() {
+      closeAuthenticator();
+      oidc?.close();
+    },
+  };
 }
 
 /** `authenticate`, telling the current call's span who called (a key id or token subject, never a secret) or why not. */

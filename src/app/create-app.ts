@@ -15,6 +15,8 @@ import {
   createRecordCall,
   createCallRouter,
   createRpcStack,
+  createWatchRevocation,
+  createWatchSessions,
   isHttpRoute,
   isKeyedProcedure,
   recordCallOutcome,
@@ -98,6 +100,15 @@ export function createApp(options: AppOptions): App {
     onOpenStreams: (open) => metrics.watchStreams.set(open),
     logger,
   });
+  // One session per watch stream, on every transport: bounds, revocation, deadline, heartbeat and its record.
+  const revocation = createWatchRevocation(authentication.revocableKeys);
+  const openWatch = createWatchSessions({
+    hub: watchHub,
+    revocation,
+    metrics,
+    record,
+    heartbeatMs: options.watch?.heartbeatMs,
+  });
   // With traces, the end of each call (or its refusal) tells its span the code.
   const observe =
     tracing === undefined ? undefined : ({ code }: { code: string }) => recordCallOutcome(tracing, { code });
@@ -105,6 +116,7 @@ export function createApp(options: AppOptions): App {
     options.ready ??
       (async () =>
         schemaReady() &&
+        authentication.tokenKeysFetched() &&
         (await options.warehouse.client.ping().then(
           (r) => r.success,
           () => false,
@@ -134,9 +146,7 @@ export function createApp(options: AppOptions): App {
       maxBytes: options.maxImportBytes ?? defaultMaxImportBytes,
       maxRunning: options.maxImportsRunning,
     },
-    watchHub,
-    heartbeatMs: options.watch?.heartbeatMs,
-    revocableKeys: authentication.revocableKeys,
+    openWatch,
   });
   const rpc = createRpcStack({
     registry,
@@ -156,11 +166,10 @@ export function createApp(options: AppOptions): App {
     maxHealthWatchesPerAddress: options.maxHealthWatchesPerAddress,
     keylessLimit,
     observe,
-    // A traced call's span must stay current while its body is read, which the fast path's reading does not keep.
-    fastPath: tracing === undefined && options.rpcFastPath !== false,
+    fastPath: options.rpcFastPath,
+    bindContext: tracing?.bind,
     record,
-    watchHub,
-    revocableKeys: authentication.revocableKeys,
+    openWatch,
   });
   // The route of each call, decided once from its target: the GET API's routes skip the Connect router's lookup, they
   // are the hot path of plain HTTP callers; the explorer page sits beside the RPC stack.
@@ -186,10 +195,10 @@ export function createApp(options: AppOptions): App {
   };
   // Browsers: preflights answered before any route or key check (and untraced), and every other request made a call
   // carrying its CORS decision (transport/cors.ts). HTTP/2 streams are taken before Node's compatibility layer, so that
-  // a hit is answered on the bare stream; with traces, every stream goes to `handler`, where each call has its span.
+  // a GET hit is answered on the bare stream, traced or not.
   const cors = { origins: options.corsOrigins };
   const handler = withCors(routed, cors);
-  const streams: StreamHandler | undefined = tracing !== undefined ? undefined : withCorsStreams(routed, handler, cors);
+  const streams: StreamHandler = withCorsStreams(routed, handler, cors);
   return {
     handler,
     streams,
@@ -207,6 +216,7 @@ export function createApp(options: AppOptions): App {
     close: () => {
       watchHub.close();
       rpc.endStreams();
+      revocation.close();
       cache.close();
       authentication.close();
     },

@@ -10,7 +10,7 @@ import { presentedSecret, seeingOwnCallsOnly, type Credential, type HeaderReader
 import { keyDigest, type KeyFile } from "./key-file.js";
 import { RateLimitRefusal } from "./rate-limit-refusal.js";
 import { createRateLimiter } from "./rate-limiter.js";
-import { looksLikeToken, type TokenVerifier } from "./token-verifier.js";
+import { InvalidTokenError, looksLikeToken, type TokenVerifier } from "./token-verifier.js";
 
 /**
  * The credential of a call from `address` with `headers`: at once for keys
@@ -26,7 +26,7 @@ export interface AuthenticatorOptions {
   apiKeys: readonly string[];
   /** Scoped keys (API_KEYS_FILE). */
   keyFile?: KeyFile;
-  /** Signed tokens (JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_FILE). */
+  /** Signed tokens (JWT_SECRET, JWT_PUBLIC_KEY, JWT_JWKS_FILE or OIDC_ISSUERS; token-routing.ts). */
   verifyToken?: TokenVerifier;
   /** Calls a second and burst per caller unless its credential says otherwise; perSecond 0 disables. Default 100 and 200. */
   rateLimit?: { perSecond: number; burst: number };
@@ -48,9 +48,9 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
   const throttle = createAuthFailureThrottle({ ...options.authFailures, clock: options.clock, logger: options.logger });
 
   /** A wrong secret is a failed authentication of `address`; no secret at all (a preflight, a no-cors request) is not. */
-  const refused = (address: string, presented: boolean) => {
+  const refused = (address: string, presented: boolean, error?: unknown) => {
     if (presented) throttle.fail(address);
-    return new ConnectError("missing or invalid API key", Code.Unauthenticated);
+    return refusal(error);
   };
   const admitted = (credential: Credential) => {
     try {
@@ -76,8 +76,8 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
       let verified: Credential | Promise<Credential>;
       try {
         verified = verifyToken(secret);
-      } catch {
-        throw refused(address, true);
+      } catch (error) {
+        throw refused(address, true, error);
       }
       if (!(verified instanceof Promise)) return admitted(seeingOwnCallsOnly(verified));
       // A token seen for the first time: its place among the address's failures is taken now.
@@ -87,9 +87,9 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
           throttle.settle(address, false);
           return admitted(seeingOwnCallsOnly(credential));
         },
-        () => {
+        (error: unknown) => {
           throttle.settle(address, true);
-          return Promise.reject(new ConnectError("missing or invalid API key", Code.Unauthenticated));
+          return Promise.reject(refusal(error));
         },
       );
     },
@@ -98,4 +98,11 @@ export function createAuthenticator(options: AuthenticatorOptions): { authentica
       keyFile?.close();
     },
   };
+}
+
+/** UNAUTHENTICATED, saying why a token is not valid (expired, another audience, a claim named); a wrong key says nothing more. */
+function refusal(error: unknown): ConnectError {
+  return error instanceof InvalidTokenError
+    ? new ConnectError(`invalid token: ${error.message}`, Code.Unauthenticated)
+    : new ConnectError("missing or invalid API key", Code.Unauthenticated);
 }

@@ -16,4 +16,15 @@ export { loadOrCreateApiKey, readStoredApiKey } from "./api-key-file.js";
 export { openKeyFile, parseKeyFile, keyDigest } from "./key-file.js";
 export { createTokenVerifier, InvalidTokenError } from "./token-verifier.js";
 export type { TokenVerifierOptions } from "./token-verifier.js";
+export {
+  asymmetricAlgorithms,
+  createOidcVerifier,
+  defaultClockSkewMs,
+  defaultMinJwksRefreshMs,
+} from "./oidc-verifier.js";
+export type { OidcIssuer, OidcVerifierOptions } from "./oidc-verifier.js";
+export { mappedFields } from "./claim-mapping.js";
+export type { ClaimMapping } from "./claim-mapping.js";
+export { urlProblem } from "./fetch-json.js";
+export { routeTokens } from "./token-routing.js";
 export { issueToken, parseDuration } from "./token-issuer.js";

@@ -1,4 +1,5 @@
 // The shape of the service's configuration; readConfig (read-config.ts) fills it from the variables of variables.ts.
+import type { OidcIssuer } from "../auth/oidc-verifier.js";
 import type { LogLevel } from "../observability/index.js";
 import type { WarehouseConfig } from "../warehouse/index.js";
 
@@ -40,6 +41,8 @@ export interface Config {
   limits: Limits;
   /** `CORS_ORIGINS`: `*`, or the origins (`https://app.example.com`) whose pages may call the service. */
   corsOrigins: "*" | string[];
+  /** `RPC_FAST_PATH`: unary RPC cache hits answered without the Connect router. */
+  rpcFastPath: boolean;
   /** `EXPLORER`: the explorer page at `GET /` (docs/explorer.md). */
   explorer: boolean;
   /** The record of the service's own calls in `service_calls` (docs/usage-accounting.md). */
@@ -70,6 +73,8 @@ export interface CredentialsConfig {
   jwtPublicKey?: string;
   /** `JWT_JWKS_FILE`: the path of a JWKS file, for RS256, ES256 or EdDSA tokens chosen by `kid`. */
   jwtJwksFile?: string;
+  /** `OIDC_ISSUERS` with `OIDC_AUDIENCE`, `OIDC_CLOCK_SKEW_SECONDS` and `OIDC_JWKS_MIN_REFRESH_SECONDS`. */
+  oidc?: { issuers: OidcIssuer[]; clockSkewMs: number; minRefreshMs: number };
 }
 
 /** The bounds that keep hostile or greedy clients from exhausting the service (docs/reliability.md). */

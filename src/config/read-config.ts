@@ -6,6 +6,8 @@ import type { WarehouseConfig } from "../warehouse/index.js";
 import { type Config, ConfigError, type CredentialsConfig } from "./config.js";
 import type { ValueOf, Variable } from "./variable.js";
 import { variables } from "./variables.js";
+import type { OidcIssuerSetting } from "./oidc-issuers.js";
+import type { OidcIssuer } from "../auth/oidc-verifier.js";
 
 type Values = { [Name in keyof typeof variables]: ValueOf<(typeof variables)[Name]> };
 
@@ -66,6 +68,16 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtPublicKey: value.JWT_PUBLIC_KEY,
     jwtJwksFile: value.JWT_JWKS_FILE,
   };
+  const issuers = oidcIssuersOf(value.OIDC_ISSUERS, value.OIDC_AUDIENCE, problems);
+  if (issuers !== undefined) {
+    credentials.oidc = {
+      issuers,
+      clockSkewMs: value.OIDC_CLOCK_SKEW_SECONDS,
+      minRefreshMs: value.OIDC_JWKS_MIN_REFRESH_SECONDS,
+    };
+  } else if (isSet("OIDC_AUDIENCE") && !isSet("OIDC_ISSUERS")) {
+    problems.push("OIDC_AUDIENCE needs OIDC_ISSUERS");
+  }
   const tokenKeys = ["JWT_SECRET", "JWT_PUBLIC_KEY", "JWT_JWKS_FILE"].filter(isSet);
   if (tokenKeys.length > 1) {
     problems.push(`${tokenKeys.join(" and ")}: set one way of verifying tokens, not ${tokenKeys.length}`);
@@ -75,10 +87,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Keys given count even when bad: a bad key is its own problem, not a missing one.
     !(env.API_KEYS ?? "").split(",").some((key) => key.trim() !== "") &&
     credentials.apiKeysFile === undefined &&
-    tokenKeys.length === 0
+    tokenKeys.length === 0 &&
+    !isSet("OIDC_ISSUERS")
   ) {
     problems.push(
-      "API_KEYS must be set when CLICKHOUSE_URL is set, or API_KEYS_FILE or a JWT key (only the embedded mode generates a key)",
+      "API_KEYS must be set when CLICKHOUSE_URL is set, or API_KEYS_FILE, a JWT key or OIDC_ISSUERS (only the embedded mode generates a key)",
     );
   }
 
@@ -143,6 +156,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     corsOrigins: value.CORS_ORIGINS,
     explorer: value.EXPLORER,
+    rpcFastPath: value.RPC_FAST_PATH,
     callLog: {
       enabled: value.CALL_LOG,
       flushMs: value.CALL_LOG_FLUSH_SECONDS,
@@ -150,4 +164,35 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionDays: value.CALL_LOG_RETENTION_DAYS,
     },
   };
+}
+
+/**
+ * The issuers of OIDC_ISSUERS, each with its audience (its own, else
+ * OIDC_AUDIENCE) and its name (its own, else its URL's host), which must
+ * differ: a caller is `token:<name>/<sub>`.
+ */
+function oidcIssuersOf(
+  settings: OidcIssuerSetting[] | undefined,
+  audience: string | undefined,
+  problems: string[],
+): OidcIssuer[] | undefined {
+  if (settings === undefined) return undefined;
+  const issuers: OidcIssuer[] = [];
+  const names = new Map<string, string>();
+  for (const setting of settings) {
+    const issuerAudience = setting.audience ?? audience;
+    if (issuerAudience === undefined) {
+      problems.push(`OIDC_ISSUERS issuer ${setting.issuer} has no audience: set OIDC_AUDIENCE or its "audience"`);
+      continue;
+    }
+    const name = setting.name ?? new URL(setting.issuer).host;
+    const other = names.get(name);
+    if (other !== undefined) {
+      problems.push(`OIDC_ISSUERS issuers ${other} and ${setting.issuer} are both named ${name}: give each a "name"`);
+      continue;
+    }
+    names.set(name, setting.issuer);
+    issuers.push({ ...setting, audience: issuerAudience, name });
+  }
+  return issuers;
 }

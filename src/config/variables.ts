@@ -8,6 +8,7 @@ import { defaultAppLimits, defaultConcurrency } from "../app/app-defaults.js";
 import { defaultAuthFailures } from "../auth/auth-failure-throttle.js";
 import { defaultSharePerCaller } from "../cache/result-cache.js";
 import { defaultKeyFilePollMs } from "../auth/key-file.js";
+import { defaultClockSkewMs, defaultMinJwksRefreshMs } from "../auth/oidc-verifier.js";
 import { defaultRateLimit } from "../auth/rate-limiter.js";
 import { defaultMaxParameterLength } from "../endpoints/registry.js";
 import { defaultWatchBounds } from "../endpoints/watch-bounds.js";
@@ -40,6 +41,7 @@ import {
   text,
   whole,
 } from "./parsers.js";
+import { oidcIssuers } from "./oidc-issuers.js";
 import { variable } from "./variable.js";
 
 /** Why `key` may not be an API key (too short to resist guessing, or holding white space), or undefined. */
@@ -244,6 +246,14 @@ export const variables = {
     description:
       "`1` serves the explorer page at `GET /` ([explorer.md](explorer.md)); `0` turns it off (`GET /` is then `404`)",
   }),
+  RPC_FAST_PATH: variable({
+    name: "RPC_FAST_PATH",
+    section: "Listening",
+    parser: flag,
+    default: true,
+    description:
+      "`1` answers unary RPC cache hits from the bytes their result keeps; `0` answers every RPC call through the Connect router alone, with the same answers at about ten times the CPU a hit ([performance.md](performance.md))",
+  }),
   API_KEYS: variable({
     name: "API_KEYS",
     section: "Keys",
@@ -294,6 +304,37 @@ export const variables = {
     default: undefined,
     description:
       "verify RS256, ES256 or EdDSA tokens with the keys of this JWKS file, chosen by `kid`. Only one of the three JWT settings may be set.",
+  }),
+  OIDC_ISSUERS: variable({
+    name: "OIDC_ISSUERS",
+    section: "Keys",
+    parser: oidcIssuers,
+    default: undefined,
+    description:
+      'trusted OpenID Connect issuers whose access tokens are accepted: comma-separated issuer URLs, or a JSON list of `{"issuer", "audience"?, "name"?, "algorithms"?, "claims"?}` with a claim mapping per issuer ([credentials.md](credentials.md#openid-connect-issuers)). Each issuer\'s discovery document and JWKS are read over HTTPS (plain HTTP only for a loopback host). May be set with a JWT key.',
+  }),
+  OIDC_AUDIENCE: variable({
+    name: "OIDC_AUDIENCE",
+    section: "Keys",
+    parser: text,
+    default: undefined,
+    description:
+      "the `aud` the issuers' tokens must carry, for the issuers of `OIDC_ISSUERS` that do not name their own `audience`",
+  }),
+  OIDC_CLOCK_SKEW_SECONDS: variable({
+    name: "OIDC_CLOCK_SKEW_SECONDS",
+    section: "Keys",
+    parser: seconds(0),
+    default: defaultClockSkewMs,
+    description: "how far an issuer's token's `exp` and `nbf` may be off this service's clock (whole seconds)",
+  }),
+  OIDC_JWKS_MIN_REFRESH_SECONDS: variable({
+    name: "OIDC_JWKS_MIN_REFRESH_SECONDS",
+    section: "Keys",
+    parser: seconds(1),
+    default: defaultMinJwksRefreshMs,
+    description:
+      "the least time between two fetches of one issuer's JWKS (whole seconds, at least 1): a token naming an unknown `kid` fetches it again at most this often, and a failed fetch is tried again after this",
   }),
   RATE_LIMIT_PER_SECOND: variable({
     name: "RATE_LIMIT_PER_SECOND",

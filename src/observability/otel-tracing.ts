@@ -91,6 +91,7 @@ export async function startOtelTracing(options: OtelTracingOptions): Promise<Tra
     startChild,
     within,
     inSpan: inSpanOf(startChild, within),
+    bind: (work) => api.context.bind(api.context.active(), work),
     currentCall: () => api.context.active().getValue(callKey) as TraceSpan | undefined,
     async shutdown(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;

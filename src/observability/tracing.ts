@@ -47,6 +47,8 @@ export interface Tracing {
     work: (span: TraceSpan | undefined) => Promise<T>,
     links?: TraceSpan[],
   ): Promise<T>;
+  /** `work` bound to the current context: called later (from a stream's event), it runs with today's span current. */
+  bind<F extends (...args: never[]) => unknown>(work: F): F;
   /** The server span of the call being served here, for attributes known later (code, caller, cache). */
   currentCall(): TraceSpan | undefined;
   /** Sends what is still buffered and stops; bounded by `timeoutMs`, so a dead receiver cannot hold a shutdown. */

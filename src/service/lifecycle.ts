@@ -65,7 +65,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const notes = [
     apiKeys.length > 0 ? `${apiKeys.length} in API_KEYS` : undefined,
     credentials.apiKeysFile !== undefined ? `scoped keys in ${credentials.apiKeysFile}` : undefined,
-    tokens !== undefined ? "signed tokens (JWT)" : undefined,
+    tokens?.secret !== undefined || tokens?.publicKeyPem !== undefined || tokens?.jwks !== undefined
+      ? "signed tokens (JWT)"
+      : undefined,
+    tokens?.oidc === undefined ? undefined : `tokens of ${tokens.oidc.issuers.map((i) => i.issuer).join(", ")}`,
   ].filter((note) => note !== undefined);
   let keyNote = `credentials: ${notes.join(", ")}`;
   // With no credentials configured, a key is generated and kept beside data of the service's own.
@@ -121,6 +124,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       tracing: options.tracing,
       readLimits: config.limits.readLimits,
       callLog: config.callLog,
+      rpcFastPath: config.rpcFastPath,
     });
   } catch (error) {
     // A key file that does not read, say: nothing is served, and the warehouse is let go.

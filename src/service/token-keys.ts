@@ -6,8 +6,14 @@ import { readFileSync } from "node:fs";
 import { ConfigError, type CredentialsConfig } from "../config/index.js";
 import type { AppOptions } from "../app/index.js";
 
-/** How tokens are verified, from JWT_SECRET, JWT_PUBLIC_KEY (PEM, or a file of it) or JWT_JWKS_FILE. */
+/** How tokens are verified: JWT_SECRET, JWT_PUBLIC_KEY (PEM, or a file of it) or JWT_JWKS_FILE, and OIDC_ISSUERS. */
 export function tokenKeys(credentials: CredentialsConfig): AppOptions["tokens"] {
+  const own = ownTokenKeys(credentials);
+  if (credentials.oidc === undefined) return own;
+  return { ...own, oidc: credentials.oidc };
+}
+
+function ownTokenKeys(credentials: CredentialsConfig): AppOptions["tokens"] {
   const read = (name: string, path: string) => {
     try {
       return readFileSync(path, "utf8");

@@ -14,8 +14,9 @@ export {
   withExplorer,
 } from "./http/index.js";
 export { createReadinessPoller, unimplementedMessage } from "./grpc/index.js";
-export { loggingInterceptor, percentEncoded, rpcProtocolOf } from "./rpc/index.js";
+export { loggingInterceptor, rpcProtocolOf } from "./rpc/index.js";
 export type { RevocableKeys } from "./node-http/index.js";
+export { createWatchRevocation, createWatchSessions } from "./node-http/index.js";
 export { codeName, createRecordCall, createCallRouter, isHttpRoute, isKeyedProcedure } from "./node-http/index.js";
 export type { CallHandler, RequestHandler, Route, StreamHandler } from "./node-http/index.js";
 export { withCors, withCorsStreams } from "./cors.js";

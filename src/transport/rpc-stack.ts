@@ -1,12 +1,13 @@
 // The Connect, gRPC and gRPC-Web side of the port, assembled in order: the
 // gate (a key checked from the headers before any body is read), the fast
 // path of cache hits (answered from the bytes their result keeps), then the
-// Connect router serving the saved queries, gRPC health and server
-// reflection through the logging interceptor, with UNIMPLEMENTED for RPC
-// calls of anything not served and the plain HTTP routes for the rest.
+// Connect router serving the saved queries and their watch streams, gRPC
+// health and server reflection through the logging interceptor, with
+// UNIMPLEMENTED for RPC calls of anything not served and the plain HTTP
+// routes for the rest.
 import type { DescService } from "@bufbuild/protobuf";
 import type { Authenticator } from "../auth/index.js";
-import type { EndpointRegistry, EndpointService, WatchHub } from "../endpoints/index.js";
+import type { EndpointRegistry, EndpointService } from "../endpoints/index.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import type { Logger, Metrics } from "../observability/index.js";
 import {
@@ -19,16 +20,15 @@ import {
   type Call,
   type CallHandler,
   codeName,
+  isAuthenticated,
+  type OpenWatch,
   type RecordCall,
   type RequestHandler,
-  createEndWatchCall,
-  createWatchRevocation,
-  type RevocableKeys,
 } from "./node-http/index.js";
 import {
   type CallObserver,
   connectRoutes,
-  createCallLog,
+  createCallLines,
   createConnectRouterHandler,
   createMessageEncodings,
   createRecordRefusedRpc,
@@ -36,12 +36,11 @@ import {
   createUnaryFastPath,
   type KeylessRpcLimit,
   loggingInterceptor,
+  type ReadBody,
   recordingInterceptor,
+  replayedBody,
   routerContextFor,
   watchRoutes,
-  createWatchStreamPath,
-  type ReadBody,
-  replayedBody,
 } from "./rpc/index.js";
 
 export interface RpcStackOptions {
@@ -84,12 +83,12 @@ export interface RpcStackOptions {
    * are the same. Default true.
    */
   fastPath?: boolean;
+  /** Binds work called later to the call's trace context (Tracing.bind), with traces on. Default: none. */
+  bindContext?: <F extends (...args: never[]) => unknown>(work: F) => F;
   /** Records each saved-query call's end in the call log. Default: nothing. */
   record?: RecordCall;
-  /** Feeds the saved queries' watch methods; without it they answer UNIMPLEMENTED. */
-  watchHub?: WatchHub;
-  /** The key file's keys: a watch stream of a key it drops ends UNAUTHENTICATED. Default: none. */
-  revocableKeys?: RevocableKeys;
+  /** Opens the sessions of the saved queries' watch methods; without it they answer UNIMPLEMENTED. */
+  openWatch?: OpenWatch;
 }
 
 export interface RpcStack {
@@ -101,8 +100,6 @@ export interface RpcStack {
 
 export function createRpcStack(options: RpcStackOptions): RpcStack {
   const { registry, metrics, maxBodyBytes } = options;
-  const revocation = createWatchRevocation(options.revocableKeys);
-  const endWatchCall = createEndWatchCall({ metrics, record: options.record });
   // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
   const recordRefused = createRecordRefusedRpc(registry, options.record);
   const gate = createRpcGate({
@@ -155,14 +152,8 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
   const router = createConnectRouterHandler({
     routes: (router) => {
       savedQuery(router);
-      if (options.watchHub !== undefined)
-        watchRoutes({
-          registry,
-          service: options.service,
-          hub: options.watchHub,
-          revocation,
-          endCall: endWatchCall,
-        })(router);
+      if (options.openWatch !== undefined)
+        watchRoutes({ registry, service: options.service, openWatch: options.openWatch })(router);
       health.routes(router);
       reflection(router);
     },
@@ -180,21 +171,6 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     }),
     logger: options.logger,
   });
-  const encodings = createMessageEncodings({ jsonOptions });
-  // Cache hits of saved queries are answered from the bytes their result keeps; the rest goes to the router.
-  const fastPath =
-    options.fastPath === false
-      ? undefined
-      : createUnaryFastPath({
-          registry,
-          service: options.service,
-          router,
-          encodings,
-          log: createCallLog(options.logger, { observe }),
-          record: options.record,
-          maxBodyBytes,
-          staleIfErrorSeconds: options.staleIfErrorSeconds,
-        });
   const toRouter = (call: Call, read?: ReadBody) => {
     const [request, response] = call.exchange();
     router.serve(
@@ -204,30 +180,28 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
       read && replayedBody(read, request),
     );
   };
-  // gRPC and gRPC-Web watch streams are served on their bare HTTP/2 stream, the rest by the router.
-  const watchPath =
-    options.watchHub === undefined
+  // Cache hits of saved queries are answered from the bytes their result keeps; the rest goes to the router.
+  const fastPath =
+    options.fastPath === false
       ? undefined
-      : createWatchStreamPath({
+      : createUnaryFastPath({
+          registry,
           service: options.service,
-          hub: options.watchHub,
-          revocation,
-          endCall: endWatchCall,
-          encodings,
-          accepted: router.acceptCompression,
-          maxBodyBytes,
           toRouter,
+          acceptCompression: router.acceptCompression,
+          encodings: createMessageEncodings({ jsonOptions }),
+          log: createCallLines(options.logger, { observe }),
+          record: options.record,
+          maxBodyBytes,
+          staleIfErrorSeconds: options.staleIfErrorSeconds,
+          bindContext: options.bindContext,
         });
   const serve = gate.guard((call) => {
-    if (call.credential !== undefined && watchPath?.(call)) return;
-    if (call.credential !== undefined && fastPath !== undefined) return fastPath.serve(call);
+    if (fastPath !== undefined && isAuthenticated(call)) return fastPath.serve(call);
     toRouter(call);
   });
   return {
     serve,
-    endStreams: () => {
-      health.close();
-      revocation.close();
-    },
+    endStreams: () => health.close(),
   };
 }

@@ -4,6 +4,7 @@
 // served (so the cache's, the executor's and the warehouse's spans descend
 // from it), ended when the response closes. Only wired in when traces are
 // exported (docs/observability.md); otherwise the handler is left as it is.
+// The call takes the same path either way.
 // It reads the route and saved query each call was given, so it runs after
 // the router.
 import { traceAttribute, type Tracing } from "../observability/index.js";
@@ -31,13 +32,19 @@ export function traceCalls(handler: CallHandler, options: TraceCallsOptions): Ca
       [traceAttribute.protocol]:
         route === "saved-query" ? "http" : (rpcProtocolOf(head.method, headers["content-type"], url) ?? "unknown"),
     });
-    // Traced calls come as Node requests: bare streams are not taken while traces are on.
-    let response = call.response;
-    if (response === undefined) [, response] = call.exchange();
-    response.once("close", () => {
-      span.setAttributes({ [traceAttribute.httpStatus]: response.statusCode });
-      span.end();
-    });
+    // Ended when the answer is done: on the bare HTTP/2 stream, or the Node response, however the call is answered.
+    const { stream, response } = call;
+    if (stream !== undefined) {
+      stream.once("close", () => {
+        span.setAttributes({ [traceAttribute.httpStatus]: Number(stream.sentHeaders[":status"] ?? 0) || undefined });
+        span.end();
+      });
+    } else if (response !== undefined) {
+      response.once("close", () => {
+        span.setAttributes({ [traceAttribute.httpStatus]: response.statusCode });
+        span.end();
+      });
+    }
     tracing.within(span, () => handler(call));
   };
 }

@@ -54,7 +54,10 @@ export function recordingTracing(): RecordingTracing {
       failure: undefined,
       ends: 0,
       id,
-      setAttributes: (more) => Object.assign(span.attributes, more),
+      // As OpenTelemetry does, an undefined value leaves the attribute as it was.
+      setAttributes: (more) => {
+        for (const [name, value] of Object.entries(more)) if (value !== undefined) span.attributes[name] = value;
+      },
       updateName: (newName) => (span.name = newName),
       fail: (message) => (span.failure = message),
       end: () => (span.ends += 1),
@@ -78,6 +81,7 @@ export function recordingTracing(): RecordingTracing {
     startChild,
     within,
     inSpan: inSpanOf(startChild, within),
+    bind: (work) => AsyncLocalStorage.bind(work),
     currentCall: () => [...(storage.getStore() ?? [])].reverse().find((span) => span.kind === "call"),
     shutdown: async () => {},
   };

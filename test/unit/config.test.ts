@@ -21,6 +21,7 @@ describe("readConfig", () => {
       warehouseRetryMs: 5000,
       logLevel: "info",
       rateLimit: { perSecond: 100, burst: 200 },
+      rpcFastPath: true,
       limits: {
         maxBodyBytes: 65_536,
         maxImportBytes: 16 * 1024 * 1024,

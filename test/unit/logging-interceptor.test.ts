@@ -6,7 +6,6 @@ import { describe, expect, it } from "vitest";
 import { Health } from "../../src/gen/grpc/health/v1/health_pb.js";
 import { createLogger } from "../../src/observability/index.js";
 import { loggingInterceptor } from "../../src/transport/index.js";
-import { createCallLog } from "../../src/transport/rpc/index.js";
 
 async function logOf(signal: AbortSignal) {
   const lines: { level: string; msg: string; code: string }[] = [];
@@ -46,20 +45,23 @@ describe("logging interceptor", () => {
     expect(observed).toEqual([Code.Unknown]);
   });
 
-  it("writes a success's line at debug only, and counts it in the metrics at every level", () => {
+  it("writes a success's line at debug only, and counts it in the metrics at every level", async () => {
     for (const level of ["debug", "info"] as const) {
       const lines: { level: string; msg: string; code: string }[] = [];
       const logger = createLogger({ level, write: (line) => void lines.push(JSON.parse(line) as never) });
       const observed: (Code | "ok")[] = [];
-      const log = createCallLog(logger, { observe: ({ code }) => observed.push(code) });
-      const call = {
+      const intercept = loggingInterceptor(logger, { observe: ({ code }) => observed.push(code) });
+      const answering = async () => ({ header: new Headers(), trailer: new Headers() });
+      const request = {
+        header: new Headers(),
+        contextValues: createContextValues(),
+        service: Health,
         method: Health.method.check,
-        procedure: "grpc.health.v1.Health/Check",
-        protocol: "grpc",
-        requestId: "r",
-        started: performance.now(),
+        requestMethod: "POST",
+        url: "/grpc.health.v1.Health/Check",
+        signal: new AbortController().signal,
       };
-      log(call, "ok");
+      await intercept(answering as never)(request as never);
       expect(observed).toEqual(["ok"]);
       expect(lines.map(({ level, msg, code }) => ({ level, msg, code }))).toEqual(
         level === "debug" ? [{ level: "debug", msg: "call", code: "ok" }] : [],

@@ -1,7 +1,7 @@
 // How a call of something not served is recognised and worded: the protocol
 // from method, content type and query; the message; grpc-message encoding.
 import { describe, expect, it } from "vitest";
-import { percentEncoded, rpcProtocolOf, unimplementedMessage } from "../../src/transport/index.js";
+import { rpcProtocolOf, unimplementedMessage } from "../../src/transport/index.js";
 
 describe("rpcProtocolOf", () => {
   it.each([
@@ -37,17 +37,5 @@ describe("unimplementedMessage", () => {
     ["/", "no procedure at /"],
   ])("words %s as %s", (path, message) => {
     expect(unimplementedMessage(path, served)).toBe(message);
-  });
-});
-
-describe("percentEncoded", () => {
-  it.each([
-    ["unknown service a.B", "unknown service a.B"],
-    ["100% sure", "100%25 sure"],
-    ["a;b,c/d", "a;b,c/d"],
-    ["tab\there", "tab%09here"],
-    ["é", "%C3%A9"],
-  ])("encodes %j as %j", (message, encoded) => {
-    expect(percentEncoded(message)).toBe(encoded);
   });
 });

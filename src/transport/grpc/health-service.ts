@@ -6,7 +6,7 @@ import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { throttledAddress } from "../../auth/index.js";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
-import { clientAddressKey } from "../rpc/index.js";
+import { callOf } from "../rpc/index.js";
 import { createReadinessPoller } from "./readiness-poller.js";
 
 export interface HealthServiceOptions {
@@ -64,7 +64,7 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   }
 
   async function* watch(service: string, context: HandlerContext) {
-    const address = throttledAddress(context.values.get(clientAddressKey));
+    const address = throttledAddress(callOf(context.values)?.client ?? "");
     const fromAddress = watchingFrom.get(address) ?? 0;
     if (watching >= maxWatches || fromAddress >= maxPerAddress) {
       const whose = watching >= maxWatches ? "" : " from this address";

@@ -3,7 +3,7 @@
 // first), and a stream ends with RESOURCE_EXHAUSTED past a number of
 // messages, so a single long stream costs what as many calls would.
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
-import { clientAddressKey } from "../rpc/index.js";
+import { callOf } from "../rpc/index.js";
 
 /** Takes one token of the reflection bucket of `address`; throws RESOURCE_EXHAUSTED when it is empty. */
 export type ReflectionTokenTaker = (address: string) => void;
@@ -25,7 +25,7 @@ export async function* boundedRequests<T>(
   limit: ReflectionStreamLimit,
 ): AsyncIterable<T> {
   const maxMessages = limit.maxMessages ?? defaultReflectionMessagesPerStream;
-  const address = context.values.get(clientAddressKey);
+  const address = callOf(context.values)?.client ?? "";
   let seen = 0;
   for await (const request of requests) {
     seen += 1;

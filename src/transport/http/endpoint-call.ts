@@ -15,11 +15,12 @@ import {
 import type { Logger, Metrics } from "../../observability/index.js";
 import {
   asksFreshness,
-  type Call,
+  type AuthenticatedCall,
   codeName,
   freshnessOfHead,
   type RecordCall,
   recordNoCall,
+  type ValidatedCall,
 } from "../node-http/index.js";
 import { createCacheHeadersWriter } from "./cache-answer.js";
 import type { BodyFormat } from "./content-negotiation.js";
@@ -58,16 +59,16 @@ export interface EndpointCalls {
    * CORS headers first: true when it did. The fast path of GET hits;
    * anything else is `answer`'s.
    */
-  answerHit(call: Call): boolean;
+  answerHit(call: ValidatedCall): boolean;
   /** Answers the call's prepared call; failures become the JSON error body. */
-  answer(call: Call): void;
+  answer(call: ValidatedCall): void;
   /**
    * Answers the call's prepared call with its estimate (`dry_run=1`), the
    * query not run: `{"estimate": {"rows", "parts", "marks"}}`, never cached.
    */
-  answerDryRun(call: Call): void;
+  answerDryRun(call: ValidatedCall): void;
   /** Answers a call of `endpoint` whose parameters were refused, counted and logged as calls are. */
-  reject(call: Call, endpoint: Endpoint, error: unknown): void;
+  reject(call: AuthenticatedCall, endpoint: Endpoint, error: unknown): void;
 }
 
 export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls {
@@ -79,10 +80,10 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   };
   const record = options.record ?? recordNoCall;
 
-  function finish(call: Call, endpoint: Endpoint, code: string, result?: EndpointResult) {
+  function finish(call: AuthenticatedCall, endpoint: Endpoint, code: string, result?: EndpointResult) {
     const ms = performance.now() - call.started;
     const name = endpoint.definition.name;
-    const caller = call.credential!.id;
+    const caller = call.credential.id;
     metrics.recordCall(name, "http", code, ms / 1000);
     metrics.countCaller(caller, code);
     options.observe?.({ endpoint: name, code, caller });
@@ -94,12 +95,12 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       logger.debug("call", { requestId, caller, endpoint: name, protocol: "http", code, durationMs: Math.round(ms) });
   }
 
-  function fail(call: Call, endpoint: Endpoint, error: unknown) {
+  function fail(call: AuthenticatedCall, endpoint: Endpoint, error: unknown) {
     const connectError = ConnectError.from(error);
     if (connectError.code === Code.Internal) {
       logger.error("get failed", {
         requestId: call.requestId,
-        caller: call.credential!.id,
+        caller: call.credential.id,
         endpoint: endpoint.definition.name,
         protocol: "http",
         cause: connectError.cause ?? error,
@@ -113,7 +114,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
 
   return {
     answerHit(call) {
-      const prepared = call.prepared!;
+      const prepared = call.prepared;
       // A caller's freshness directive is execute's to read.
       if (asksFreshness(call.head.headers)) return false;
       call.started = performance.now();
@@ -124,7 +125,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       return true;
     },
     answer(call) {
-      const prepared = call.prepared!;
+      const prepared = call.prepared;
       call.started = performance.now();
       const freshness = freshnessOfHead(call.head.headers);
       const hit = freshness === undefined ? service.peek(prepared) : undefined;
@@ -150,7 +151,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       );
     },
     answerDryRun(call) {
-      const prepared = call.prepared!;
+      const { prepared } = call;
       call.started = performance.now();
       const exchange = call.exchange();
       service.estimate(prepared, new GetCallContext(call, defaultTimeoutMs, undefined)).then(

@@ -1,49 +1,32 @@
 // A saved query's GET asked with `Accept: text/event-stream`: its results as
-// Server-Sent Events (the HTML standard), fed by the watch hub. Each result is
-// an `event: result` whose id is the ETag a JSON GET of the same rows carries
-// and whose data is that GET's JSON body, on one line; a comment keeps idle
-// connections (and the proxies between) open. The writer's backpressure is
-// the hub's: a full response makes it hold the newest result only. A stream
-// of a key the key file drops ends with an `event: error` (unauthenticated);
-// each stream is counted and recorded as one call when it ends.
+// Server-Sent Events (the HTML standard), on a watch session
+// (node-http/watch-session.ts), which decides when the stream ends. Each
+// result is an `event: result` whose id is the ETag a JSON GET of the same
+// rows carries and whose data is that GET's JSON body, on one line; a
+// `: heartbeat` comment keeps idle connections (and the proxies between)
+// open; an end other than the client leaving is an `event: error`.
 import type { ConnectError } from "@connectrpc/connect";
-import { presentedSecret } from "../../auth/index.js";
-import type { EndpointResult, WatchHub, WatchStream } from "../../endpoints/index.js";
+import type { EndpointResult } from "../../endpoints/index.js";
 import {
-  type Call,
   cacheHeaders,
-  codeName,
-  type EndWatchCall,
   type HttpResponse,
+  type OpenWatch,
+  type ValidatedCall,
   varyCredential,
-  type WatchRevocation,
 } from "../node-http/index.js";
 import { errorResponse } from "./error-body.js";
 
-/** The heartbeat's default period: 15 s. */
-export const defaultHeartbeatMs = 15_000;
-
-export interface EventStreamsOptions {
-  hub: WatchHub;
-  /** How often an idle stream gets a `: heartbeat` comment. Default 15,000 ms. */
-  heartbeatMs?: number;
-  /** Ends the streams of a key the key file no longer holds. Default: none followed. */
-  revocation?: WatchRevocation;
-  /** Counts and records each stream when it ends. Default: nothing. */
-  endCall?: EndWatchCall;
-}
-
 export interface EventStreams {
   /**
-   * Answers the call's prepared call (its caller authenticated, its parameters
-   * checked) as an event stream. Throws, before anything is written, what the
-   * hub throws: RESOURCE_EXHAUSTED past a watch bound, UNAVAILABLE at shutdown.
+   * Answers the call as an event stream. Throws, before anything is written,
+   * what the hub throws: RESOURCE_EXHAUSTED past a watch bound, UNAVAILABLE
+   * at shutdown.
    */
-  serve(call: Call): void;
+  serve(call: ValidatedCall): void;
 }
 
 /** Whether a GET asks for an event stream: its Accept names text/event-stream. */
-export function asksEventStream(call: Call): boolean {
+export function asksEventStream(call: { head: ValidatedCall["head"] }): boolean {
   const accept = call.head.headers.accept;
   return call.head.method === "GET" && accept !== undefined && accept.includes("text/event-stream");
 }
@@ -51,53 +34,23 @@ export function asksEventStream(call: Call): boolean {
 const heartbeat = Buffer.from(": heartbeat\n\n");
 const endOfEvent = Buffer.from("\n\n");
 
-export function createEventStreams(options: EventStreamsOptions): EventStreams {
-  const { hub } = options;
-  const heartbeatMs = options.heartbeatMs ?? defaultHeartbeatMs;
-  const endCall = options.endCall ?? (() => {});
-
+export function createEventStreams(openWatch: OpenWatch): EventStreams {
   return {
     serve(call) {
-      const prepared = call.prepared!;
-      let response: HttpResponse | undefined;
       // A reconnect that holds the current result already is not sent it again.
       let skipTag = headerText(call.head.headers["last-event-id"]);
-      let ended = false;
-      let timer: NodeJS.Timeout | undefined;
-      let first: EndpointResult | undefined;
+      let response: HttpResponse | undefined;
       let bytes = 0;
-      call.started = performance.now();
-      let revoked: ReturnType<WatchRevocation["follow"]> | undefined;
       const write = (chunk: Buffer) => {
         bytes += chunk.length;
         return response!.write(chunk);
       };
-      /** Ends the stream once: `ok` when the client left, else the code it was ended with. */
-      const stop = (code: string) => {
-        ended = true;
-        clearInterval(timer);
-        revoked?.stop();
-        endCall(call, {
-          endpoint: prepared.endpoint.definition.name,
-          protocol: "get",
-          code,
-          first,
-          responseBytes: bytes,
-        });
-      };
-      const endWith = (error: ConnectError) => {
-        stop(codeName(error.code));
-        const event = errorEvent(error);
-        bytes += event.length;
-        response!.end(event);
-      };
-      const stream: WatchStream = hub.watch(
-        prepared,
-        { tenant: call.credential!.id, requestId: call.requestId, address: call.address },
-        {
-          next(result) {
-            if (ended || response === undefined) return true;
-            first ??= result;
+      call.started = performance.now();
+      const session = openWatch({
+        call,
+        protocol: "get",
+        writer: {
+          result(result) {
             const id = cacheHeaders(result, "json", 0).etag;
             if (skipTag !== undefined) {
               const skip = skipTag === id;
@@ -105,20 +58,21 @@ export function createEventStreams(options: EventStreamsOptions): EventStreams {
               if (skip) return true;
             }
             if (write(resultEvent(id, result))) return true;
-            response.once("drain", () => stream.drained());
+            response!.once("drain", () => session.drained());
             return false;
           },
+          heartbeat: () => write(heartbeat),
           end(error) {
-            if (ended || response === undefined) return;
-            endWith(error);
+            if (error === undefined || response!.writableEnded) return;
+            const event = errorEvent(error);
+            bytes += event.length;
+            response!.end(event);
           },
+          bytes: () => bytes,
         },
-      );
-      // Followed once the hub admitted the stream: a refused one is not.
-      revoked = options.revocation?.follow(presentedSecret(call));
+      });
       // The CORS headers are set on the response by exchange().
-      const [, answer] = call.exchange();
-      response = answer;
+      [, response] = call.exchange();
       response.writeHead(200, {
         "content-type": "text/event-stream",
         "cache-control": "no-store",
@@ -128,21 +82,7 @@ export function createEventStreams(options: EventStreamsOptions): EventStreams {
       });
       // The head goes now: a client waits for it before the first result, which may take a query.
       if ("flushHeaders" in response) response.flushHeaders();
-      response.once("close", () => {
-        if (ended) return;
-        stop("ok");
-        stream.close();
-      });
-      const revokedSignal = revoked?.signal;
-      revokedSignal?.addEventListener("abort", () => {
-        if (ended) return;
-        stream.close();
-        endWith(revokedSignal.reason as ConnectError);
-      });
-      timer = setInterval(() => {
-        if (!ended) write(heartbeat);
-      }, heartbeatMs);
-      timer.unref();
+      response.once("close", () => session.end());
     },
   };
 }

@@ -2,13 +2,13 @@
 // request id and freshness, and an abort signal made only when the warehouse
 // is asked.
 import type { CallContext, Freshness } from "../../endpoints/index.js";
-import type { Call } from "../node-http/index.js";
+import type { AuthenticatedCall } from "../node-http/index.js";
 
 /** The context of a GET call; its abort signal is made only if the warehouse asks for it. */
 export class GetCallContext implements CallContext {
   private abort: AbortController | undefined;
   constructor(
-    private readonly call: Call,
+    private readonly call: AuthenticatedCall,
     readonly timeoutMs: number,
     readonly freshness: Freshness | undefined,
   ) {}
@@ -16,7 +16,7 @@ export class GetCallContext implements CallContext {
     return this.call.requestId;
   }
   get tenant(): string {
-    return this.call.credential!.id;
+    return this.call.credential.id;
   }
   get signal(): AbortSignal {
     if (this.abort === undefined) {

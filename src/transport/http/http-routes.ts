@@ -7,7 +7,7 @@
 // length and of the methods, and the authentication of the keyed routes.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Authenticator } from "../../auth/index.js";
-import type { EndpointRegistry, EndpointService, WatchHub } from "../../endpoints/index.js";
+import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import { createMetricsScrape, type Logger, type Metrics, type MetricsScrape } from "../../observability/index.js";
 import {
   type AuthenticatedSteps,
@@ -20,10 +20,8 @@ import {
   pathOf,
   type RecordCall,
   RequestCall,
+  type OpenWatch,
   type RequestHandler,
-  type RevocableKeys,
-  createEndWatchCall,
-  createWatchRevocation,
 } from "../node-http/index.js";
 import { createDocumentRoutes } from "./document-routes.js";
 import { createEndpointCalls, type HttpCallObserver } from "./endpoint-call.js";
@@ -63,12 +61,8 @@ export interface HttpRoutesOptions {
   serveMetrics?: boolean;
   /** What POST /api/import/<table> needs (import-route.ts); without it the route is not served. Default: none. */
   imports?: Omit<ImportRouteOptions, "registry" | "logger">;
-  /** Feeds GETs asking for text/event-stream (event-stream.ts); without it they are answered as JSON. Default: none. */
-  watchHub?: WatchHub;
-  /** The event streams' heartbeat period. Default 15,000 ms. */
-  heartbeatMs?: number;
-  /** The key file's keys: an event stream of a key it drops ends unauthenticated. Default: none. */
-  revocableKeys?: RevocableKeys;
+  /** Opens the watch sessions of GETs asking for text/event-stream; without it they are answered as JSON. Default: none. */
+  openWatch?: OpenWatch;
 }
 
 export interface HttpRoutes {
@@ -96,14 +90,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const savedQuery = createSavedQueryRoute({
     ...options,
     calls: createEndpointCalls(options),
-    eventStreams:
-      options.watchHub &&
-      createEventStreams({
-        hub: options.watchHub,
-        heartbeatMs: options.heartbeatMs,
-        revocation: createWatchRevocation(options.revocableKeys),
-        endCall: createEndWatchCall(options),
-      }),
+    eventStreams: options.openWatch && createEventStreams(options.openWatch),
     refuse,
   });
 
@@ -146,14 +133,13 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
 
   /** The keyed routes after authentication: the listing, or a saved query's first call. */
   const keyedSteps: AuthenticatedSteps = {
-    admitted: (call, credential) =>
-      call.route === "listing" ? documents.listing(call, credential) : savedQuery.serve(call, credential),
+    admitted: (call) => (call.route === "listing" ? documents.listing(call, call.credential) : savedQuery.serve(call)),
     refuse,
     failed: (call, error) => handlerThrew(...call.exchange(), error, logger),
   };
 
   /** The import route after authentication. */
-  const importSteps: AuthenticatedSteps = { ...keyedSteps, admitted: (call, credential) => imports!(call, credential) };
+  const importSteps: AuthenticatedSteps = { ...keyedSteps, admitted: (call) => imports!(call, call.credential) };
 
   /** The import route's methods: OPTIONS and all but POST answered here (true when that already answered). */
   function answeredPost(call: Call): boolean {

@@ -2,7 +2,7 @@
 // content coding, cache headers, Server-Timing, paging link, whether rows
 // were left out, and the rows and bytes its query read.
 import type { EndpointResult } from "../../endpoints/index.js";
-import { type Call, warehouseTimingOf } from "../node-http/index.js";
+import { type ValidatedCall, warehouseTimingOf } from "../node-http/index.js";
 import { bodyFormats } from "./body-formats.js";
 import type { WriteCacheHeaders } from "./cache-answer.js";
 import {
@@ -30,11 +30,11 @@ export interface Answering {
  * when it has them, Server-Timing, and the rows and bytes read when known
  * (for a hit, those of the computation it was made by).
  */
-export function sendResult(answering: Answering, call: Call, result: EndpointResult, lookupMs: number): void {
+export function sendResult(answering: Answering, call: ValidatedCall, result: EndpointResult, lookupMs: number): void {
   const { bodies, writeCacheHeaders } = answering;
   const requestHeaders = call.head.headers;
   const accept = requestHeaders.accept;
-  const format = call.prepared!.format ?? (accept === undefined ? JSON_FORMAT : formatFromAccept(accept));
+  const format = call.prepared.format ?? (accept === undefined ? JSON_FORMAT : formatFromAccept(accept));
   const acceptEncoding = requestHeaders["accept-encoding"];
   const encoding: ContentEncoding =
     acceptEncoding === undefined ? IDENTITY : encodingFromAcceptEncoding(acceptEncoding);
@@ -46,15 +46,16 @@ export function sendResult(answering: Answering, call: Call, result: EndpointRes
   let serializeMs: number | undefined;
   if (body === undefined) {
     const before = performance.now();
-    body = bodies.make(result, call.prepared!.endpoint, format, encoding);
+    body = bodies.make(result, call.prepared.endpoint, format, encoding);
     serializeMs = performance.now() - before;
   }
   headers["content-type"] = contentTypes[format]!;
   headers["content-length"] = String(body.length);
   headers["server-timing"] = serverTiming(result, lookupMs, serializeMs);
   if (encoding !== IDENTITY) headers["content-encoding"] = encodings[encoding];
-  if (result.nextPageToken !== undefined)
-    headers.link = nextPageLink(call.head.url ?? "/", call.prepared!.page!.parameter, result.nextPageToken);
+  const page = call.prepared.page;
+  if (result.nextPageToken !== undefined && page !== undefined)
+    headers.link = nextPageLink(call.head.url ?? "/", page.parameter, result.nextPageToken);
   const { statistics, truncation } = result.computation;
   // In every format: a CSV or NDJSON body has nowhere else to say it.
   headers["x-result-truncated"] = truncation.truncated ? "true" : "false";

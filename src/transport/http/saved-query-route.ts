@@ -4,17 +4,20 @@
 // after one lookup and the authentication (endpoint-call.ts); a target not
 // asked before is parsed, its parameters bound, and kept for next time.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { type Authenticator, type Credential, isScopedFor } from "../../auth/index.js";
+import { type Authenticator, isScopedFor } from "../../auth/index.js";
 import { type FieldViolation, fieldViolationsOf, invalidArgument } from "../../errors/index.js";
 import type { Endpoint, EndpointService } from "../../endpoints/index.js";
 import type { Logger } from "../../observability/index.js";
 import {
+  type AuthenticatedCall,
   type AuthenticatedSteps,
   authenticateThen,
   type Call,
   createPreparedCalls,
   handlerThrew,
   queryOf,
+  type ValidatedCall,
+  validated,
 } from "../node-http/index.js";
 import type { EndpointCalls, GetCall } from "./endpoint-call.js";
 import { asksEventStream, type EventStreams } from "./event-stream.js";
@@ -35,15 +38,16 @@ export interface SavedQueryRouteOptions {
 export interface SavedQueryRoute {
   /** A GET or HEAD of a target asked before: true when it took the call (authenticated, then answered). */
   servedKnown(call: Call): boolean;
-  /** A call of a target not asked before, its caller authenticated as `credential`. */
-  serve(call: Call, credential: Credential): void;
+  /** A call of a target not asked before, its caller authenticated. */
+  serve(call: AuthenticatedCall): void;
 }
 
 export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQueryRoute {
   const { service, calls, eventStreams } = options;
   const preparedCalls = createPreparedCalls();
 
-  function serve(call: Call, credential: Credential): void {
+  function serve(call: AuthenticatedCall): void {
+    const { credential } = call;
     const fail = (error: unknown) => sendError(call.exchange(), call.requestId, error);
     const url = call.head.url ?? "/";
     const endpoint = call.target;
@@ -59,22 +63,19 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
     }
     if (violations.length > 0) return calls.reject(call, endpoint, invalidArgument(violations));
     // A dry run, after the same credential, scope and parameter checks: the estimate, never the query.
-    if (dryRun === true) {
-      call.prepared = prepared;
-      return calls.answerDryRun(call);
-    }
+    if (dryRun === true) return calls.answerDryRun(validated(call, prepared));
     if (format !== undefined) prepared = { ...prepared, format }; // the body's format only: the same rows, the same cache entry
     // A call prepared under a scope of this endpoint depends on the credential too: only unscoped calls are kept by target.
     // Each page's target is new, so calls with a page token are not kept.
     if (!isScopedFor(credential, endpoint) && prepared.page?.token === undefined) preparedCalls.remember(url, prepared);
-    call.prepared = prepared;
-    if (eventStreams !== undefined && asksEventStream(call)) return openEventStream(call, endpoint);
-    calls.answer(call);
+    const ready = validated(call, prepared);
+    if (eventStreams !== undefined && asksEventStream(call)) return openEventStream(eventStreams, ready, endpoint);
+    calls.answer(ready);
   }
 
-  function openEventStream(call: Call, endpoint: Endpoint): void {
+  function openEventStream(eventStreams: EventStreams, call: ValidatedCall, endpoint: Endpoint): void {
     try {
-      eventStreams!.serve(call);
+      eventStreams.serve(call);
     } catch (error) {
       calls.reject(call, endpoint, error);
     }
@@ -82,8 +83,9 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
 
   /** After a known call's authentication: a hit, its caller unscoped, in one write; the rest as a first call. */
   const knownSteps: AuthenticatedSteps = {
-    admitted(call, credential) {
-      if (isScopedFor(credential, call.prepared!.endpoint)) return serve(call, credential);
+    admitted(call) {
+      // servedKnown prepared it before authentication.
+      if (!isValidated(call) || isScopedFor(call.credential, call.prepared.endpoint)) return serve(call);
       if (!calls.answerHit(call)) calls.answer(call);
     },
     refuse: (call, error) => options.refuse(call, error),
@@ -103,6 +105,10 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
     },
     serve,
   };
+}
+
+function isValidated(call: AuthenticatedCall): call is ValidatedCall {
+  return call.prepared !== undefined;
 }
 
 /**

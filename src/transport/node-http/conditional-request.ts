@@ -56,3 +56,19 @@ function tagListMatches(list: string, etag: string): boolean {
 function opaqueTag(tag: string): string {
   return tag.startsWith("W/") ? tag.slice(2) : tag;
 }
+
+/** Headers of a 200 answer that describe its body, which a 304 has none of. */
+const bodyHeaders = new Set(["content-length", "content-type", "content-encoding"]);
+
+/** Answers 304 on `response` with the headers of the 200 answer it stands for, less those of its body. */
+export function sendNotModified(
+  response: { writeHead(status: number, headers: Record<string, string>): unknown; end(): unknown },
+  header: Headers,
+): void {
+  const headers: Record<string, string> = {};
+  header.forEach((value, name) => {
+    if (!bodyHeaders.has(name)) headers[name] = value;
+  });
+  response.writeHead(304, headers);
+  response.end();
+}

@@ -1,8 +1,9 @@
 // The Connect router on Node's request and response, as connect-node's
-// connectNodeAdapter puts it there, with what the fast path needs besides:
-// the call's context values handed in (the credential found from the
-// headers), and a body already read replayed to the router, so that a call
-// the fast path does not answer is answered as if the fast path were not there.
+// connectNodeAdapter puts it there, with the call's context values handed in
+// (the call, its credential found from the headers by the gate), a body the
+// fast path already read replayed, and one step of HTTP the router does not
+// take: a Connect GET whose caller holds the answer already (If-None-Match,
+// If-Modified-Since) is answered 304.
 import {
   type ConnectRouter,
   type ConnectRouterOptions,
@@ -15,10 +16,17 @@ import {
   universalRequestFromNodeRequest,
   universalResponseToNodeResponse,
 } from "@connectrpc/connect-node";
-import type { Compression } from "@connectrpc/connect/protocol";
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { Compression } from "./connect-internals.js";
 import type { Logger } from "../../observability/index.js";
-import { type HttpRequest, type HttpResponse, pathOf, type RequestHandler } from "../node-http/index.js";
+import {
+  type HttpRequest,
+  type HttpResponse,
+  notModified,
+  pathOf,
+  type RequestHandler,
+  sendNotModified,
+} from "../node-http/index.js";
 
 export interface ConnectRouterHandlerOptions extends ConnectRouterOptions {
   routes(router: ConnectRouter): void;
@@ -51,7 +59,15 @@ export function createConnectRouterHandler(options: ConnectRouterHandlerOptions)
       const universal = universalRequestFromNodeRequest(request, response, undefined, values);
       if (body !== undefined) universal.body = body;
       handler(universal)
-        .then((answer) => universalResponseToNodeResponse(answer, response))
+        .then((answer) => {
+          if (
+            request.method === "GET" &&
+            answer.status === 200 &&
+            answeredNotModified(request, answer.header, response)
+          )
+            return;
+          return universalResponseToNodeResponse(answer, response);
+        })
         .catch((reason: unknown) => {
           // A caller gone while its answer was written: nothing to tell anyone.
           if (ConnectError.from(reason).code === Code.Aborted) return;
@@ -62,4 +78,18 @@ export function createConnectRouterHandler(options: ConnectRouterHandlerOptions)
         });
     },
   };
+}
+
+/** Answers 304 with the answer's headers when the request's conditions name it: true when it did. */
+function answeredNotModified(request: HttpRequest, header: Headers | undefined, response: HttpResponse): boolean {
+  const etag = header?.get("etag");
+  const lastModified = header?.get("last-modified");
+  if (header === undefined || etag == null || lastModified == null) return false;
+  const conditions = {
+    "if-none-match": request.headers["if-none-match"],
+    "if-modified-since": request.headers["if-modified-since"],
+  };
+  if (!notModified(conditions, etag, Date.parse(lastModified))) return false;
+  sendNotModified(response, header);
+  return true;
 }

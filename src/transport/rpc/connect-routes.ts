@@ -1,10 +1,10 @@
 // Connect, gRPC and gRPC-Web routes: every saved query of the registry as a
 // unary method that calls the shared endpoint service.
 import type { DescMessage, DescMethodUnary } from "@bufbuild/protobuf";
-import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import { ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
 import { queryOf } from "../node-http/index.js";
-import { corsKey, credentialKey, requestIdKey } from "./request-context.js";
+import { authenticatedCallOf } from "./request-context.js";
 import { messageForm, rpcFreshness, setRpcCacheHeaders } from "./rpc-cache-headers.js";
 import { noteCallResult } from "./router-call-record.js";
 import { rpcContentTypeOf } from "./rpc-protocol.js";
@@ -28,9 +28,8 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
       // The registry admits unary methods only; their message types are known at run time.
       const method = endpoint.method as DescMethodUnary<DescMessage, DescMessage>;
       router.rpc(method, async (request, context) => {
-        const credential = context.values.get(credentialKey);
-        // The gate admits every call of these routes; one it did not see is refused, never run unscoped.
-        if (credential === undefined) throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
+        const call = authenticatedCallOf(context.values);
+        const credential = call.credential;
         let result: EndpointResult;
         try {
           result = await service.run(
@@ -39,8 +38,8 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
             {
               signal: context.signal,
               timeoutMs: context.timeoutMs() ?? defaultTimeoutMs,
-              requestId: context.values.get(requestIdKey),
-              tenant: credential?.id,
+              requestId: call.requestId,
+              tenant: credential.id,
               freshness: rpcFreshness(context.requestHeader),
             },
             credential,
@@ -52,7 +51,7 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
         }
         const set = (name: string, value: string) => context.responseHeader.set(name, value);
         const form = messageForm(isBinary(context.requestMethod, context.requestHeader, context.url));
-        setRpcCacheHeaders(set, result, { form, staleIfErrorSeconds, cors: context.values.get(corsKey) });
+        setRpcCacheHeaders(set, result, { form, staleIfErrorSeconds, cors: call.cors });
         // Connect answers a unary call's trailers as headers named `trailer-…`: its statistics are plain headers.
         setStatistics(context.protocolName === "connect" ? context.responseHeader : context.responseTrailer, result);
         noteCallResult(context.values, result);

@@ -6,8 +6,8 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../../observability/index.js";
 import type { Endpoint } from "../../endpoints/index.js";
-import { type Call, requestIdFrom } from "../node-http/index.js";
-import { credentialKey, requestIdKey } from "./request-context.js";
+import { type AuthenticatedCall, requestIdFrom } from "../node-http/index.js";
+import { callOf } from "./request-context.js";
 import { callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
 
 export type CallObserver = (event: {
@@ -39,8 +39,11 @@ export interface LoggedCall {
   started: number;
 }
 
-/** The LoggedCall of a saved query's call answered outside the router (the fast path, a revalidation). */
-export function loggedCallOf(call: Call, endpoint: Endpoint, protocol: string): LoggedCall {
+/** Ends a call: hands it to `observe` (for metrics) and writes its log line. */
+export type CallLines = (call: LoggedCall, code: Code | "ok", error?: ConnectError) => void;
+
+/** The LoggedCall of a saved query's call answered outside the router (the fast path). */
+export function loggedCallOf(call: AuthenticatedCall, endpoint: Endpoint, protocol: string): LoggedCall {
   // One literal, not a spread of the named parts plus the rest, which V8 builds more slowly.
   return {
     method: endpoint.method,
@@ -48,20 +51,18 @@ export function loggedCallOf(call: Call, endpoint: Endpoint, protocol: string): 
     endpoint: endpoint.definition.name,
     protocol,
     requestId: call.requestId,
-    caller: call.credential!.id,
+    caller: call.credential.id,
     started: call.started,
   };
 }
 
-/** Ends a call: hands it to `observe` (for metrics) and writes its log line. */
-export type CallLog = (call: LoggedCall, code: Code | "ok", error?: ConnectError) => void;
-
 /**
- * The one call log of every RPC answer, the router's (through the
- * interceptor) and the fast path's: successes at debug, the caller's
- * mistakes at info, the service's faults at error, the rest at warn.
+ * The one writer of every RPC call's log line and metrics, the router's
+ * (through the interceptor) and the fast path's:
+ * successes at debug, the caller's mistakes at info, the service's faults at
+ * error, the rest at warn.
  */
-export function createCallLog(logger: Logger, options: Pick<LoggingInterceptorOptions, "observe"> = {}): CallLog {
+export function createCallLines(logger: Logger, options: Pick<LoggingInterceptorOptions, "observe"> = {}): CallLines {
   const observe = options.observe ?? (() => {});
   return (call, code, error) => {
     const { method, endpoint, protocol, caller, requestId } = call;
@@ -99,10 +100,10 @@ export function createCallLog(logger: Logger, options: Pick<LoggingInterceptorOp
  */
 export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOptions = {}): Interceptor {
   const endpointOf = options.endpointOf ?? (() => undefined);
-  const log = createCallLog(logger, options);
+  const log = createCallLines(logger, options);
   return (next) => async (request) => {
-    const requestId = requestIdFrom(request.header);
-    request.contextValues.set(requestIdKey, requestId);
+    const routed = callOf(request.contextValues);
+    const requestId = routed?.requestId ?? requestIdFrom(request.header);
     const call: LoggedCall = {
       method: request.method,
       procedure: `${request.service.typeName}/${request.method.name}`,
@@ -111,7 +112,7 @@ export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOp
         rpcProtocolOf(request.requestMethod, request.header.get("content-type") ?? undefined, request.url),
       ),
       requestId,
-      caller: request.contextValues.get(credentialKey)?.id,
+      caller: routed?.credential?.id,
       started: performance.now(),
     };
     try {

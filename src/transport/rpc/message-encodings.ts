@@ -7,10 +7,14 @@
 import * as zlib from "node:zlib";
 import type { DescMethod, Message } from "@bufbuild/protobuf";
 import type { JsonReadOptions, JsonWriteOptions } from "@bufbuild/protobuf";
-import { createMethodSerializationLookup, type Compression } from "@connectrpc/connect/protocol";
+import {
+  type Compression,
+  compressedFlag,
+  createMethodSerializationLookup,
+  encodeEnvelope,
+} from "./connect-internals.js";
 import type { ComputedResponse } from "../../endpoints/index.js";
 import type { UnaryRequestForm } from "./unary-request.js";
-import { compressedFlag, frame } from "./envelope-frame.js";
 
 /** Connect-node's compressions with the same output, done synchronously: the work is done once per form. */
 const compressors: Record<string, (bytes: Uint8Array) => Buffer> = {
@@ -99,7 +103,8 @@ export function createMessageEncodings(options: MessageEncodingsOptions = {}): M
       const name = body.compressed ? `${format}+${compression!.name}` : format;
       let envelope = result.body(name);
       if (envelope === undefined) {
-        envelope = frame(body.compressed ? compressedFlag : 0, body.bytes);
+        const framed = encodeEnvelope(body.compressed ? compressedFlag : 0, body.bytes);
+        envelope = Buffer.from(framed.buffer, framed.byteOffset, framed.byteLength);
         result.keepBody(name, envelope);
       }
       return { bytes: envelope, compressed: body.compressed };

@@ -6,7 +6,7 @@ import { Code, ConnectError, type ContextValues, createContextKey, type Intercep
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { EndpointResult } from "../../endpoints/index.js";
 import { type Call, codeName, type HttpResponse, type RecordCall } from "../node-http/index.js";
-import { contextFor } from "./request-context.js";
+import { callValues } from "./request-context.js";
 import { callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
 
 /** What the router's steps learn of a call, read when its response is done. */
@@ -32,14 +32,12 @@ export function responseBytesOf(values: ContextValues): number {
 }
 
 /**
- * The context values of `call` going to the router through `response`: its
- * credential, and, for a keyed call, what is needed to record it once the
- * response is done.
+ * The context values of `call` going to the router through `response`: the
+ * call, and, for a keyed call, what is needed to record it once the response
+ * is done.
  */
 export function routerContextFor(call: Call, response: HttpResponse, record: RecordCall | undefined): ContextValues {
-  // Keyless calls and watch streams are bounded per client address; other calls need none.
-  const clientAddress = call.credential === undefined || call.route === "watch-procedure" ? call.client : "";
-  const values = contextFor(call.credential, { cors: call.cors, clientAddress });
+  const values = callValues(call);
   if (record === undefined || call.credential === undefined) return values;
   if (call.started === 0) call.started = performance.now();
   const end: RouterCallEnd = { bytes: 0 };

@@ -1,9 +1,12 @@
 // The cache side of an RPC answer of a saved query: the caller's freshness
 // from its `cache-control` header or metadata (and `pragma`), and the
 // validators and cache headers of its result, as headers or metadata on
-// Connect, gRPC and gRPC-Web alike.
+// Connect, gRPC and gRPC-Web alike, for a unary answer and for the first
+// message of a watch stream.
+import type { HandlerContext } from "@connectrpc/connect";
 import { type Freshness, freshnessFrom, type EndpointResult } from "../../endpoints/index.js";
 import { cacheHeaders, type CorsDecision, type EntityForm, varyCredential } from "../node-http/index.js";
+import { setStatistics } from "./statistics-trailers.js";
 
 /** An RPC answer's own Vary: its coding and credential (CORS adds Origin when it varies by it). */
 export const varyKeyed = `Accept-Encoding, ${varyCredential}`;
@@ -37,4 +40,19 @@ export function setRpcCacheHeaders(
   const headers = cacheHeaders(result, form, staleIfErrorSeconds);
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) set(name, value);
   set("vary", cors.vary(varyKeyed));
+}
+
+/**
+ * The response headers of a watch stream, sent with its first message: the
+ * first result's validators (ETag, Last-Modified, Cache-Status) and its
+ * statistics. A stream is never a Connect GET: its content type alone says
+ * binary or JSON.
+ */
+export function setFirstResultHeaders(context: HandlerContext, result: EndpointResult): void {
+  const binary = !(context.requestHeader.get("content-type") ?? "").includes("json");
+  const headers = cacheHeaders(result, messageForm(binary), 0);
+  context.responseHeader.set("etag", headers.etag);
+  context.responseHeader.set("last-modified", headers["last-modified"]);
+  context.responseHeader.set("cache-status", headers["cache-status"]);
+  setStatistics(context.responseHeader, result);
 }

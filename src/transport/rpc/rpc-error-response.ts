@@ -1,21 +1,21 @@
 // Answers a Connect, gRPC or gRPC-Web request with an error in its own
 // protocol, without the Connect router: for calls refused from their headers
-// alone (no key, a body too large) before any of the body is read, and for
-// calls of procedures that are not served.
+// alone (no key, a body too large, a rate limit) before any of the body is
+// read, and for calls of procedures that are not served. The status, message,
+// details and metadata are the router's own (protocol-*.ts).
 import { constants as http2Constants } from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { codeName, hasBody, httpStatusFromCode, type RequestAndResponse } from "../node-http/index.js";
+import { hasBody, type RequestAndResponse } from "../node-http/index.js";
+import { connectEndStream, connectUnaryError } from "./protocol-connect.js";
+import { grpcStatusFields } from "./protocol-grpc.js";
 import type { RpcProtocol } from "./rpc-protocol.js";
-import { endStreamFlag, frame } from "./envelope-frame.js";
-
-const forwardedMetadata = ["retry-after", "ratelimit", "ratelimit-policy", "x-request-id"];
 
 /**
  * Writes `error` in `protocol`: gRPC and gRPC-Web as a trailers-only
- * response (HTTP 200, `grpc-status`, `grpc-message`), Connect unary as its
+ * response (HTTP 200, the status fields as headers), Connect unary as its
  * JSON error body with the code's HTTP status, or `httpStatus` where plain
  * HTTP has a better word for it (413 for a body too large), Connect streaming
- * as an end-of-stream frame. An HTTP/1.1 connection whose request body is
+ * as an end-of-stream message. An HTTP/1.1 connection whose request body is
  * left unread is closed rather than drained.
  */
 export function sendRpcError(
@@ -28,15 +28,11 @@ export function sendRpcError(
   if ("stream" in response ? response.stream.destroyed || response.stream.closed : response.headersSent) return;
   // No cache keeps an error (docs/caching.md).
   const headers: Record<string, string> = { "cache-control": "no-store" };
-  for (const name of forwardedMetadata) {
-    const value = error.metadata.get(name);
-    if (value !== null) headers[name] = value;
-  }
   if (request.httpVersionMajor === 1 && hasBody(request)) headers.connection = "close";
   const contentType = request.headers["content-type"];
   const writable = response as unknown as {
     writeHead(status: number, headers: object): void;
-    end(body?: Buffer): void;
+    end(body?: Uint8Array): void;
   };
   switch (protocol) {
     case "grpc":
@@ -44,8 +40,7 @@ export function sendRpcError(
       const trailers = {
         ...headers,
         "content-type": contentType ?? `application/${protocol}+proto`,
-        "grpc-status": String(error.code),
-        "grpc-message": percentEncoded(error.rawMessage),
+        ...grpcStatusFields(error),
       };
       if ("stream" in response) {
         // Trailers-only on HTTP/2: one HEADERS frame that also ends the stream,
@@ -62,20 +57,23 @@ export function sendRpcError(
       return;
     }
     case "connect": {
-      const json = Buffer.from(JSON.stringify({ code: codeName(error.code), message: error.rawMessage }));
-      writable.writeHead(httpStatus ?? httpStatusFromCode(error.code), {
+      const answer = connectUnaryError(error);
+      writable.writeHead(httpStatus ?? answer.status, {
         ...headers,
+        ...answer.headers,
         "content-type": "application/json",
-        "content-length": String(json.length),
+        "content-length": String(answer.body.byteLength),
       });
-      writable.end(json);
+      writable.end(answer.body);
       return;
     }
     case "connect-stream": {
-      // The end-of-stream message: its JSON names the error.
-      const json = Buffer.from(JSON.stringify({ error: { code: codeName(error.code), message: error.rawMessage } }));
-      const endStream = frame(endStreamFlag, json);
-      writable.writeHead(200, { ...headers, "content-type": contentType!, "content-length": String(endStream.length) });
+      const endStream = connectEndStream(error);
+      writable.writeHead(200, {
+        ...headers,
+        "content-type": contentType!,
+        "content-length": String(endStream.byteLength),
+      });
       writable.end(endStream);
       return;
     }
@@ -85,11 +83,4 @@ export function sendRpcError(
 /** RESOURCE_EXHAUSTED for a request body over `maxBytes`. */
 export function bodyTooLarge(maxBytes: number): ConnectError {
   return new ConnectError(`request body is larger than ${maxBytes} bytes`, Code.ResourceExhausted);
-}
-
-/** grpc-message encoding: printable ASCII but `%` as is, everything else as UTF-8 percent escapes. */
-export function percentEncoded(message: string): string {
-  return message.replace(/[^\x20-\x24\x26-\x7e]+/g, (run) =>
-    [...Buffer.from(run, "utf8")].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
-  );
 }

@@ -2,8 +2,8 @@
 // procedure (Connect, gRPC or gRPC-Web) is authenticated from its headers,
 // and refused when it declares a body over the bound, before the router
 // reads a byte of its body, on a Node request or a bare HTTP/2 stream. An
-// admitted call goes on with its credential (to the fast path of hits, then
-// the router, where it is a context value). Keyless calls (health,
+// admitted call goes on with its credential to the router, where the call is
+// its context value. Keyless calls (health,
 // reflection, unknown procedures) go on within their per-address bound.
 import type { ConnectError } from "@connectrpc/connect";
 import type { Authenticator } from "../../auth/index.js";
@@ -17,6 +17,7 @@ import {
   isKeyedProcedure,
   type RequestHead,
 } from "../node-http/index.js";
+import { parseConnectTimeout, parseTimeout } from "./connect-internals.js";
 import { type KeylessRpcLimit, keylessRpcKindOf } from "./keyless-procedures.js";
 import { bodyTooLarge, sendRpcError } from "./rpc-error-response.js";
 import { type RpcProtocol, rpcProtocolOf } from "./rpc-protocol.js";
@@ -41,7 +42,7 @@ export interface RpcGateOptions {
 
 export interface RpcGate {
   /**
-   * `next` (the fast path of hits, then the Connect router) behind the gate:
+   * `next` (the Connect router) behind the gate:
    * a call of a saved query's procedure reaches it authenticated (its
    * credential set on the call), the rest as it came.
    */
@@ -97,19 +98,18 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
 /** The longest delay a Node timer keeps (a longer one fires at once). */
 const maxTimerMs = 2 ** 31 - 1;
 
-const grpcTimeoutUnitMs: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 0.001, n: 0.000_001 };
-
 /** Cuts a call's `grpc-timeout` or `connect-timeout-ms` header to `maxTimeoutMs`; a malformed one is left to the router to refuse. */
 export function capDeadline(headers: RequestHead["headers"], maxTimeoutMs: number): void {
   const grpc = headers["grpc-timeout"];
   if (typeof grpc === "string") {
-    const match = /^(\d{1,8})([HMSmun])$/.exec(grpc);
-    if (match !== null && Number(match[1]) * grpcTimeoutUnitMs[match[2]!]! > maxTimeoutMs) {
+    const { timeoutMs } = parseTimeout(grpc, Number.MAX_SAFE_INTEGER);
+    if (timeoutMs !== undefined && timeoutMs > maxTimeoutMs) {
       headers["grpc-timeout"] = maxTimeoutMs <= 99_999_999 ? `${maxTimeoutMs}m` : `${Math.floor(maxTimeoutMs / 1000)}S`;
     }
   }
   const connect = headers["connect-timeout-ms"];
-  if (typeof connect === "string" && /^\d{1,10}$/.test(connect) && Number(connect) > maxTimeoutMs) {
-    headers["connect-timeout-ms"] = String(maxTimeoutMs);
+  if (typeof connect === "string") {
+    const { timeoutMs } = parseConnectTimeout(connect, Number.MAX_SAFE_INTEGER);
+    if (timeoutMs !== undefined && timeoutMs > maxTimeoutMs) headers["connect-timeout-ms"] = String(maxTimeoutMs);
   }
 }

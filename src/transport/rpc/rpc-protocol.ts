@@ -1,10 +1,12 @@
 // The one classifier of RPC requests: which of connect-node's protocols a
-// content type names, read with connect-node's own parsers (so the fast path,
-// the gate and the fallback agree with the router), and the protocol of a
+// content type names, read with connect-node's own parsers (so the gate and
+// the fallback agree with the router), and the protocol of a
 // whole request from its method, content type and query.
-import { parseContentType as parseConnectType } from "@connectrpc/connect/protocol-connect";
-import { parseContentType as parseGrpcType } from "@connectrpc/connect/protocol-grpc";
-import { parseContentType as parseGrpcWebType } from "@connectrpc/connect/protocol-grpc-web";
+import {
+  parseConnectContentType as parseConnectType,
+  parseGrpcContentType as parseGrpcType,
+  parseGrpcWebContentType as parseGrpcWebType,
+} from "./connect-internals.js";
 import { createBoundedMemo } from "../../collections/index.js";
 import { queryOf } from "../node-http/index.js";
 

@@ -3,7 +3,7 @@
 // the same order (connect-node writes a fetch Headers, which iterates sorted),
 // the same content types, compression headers and gRPC status. On HTTP/2 the
 // stream is answered directly, without the compatibility layer's extra work.
-import type { Compression } from "@connectrpc/connect/protocol";
+import type { Compression } from "./connect-internals.js";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";
 import type { Call, CacheHeaders } from "../node-http/index.js";

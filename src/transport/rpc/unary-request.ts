@@ -8,7 +8,7 @@
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";
-import { type Compression, compressionNegotiate } from "@connectrpc/connect/protocol";
+import { type Compression, compressionNegotiate, parseConnectTimeout, parseTimeout } from "./connect-internals.js";
 import { createBoundedMemo } from "../../collections/index.js";
 import { queryOf, type RequestHead } from "../node-http/index.js";
 import { type CallProtocol, rpcContentTypeOf } from "./rpc-protocol.js";
@@ -26,9 +26,6 @@ export interface UnaryRequestForm {
   /** The response compression connect-node would choose; null for none. */
   compression: Compression | null;
 }
-
-const grpcTimeout = /^\d{1,8}[HMSmun]$/;
-const connectTimeout = /^\d{1,10}$/;
 
 /** Distinct accepted encodings whose reading is kept (collections/bounded-memo.ts): a lookup costs less than a parse. */
 const memoSize = 64;
@@ -51,7 +48,7 @@ export function unaryRequestForm(
   if (type === undefined || type.text || type.stream) return undefined;
   let accept: string | string[] | undefined;
   if (type.protocol === "connect") {
-    if (!identity(headers["content-encoding"]) || !timeoutIs(headers["connect-timeout-ms"], connectTimeout)) {
+    if (!identity(headers["content-encoding"]) || !timeoutIs(headers["connect-timeout-ms"], parseConnectTimeout)) {
       return undefined;
     }
     accept = headers["accept-encoding"];
@@ -75,7 +72,7 @@ function connectGetForm(
 ): UnaryRequestForm | undefined {
   const headers = request.headers;
   if (method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS) return undefined;
-  if (headers["content-type"] !== undefined || !timeoutIs(headers["connect-timeout-ms"], connectTimeout)) {
+  if (headers["content-type"] !== undefined || !timeoutIs(headers["connect-timeout-ms"], parseConnectTimeout)) {
     return undefined;
   }
   const query = queryParams(request.url);
@@ -125,15 +122,21 @@ function queryParams(url: string | undefined): URLSearchParams {
 
 /** No request compression, and a well-formed deadline if any: else connect-node answers an error. */
 function plainGrpcHeaders(headers: RequestHead["headers"]): boolean {
-  return identity(headers["grpc-encoding"]) && timeoutIs(headers["grpc-timeout"], grpcTimeout);
+  return identity(headers["grpc-encoding"]) && timeoutIs(headers["grpc-timeout"], parseTimeout);
 }
 
 function identity(value: string | string[] | undefined): boolean {
   return value === undefined || value === "identity";
 }
 
-function timeoutIs(value: string | string[] | undefined, form: RegExp): boolean {
-  return value === undefined || (typeof value === "string" && form.test(value));
+/** No deadline, or one the protocol's own parser reads without an error. */
+function timeoutIs(
+  value: string | string[] | undefined,
+  parse: (value: string, maxTimeoutMs: number) => { error?: unknown },
+): boolean {
+  return (
+    value === undefined || (typeof value === "string" && parse(value, Number.MAX_SAFE_INTEGER).error === undefined)
+  );
 }
 
 /** Each list of compressions' negotiation of an accepted-encodings value, remembered by value. */

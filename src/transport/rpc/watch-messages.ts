@@ -1,59 +1,69 @@
-// One watch stream as the async generator of a server-streaming handler: the
-// hub's messages are taken as the handler's writer pulls them, so a slow
-// reader holds the hub back (it then keeps only the newest result), and the
-// stream ends with the hub's error, or with the signal's reason (deadline,
-// cancellation, a revoked key).
+// One watch session as the async generator of a server-streaming handler:
+// results are taken as the router's writer pulls them, so a slow reader
+// holds the hub back (it then keeps only the newest result), and the stream
+// ends with the session's error, or with the signal's reason (deadline,
+// cancellation).
 import { ConnectError } from "@connectrpc/connect";
-import type { EndpointResult, WatchListener, WatchStream } from "../../endpoints/index.js";
+import type { EndpointResult } from "../../endpoints/index.js";
+import type { OpenWatch, WatchOpening } from "../node-http/index.js";
+
+/** What a router's watch opens a session with: all but the writer, and the bytes written so far. */
+export type RouterWatchOpening = Omit<WatchOpening, "writer"> & { bytes(): number };
 
 /**
- * The messages of the stream `open` starts with the listener it is given,
- * until the hub ends it (its error is thrown after the message already
- * taken) or `signal` aborts (its reason is thrown). Leaving the loop early
- * closes the stream.
+ * The results of the session `openWatch` opens, until it ends (its error is
+ * thrown after the result already taken) or `signal` aborts (its reason is
+ * thrown). Leaving the loop early ends the session as the client leaving.
  */
 export async function* watchMessages(
-  open: (listener: WatchListener) => WatchStream,
+  openWatch: OpenWatch,
+  opening: RouterWatchOpening,
   signal: AbortSignal,
 ): AsyncGenerator<EndpointResult> {
   let held: EndpointResult | undefined;
-  let ended: ConnectError | undefined;
+  let ended: ConnectError | "left" | undefined;
   let wake: (() => void) | undefined;
   const notify = () => {
     const waiting = wake;
     wake = undefined;
     waiting?.();
   };
-  const stream = open({
-    next(result) {
-      held = result;
-      notify();
-      // Full until the writer takes this one: the hub holds (and conflates) what comes meanwhile, never overwritten here.
-      return false;
-    },
-    end(error) {
-      ended = error;
-      notify();
+  const session = openWatch({
+    ...opening,
+    writer: {
+      result(result) {
+        held = result;
+        notify();
+        // Full until the writer takes this one: the hub holds (and conflates) what comes meanwhile.
+        return false;
+      },
+      end(error) {
+        ended = error ?? "left";
+        notify();
+      },
+      bytes: opening.bytes,
     },
   });
-  signal.addEventListener("abort", notify);
+  const aborted = () => session.end(ConnectError.from(signal.reason));
+  signal.addEventListener("abort", aborted);
   try {
     for (;;) {
       if (held !== undefined) {
         const result = held;
         held = undefined;
-        stream.drained();
+        session.drained();
         yield result;
         continue;
       }
-      if (ended !== undefined) throw ended;
+      if (ended instanceof ConnectError) throw ended;
+      if (ended === "left") return;
       if (signal.aborted) throw ConnectError.from(signal.reason);
       await new Promise<void>((resolve) => {
         wake = resolve;
       });
     }
   } finally {
-    signal.removeEventListener("abort", notify);
-    if (ended === undefined) stream.close();
+    signal.removeEventListener("abort", aborted);
+    session.end();
   }
 }

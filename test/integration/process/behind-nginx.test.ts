@@ -27,6 +27,8 @@ const key = "behind-nginx-key-0123456789";
 const project = "abzsnkmgosgetnfjhnhz"; // the demo data's first project
 const guesser = "127.0.0.2";
 const neighbour = "127.0.0.3";
+const watcher = "127.0.0.4";
+const otherWatcher = "127.0.0.5";
 
 /** `text` with each `from` replaced by `to`, which must occur `times` times: a changed file fails here, not quietly. */
 function substitute(text: string, replacements: [from: string, to: string, times: number][]): string {
@@ -46,6 +48,19 @@ function get(url: string, localAddress: string, headers: Record<string, string>)
       res.on("data", (d: Buffer) => (body += d.toString()));
       res.on("end", () => resolve({ status: res.statusCode!, body }));
     });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** An event stream opened from `localAddress`: its status once its head came, and how to close it. */
+function openEventStream(url: string, localAddress: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; close(): void }>((resolve, reject) => {
+    const req = request(
+      url,
+      { localAddress, headers: { accept: "text/event-stream", ...headers }, agent: false },
+      (res) => resolve({ status: res.statusCode!, close: () => req.destroy() }),
+    );
     req.on("error", reject);
     req.end();
   });
@@ -78,6 +93,8 @@ describe.skipIf(nginxMissing() !== undefined)(
         // Two failures per client, and none given back within the test.
         AUTH_FAILURE_BURST: "2",
         AUTH_FAILURES_PER_SECOND: "0.001",
+        // Two event streams per client address.
+        MAX_WATCH_STREAMS_PER_ADDRESS: "2",
       });
       direct = await service.listening();
       const httpPort = await freePort();
@@ -193,6 +210,16 @@ describe.skipIf(nginxMissing() !== undefined)(
       expect((await get(path, neighbour, { "x-api-key": key })).status).toBe(200);
       expect(await grpcFrom(neighbour)).toBe("ok");
       expect((await get(path, neighbour, { "x-api-key": "wrong-key-3-0123456789" })).status).toBe(401);
+    });
+
+    it("counts each browser's event streams against its own address, not the proxy's", async () => {
+      const path = `${http}/api/endpoints/logs.all?project=${project}`;
+      const opened = [];
+      for (let i = 0; i < 3; i++) opened.push(await openEventStream(path, watcher, { "x-api-key": key }));
+      opened.push(await openEventStream(path, otherWatcher, { "x-api-key": key }));
+      for (const stream of opened) stream.close();
+      // Two per address: the first browser's third is refused, the second browser's first is not.
+      expect(opened.map((stream) => stream.status)).toEqual([200, 200, 429, 200]);
     });
   },
 );

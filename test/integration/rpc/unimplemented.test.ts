@@ -88,7 +88,8 @@ describe("on the wire", () => {
       expect({
         status: headers[":status"],
         grpcStatus: headers["grpc-status"],
-        message: headers["grpc-message"],
+        // Percent-encoded as gRPC asks, the way connect-node's router encodes it.
+        message: decodeURIComponent(headers["grpc-message"] as string),
         endsStream: (flags & http2.NGHTTP2_FLAG_END_STREAM) !== 0,
         body,
       }).toEqual({
