@@ -19,6 +19,7 @@ import {
 import { systemClock, type Clock } from "../observability/index.js";
 import { createCachedExecution } from "./cached-execution.js";
 import { createCallEstimates } from "./call-estimates.js";
+import { isPastSunset, pastSunsetError } from "./version-lifecycle.js";
 import type { CallContext, EndpointResult, PreparedCall } from "./call-types.js";
 import { computedResponse, type ComputedResponse } from "./computed-response.js";
 import { createCallPreparer } from "./prepare-call.js";
@@ -30,9 +31,10 @@ import type { Scope } from "./scope.js";
 
 export interface EndpointService {
   /**
-   * Applies the caller's scope (PERMISSION_DENIED for an endpoint it may not
-   * call or a fixed parameter given another value), then binds and checks the
-   * parameters (INVALID_ARGUMENT listing every problem).
+   * Refuses a version past its sunset (UNIMPLEMENTED naming its successor,
+   * version-lifecycle.ts), applies the caller's scope (PERMISSION_DENIED for
+   * an endpoint it may not call or a fixed parameter given another value),
+   * then binds and checks the parameters (INVALID_ARGUMENT listing every problem).
    */
   prepare(endpoint: Endpoint, request: Message, scope?: Scope): PreparedCall;
   /**
@@ -101,7 +103,13 @@ export interface EndpointServiceOptions {
 export function createEndpointService(options: EndpointServiceOptions): EndpointService {
   const { executor, cache } = options;
   const clock = options.clock ?? systemClock;
-  const prepare = createCallPreparer(cache !== undefined, options.defaultReadLimits);
+  const prepareCall = createCallPreparer(cache !== undefined, options.defaultReadLimits);
+  const prepare: EndpointService["prepare"] = (endpoint, request, scope) => {
+    const { deprecation } = endpoint;
+    if (deprecation !== undefined && isPastSunset(deprecation, clock()))
+      throw pastSunsetError(endpoint.definition.name, deprecation);
+    return prepareCall(endpoint, request, scope);
+  };
   const paging = createPaging(createPageTokens(options.pageTokenSecret));
   const estimates =
     options.estimator === undefined ? undefined : createCallEstimates({ estimator: options.estimator, clock });

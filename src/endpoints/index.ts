@@ -3,6 +3,8 @@
 export { savedQueryServices } from "./services.js";
 export { createEndpointRegistry } from "./registry.js";
 export type { Endpoint, EndpointRegistry } from "./registry.js";
+export { isPastSunset, isPastSunsetError, pastSunsetError } from "./version-lifecycle.js";
+export type { Deprecation } from "./version-lifecycle.js";
 export { createEndpointService } from "./endpoint-service.js";
 export type { EndpointService } from "./endpoint-service.js";
 export { dryRunAnswer } from "./call-estimates.js";

@@ -41,7 +41,7 @@ const corsAllowedHeaders = [
   "Accept",
 ];
 
-/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing, statistics, truncation and the next page. */
+/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing, statistics, truncation, deprecation and the next page. */
 const corsExposedHeaders = [
   ...connectCors.exposedHeaders,
   "X-Cache",
@@ -55,6 +55,8 @@ const corsExposedHeaders = [
   "X-Bytes-Read",
   "X-Result-Truncated",
   "X-Rows-Before-Limit",
+  "Deprecation",
+  "Sunset",
   "Link",
   "ETag",
   "Last-Modified",

@@ -159,6 +159,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
           sendJson(exchange, 200, dryRunAnswer(estimate), {
             "cache-control": "no-store",
             "x-request-id": call.requestId,
+            ...prepared.endpoint.deprecation?.headers,
           });
           finish(call, prepared.endpoint, "ok");
         },

@@ -122,6 +122,12 @@ function operation(endpoint: Endpoint, suffix: string): Schema {
   return {
     operationId: `${camel(definition.name)}${suffix}`,
     summary: `Run the saved query ${definition.name}`,
+    ...(endpoint.deprecation === undefined
+      ? {}
+      : {
+          deprecated: true,
+          description: `Deprecated since ${definition.deprecated}${definition.sunset === "" ? "" : `, retired on ${definition.sunset} (410)`}: call ${endpoint.deprecation.successor}`,
+        }),
     "x-grpc-method": endpoint.grpcMethod,
     "x-cache-ttl-seconds": definition.cacheTtlSeconds,
     parameters: endpoint.parameters.map((p) => ({

@@ -67,7 +67,13 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
     if (format !== undefined) prepared = { ...prepared, format }; // the body's format only: the same rows, the same cache entry
     // A call prepared under a scope of this endpoint depends on the credential too: only unscoped calls are kept by target.
     // Each page's target is new, so calls with a page token are not kept.
-    if (!isScopedFor(credential, endpoint) && prepared.page?.token === undefined) preparedCalls.remember(url, prepared);
+    // A version with a sunset is prepared each time, so that the sunset is checked on each call.
+    if (
+      !isScopedFor(credential, endpoint) &&
+      prepared.page?.token === undefined &&
+      endpoint.deprecation?.sunsetAt === undefined
+    )
+      preparedCalls.remember(url, prepared);
     const ready = validated(call, prepared);
     if (eventStreams !== undefined && asksEventStream(call)) return openEventStream(eventStreams, ready, endpoint);
     calls.answer(ready);

@@ -355,6 +355,12 @@ describe("listing, OpenAPI, health and metrics", () => {
             max_length: 1024,
           },
         ],
+        deprecated: { since: "2026-12-01", sunset: "2027-12-31", successor: "usage.api-counts.v2" },
+      }),
+      expect.objectContaining({
+        name: "usage.api-counts.v2",
+        grpc_method: "usage.v1.UsageService/GetApiCountsV2",
+        cache_ttl_seconds: 900,
       }),
       expect.objectContaining({
         name: "logs.all",
