@@ -7,6 +7,7 @@ import {
   type ComputedResponse,
   type EndpointRegistry,
   type EndpointService,
+  type PageTokenSecrets,
 } from "../endpoints/index.js";
 import {
   createQueryEstimator,
@@ -45,6 +46,8 @@ export interface QueryPathOptions {
   tracing?: Tracing;
   /** `MAX_ROWS_TO_READ` and `MAX_BYTES_TO_READ`: read limits of every call; 0 is none. Default: none. */
   readLimits?: ReadLimitValues;
+  /** Keys of the page tokens (PAGE_TOKEN_SECRET, PAGE_TOKEN_PREVIOUS_SECRET). Default: random, for the process's life. */
+  pageTokenSecrets?: PageTokenSecrets;
   /** Saved queries answered with no rows, never asked of the warehouse (service.call-stats with the call log off). Default: none. */
   emptyAnswers?: ReadonlySet<string>;
 }
@@ -113,6 +116,7 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
     defaultReadLimits: options.readLimits,
     estimator: createQueryEstimator({ client: warehouse.client, clock, logger }),
     onEstimateRefusal: (endpoint) => metrics.readLimitRefusals.inc({ endpoint, limit: "max_rows_to_read" }),
+    pageTokenSecrets: options.pageTokenSecrets,
   });
   return { cache, service, executor };
 }

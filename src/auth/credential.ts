@@ -24,6 +24,8 @@ export interface Credential {
   mayImport?: true;
   /** Rows and bytes the warehouse may read for one of its calls; the smallest limit that applies wins. */
   readLimits?: ReadLimitValues;
+  /** When a token stops being accepted (its `exp`, in ms since the epoch); undefined for keys. */
+  expiresAt?: number;
 }
 
 /** How the service names callers that are not key-file keys: a token (`token:<sub>`) and an API_KEYS key (`api-key:<hash>`). */

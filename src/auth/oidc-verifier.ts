@@ -119,10 +119,11 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
       throw error instanceof InvalidTokenError ? error : new InvalidTokenError((error as Error).message);
     }
     const credential = mappedCredential(`token:${issuer.name}/${payload.sub}`, payload, issuer.claims, options);
+    credential.expiresAt = payload.exp! * 1000 + skewMs;
     if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
     kept.set(token, {
       credential,
-      expiresAt: payload.exp! * 1000 + skewMs,
+      expiresAt: credential.expiresAt,
       notBefore: (payload.nbf ?? 0) * 1000 - skewMs,
     });
     return credential;

@@ -63,8 +63,9 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       throw new InvalidTokenError((error as Error).message);
     }
     const credential = credentialOf(token, payload, options);
+    credential.expiresAt = payload.exp! * 1000;
     if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
-    kept.set(token, { credential, expiresAt: payload.exp! * 1000, notBefore: (payload.nbf ?? 0) * 1000 });
+    kept.set(token, { credential, expiresAt: credential.expiresAt, notBefore: (payload.nbf ?? 0) * 1000 });
     return credential;
   }
 

@@ -23,7 +23,7 @@ import { isPastSunset, pastSunsetError } from "./version-lifecycle.js";
 import type { CallContext, EndpointResult, PreparedCall } from "./call-types.js";
 import { computedResponse, type ComputedResponse } from "./computed-response.js";
 import { createCallPreparer } from "./prepare-call.js";
-import { createPageTokens } from "./page-token.js";
+import { createPageTokens, type PageTokenSecrets } from "./page-token.js";
 import type { Endpoint } from "./registry.js";
 import { notCachedError } from "./request-freshness.js";
 import { createPaging } from "./result-page.js";
@@ -96,8 +96,12 @@ export interface EndpointServiceOptions {
   estimator?: QueryEstimator;
   /** Called for each call refused by its estimate, with the saved query's name (for metrics). Default: nothing. */
   onEstimateRefusal?: (endpoint: string) => void;
-  /** Key of the page tokens' HMAC. Default: 32 random bytes, so tokens last as long as the process. */
-  pageTokenSecret?: Uint8Array;
+  /**
+   * Keys of the page tokens' HMAC (PAGE_TOKEN_SECRET and, while rotating,
+   * PAGE_TOKEN_PREVIOUS_SECRET). Default: 32 random bytes, so tokens last as
+   * long as the process.
+   */
+  pageTokenSecrets?: PageTokenSecrets;
 }
 
 export function createEndpointService(options: EndpointServiceOptions): EndpointService {
@@ -110,7 +114,7 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
       throw pastSunsetError(endpoint.definition.name, deprecation);
     return prepareCall(endpoint, request, scope);
   };
-  const paging = createPaging(createPageTokens(options.pageTokenSecret));
+  const paging = createPaging(createPageTokens(options.pageTokenSecrets));
   const estimates =
     options.estimator === undefined ? undefined : createCallEstimates({ estimator: options.estimator, clock });
   const onEstimateRefusal = options.onEstimateRefusal ?? (() => {});

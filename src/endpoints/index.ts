@@ -20,3 +20,4 @@ export type { WatchContext, WatchHub, WatchHubOptions, WatchStream } from "./wat
 export type { WatchListener } from "./watch-delivery.js";
 export { createWatchBounds, defaultWatchBounds } from "./watch-bounds.js";
 export type { WatchBoundValues, WatchBounds } from "./watch-bounds.js";
+export type { PageTokenSecrets } from "./page-token.js";

@@ -6,7 +6,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Authenticator, isScopedFor } from "../../auth/index.js";
 import { type FieldViolation, fieldViolationsOf, invalidArgument } from "../../errors/index.js";
-import type { Endpoint, EndpointService } from "../../endpoints/index.js";
+import type { Message } from "@bufbuild/protobuf";
+import type { EndpointService } from "../../endpoints/index.js";
 import type { Logger } from "../../observability/index.js";
 import {
   type AuthenticatedCall,
@@ -75,15 +76,15 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
     )
       preparedCalls.remember(url, prepared);
     const ready = validated(call, prepared);
-    if (eventStreams !== undefined && asksEventStream(call)) return openEventStream(eventStreams, ready, endpoint);
+    if (eventStreams !== undefined && asksEventStream(call)) return openEventStream(eventStreams, ready, message);
     calls.answer(ready);
   }
 
-  function openEventStream(eventStreams: EventStreams, call: ValidatedCall, endpoint: Endpoint): void {
+  function openEventStream(eventStreams: EventStreams, call: ValidatedCall, request: Message): void {
     try {
-      eventStreams.serve(call);
+      eventStreams.serve(call, request);
     } catch (error) {
-      calls.reject(call, endpoint, error);
+      calls.reject(call, call.prepared.endpoint, error);
     }
   }
 
