@@ -34,8 +34,8 @@ function openTail(project: string): WatchReader {
 const idsOf = (message: Message) => (message as unknown as { result: { id: string }[] }).result.map((r) => r.id);
 
 /** An edge_logs row of `project` at `ms`, id number `n`. */
-function row(n: number, ms: number, project: string): { id: string } {
-  return { ...edgeLogRow(n, ms), project } as { id: string };
+function row(n: number, ms: number, project: string): { id: string; project: string } {
+  return { ...(edgeLogRow(n, ms) as { id: string }), project };
 }
 
 describe("a live tail and rows dated in the future", () => {
