@@ -70,8 +70,12 @@ export function createCallAggregates({ maxEntries, bucketMs, onDropped }: CallAg
     return (code * 4 + cacheIndex[row.cache]) * 4 + protocolIndex[row.protocol];
   };
 
-  /** Drops one aggregate to make room: from a failed batch first, else from the oldest bucket held. */
-  const dropOldest = (): boolean => {
+  /**
+   * Drops one aggregate to make room for one of `caller` in `room`: from a
+   * failed batch first, else from the oldest bucket held, of its caller
+   * holding the most there (the newcomer counted).
+   */
+  const dropOldest = (caller: string, room: Bucket): boolean => {
     if (state === "pending" && head < batch.length) {
       const dropped = batch[head]!;
       batch[head++] = undefined as never;
@@ -79,31 +83,36 @@ export function createCallAggregates({ maxEntries, bucketMs, onDropped }: CallAg
       return true;
     }
     let oldest: Bucket | undefined;
-    for (const bucket of buckets.values()) if (oldest === undefined || bucket.start < oldest.start) oldest = bucket;
+    for (const bucket of buckets.values())
+      if (bucket.callers.size > 0 && (oldest === undefined || bucket.start < oldest.start)) oldest = bucket;
     if (oldest === undefined) return false;
     let largest: [string, { byEndpoint: ByEndpoint; size: number }] | undefined;
-    for (const entry of oldest.callers) if (largest === undefined || entry[1].size > largest[1].size) largest = entry;
-    const [caller, held] = largest!;
+    let most = -1;
+    for (const entry of oldest.callers) {
+      const size = entry[1].size + (oldest === room && entry[0] === caller ? 1 : 0);
+      if (size > most) [largest, most] = [entry, size];
+    }
+    const [loser, held] = largest!;
     const [endpoint, byKey] = held.byEndpoint.entries().next().value!;
     const [key, aggregate] = byKey.entries().next().value!;
     byKey.delete(key);
     if (byKey.size === 0) held.byEndpoint.delete(endpoint);
     held.size -= 1;
-    if (held.size === 0) oldest.callers.delete(caller);
+    if (held.size === 0) oldest.callers.delete(loser);
     if (oldest.callers.size === 0) {
       buckets.delete(oldest.start);
       if (current === oldest) current = undefined;
     }
     liveSize -= 1;
-    onDropped(caller, aggregate.calls);
+    onDropped(loser, aggregate.calls);
     return true;
   };
 
-  const create = (row: CallLogRow, start: number): CallAggregate | undefined => {
-    if (liveSize + batch.length - head >= maxEntries && !dropOldest()) return undefined;
+  const create = (row: CallLogRow, room: Bucket): CallAggregate | undefined => {
+    if (liveSize + batch.length - head >= maxEntries && !dropOldest(row.caller, room)) return undefined;
     liveSize += 1;
     return {
-      bucketStart: start,
+      bucketStart: room.start,
       caller: row.caller,
       endpoint: row.endpoint,
       protocol: row.protocol,
@@ -132,13 +141,15 @@ export function createCallAggregates({ maxEntries, bucketMs, onDropped }: CallAg
       return liveSize + batch.length - head;
     },
     add(row, at) {
+      // A call of no known time could never be written: it counts as dropped.
+      if (!Number.isFinite(at)) return onDropped(row.caller, 1);
       const key = keyOf(row);
       const bucket = bucketAt(at);
       let held = bucket.callers.get(row.caller);
       let byKey = held?.byEndpoint.get(row.endpoint);
       let aggregate = byKey?.get(key);
       if (aggregate === undefined) {
-        aggregate = create(row, bucket.start);
+        aggregate = create(row, bucket);
         if (aggregate === undefined) return onDropped(row.caller, 1);
         // Making room may have emptied this bucket (when it was the oldest): look its place up again.
         const room = bucketAt(at);
