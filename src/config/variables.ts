@@ -227,7 +227,8 @@ export const variables = {
     section: "Logging",
     parser: whole(1),
     default: defaultCallLog.retentionDays,
-    description: "days a row of `service_call_aggregates` (and of `service_calls`, the per-call table of earlier versions) is kept (the tables' TTL, set by the migrations at start)",
+    description:
+      "days a row of `service_call_aggregates` (and of `service_calls`, the per-call table of earlier versions) is kept (the tables' TTL, set by the migrations at start)",
   }),
   CORS_ORIGINS: variable({
     name: "CORS_ORIGINS",
