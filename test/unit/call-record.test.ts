@@ -60,7 +60,12 @@ describe("createRecordCall", () => {
   it("lends the call log one row it refills for every call, so that a call allocates none", () => {
     const lent: CallLogRow[] = [];
     const copies: CallLogRow[] = [];
-    const record = createRecordCall({ record: (row: CallLogRow) => void (lent.push(row), copies.push({ ...row })) });
+    const record = createRecordCall({
+      record(row: CallLogRow) {
+        lent.push(row);
+        copies.push({ ...row });
+      },
+    });
     const end = { endpoint: "usage.api-counts", protocol: "grpc", result: undefined, responseBytes: 1 } as const;
     record({ requestId: "req-1", credential: { id: "tenant-a" } as never, started: 0 }, { ...end, code: "ok" });
     record({ requestId: "req-2", credential: { id: "tenant-b" } as never, started: 0 }, { ...end, code: "internal" });
