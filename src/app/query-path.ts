@@ -1,5 +1,5 @@
-// The path of a saved query below the transport: the executor, the result
-// cache and the endpoint service, set to what the warehouse can do
+// The path of a saved query below the transport: the executor, the
+// estimator, the result cache and the endpoint service, set to what the warehouse can do
 // (warehouse/capabilities.ts) and reporting to the metrics.
 import { createResultCache, type ResultCache } from "../cache/index.js";
 import {
@@ -10,6 +10,7 @@ import {
   type PageTokenSecrets,
 } from "../endpoints/index.js";
 import {
+  createQueryEstimator,
   createQueryExecutor,
   createQueryTuning,
   type QueryExecutor,
@@ -113,6 +114,8 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
     sharedTimeoutMs: options.maxQueryMs,
     sharedDeadline: capabilities.stopsAbandonedQueries ? "service" : "callers",
     defaultReadLimits: options.readLimits,
+    estimator: createQueryEstimator({ client: warehouse.client, clock, logger }),
+    onEstimateRefusal: (endpoint) => metrics.readLimitRefusals.inc({ endpoint, limit: "max_rows_to_read" }),
     pageTokenSecrets: options.pageTokenSecrets,
   });
   return { cache, service, executor };

@@ -1,7 +1,7 @@
 // Authentication: API keys checked in constant time, per-key rate limits and
 // per-address throttling of failures, the same for every transport.
 export { createApiKeyCheck } from "./api-key-check.js";
-export { isScoped, presentedSecret, seeingOwnCallsOnly } from "./credential.js";
+export { expiryOf, isScoped, presentedSecret, seeingOwnCallsOnly } from "./credential.js";
 export { isScopedFor } from "./endpoint-scope.js";
 export type { ParameterNames } from "./endpoint-scope.js";
 export { assertImportScope } from "./import-scope.js";

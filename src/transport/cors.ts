@@ -45,7 +45,7 @@ const corsAllowedHeaders = [
   "Accept",
 ];
 
-/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing, statistics and the next page. */
+/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing, statistics, truncation, deprecation and the next page. */
 const corsExposedHeaders = [
   ...connectCors.exposedHeaders,
   "X-Cache",
@@ -57,6 +57,10 @@ const corsExposedHeaders = [
   "Server-Timing",
   "X-Rows-Read",
   "X-Bytes-Read",
+  "X-Result-Truncated",
+  "X-Rows-Before-Limit",
+  "Deprecation",
+  "Sunset",
   "Link",
   "ETag",
   "Last-Modified",

@@ -4,7 +4,7 @@
 // when it narrows the key's endpoints or fixed parameters so that the stream's
 // call would be refused or would run other parameters (PERMISSION_DENIED).
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Credential } from "../../auth/index.js";
+import { type Credential, expiryOf } from "../../auth/index.js";
 import { type Clock, systemClock } from "../../observability/index.js";
 
 /** The key file's keys, as the watch streams need them. */
@@ -59,7 +59,8 @@ export function createWatchRevocation(keys?: RevocableKeys, clock: Clock = syste
     follow(access) {
       const { secret, credential } = access;
       const fromFile = secret !== undefined && keys?.credentialOf(secret) !== undefined;
-      const expiresInMs = credential.expiresAt === undefined ? undefined : credential.expiresAt - clock();
+      const expiry = expiryOf(credential);
+      const expiresInMs = expiry === undefined ? undefined : expiry - clock();
       if (!fromFile && (expiresInMs === undefined || expiresInMs > maxTimerMs)) return noFollow;
       const controller = new AbortController();
       if (fromFile) followed.set(controller, { ...access, secret });

@@ -60,8 +60,8 @@ export interface WatchOpening {
   request: Message;
   protocol: CallProtocol;
   writer: WatchWriter;
-  /** Milliseconds until the stream ends DEADLINE_EXCEEDED. Default: none. */
-  timeoutMs?: number;
+  /** Aborted when the transport ends the call (its deadline, the client cancelling): the session ends with its reason. */
+  signal?: AbortSignal;
 }
 
 /** Opens watch streams. Throws, before anything is written, what the hub throws (a watch bound, shutdown). */
@@ -72,19 +72,21 @@ export function createWatchSessions(options: WatchSessionsOptions): OpenWatch {
   const record = options.record ?? recordNoCall;
   const heartbeatMs = options.heartbeatMs ?? defaultHeartbeatMs;
 
-  return ({ call, request, protocol, writer, timeoutMs }) => {
+  return ({ call, request, protocol, writer, signal }) => {
     const started = performance.now();
     const { credential, prepared } = call;
     let first: EndpointResult | undefined;
     let ended = false;
-    const timers: NodeJS.Timeout[] = [];
+    let heartbeat: NodeJS.Timeout | undefined;
     let revoked: ReturnType<WatchRevocation["follow"]> | undefined;
     let stream: WatchStream | undefined;
+    const aborted = () => end(ConnectError.from(signal?.reason), true);
 
     const end = (error: ConnectError | undefined, closeHub: boolean) => {
       if (ended) return;
       ended = true;
-      for (const timer of timers) clearTimeout(timer);
+      clearInterval(heartbeat);
+      signal?.removeEventListener("abort", aborted);
       revoked?.stop();
       if (closeHub) stream?.close();
       writer.end(error);
@@ -118,16 +120,13 @@ export function createWatchSessions(options: WatchSessionsOptions): OpenWatch {
       secret: presentedSecret(call),
       recheck: (changed) => sameCall(service.prepare(prepared.endpoint, request, changed), prepared),
     });
-    const signal = revoked.signal;
-    signal?.addEventListener("abort", () => end(ConnectError.from(signal.reason), true), { once: true });
-    if (timeoutMs !== undefined)
-      timers.push(
-        setTimeout(() => end(new ConnectError("the operation timed out", Code.DeadlineExceeded), true), timeoutMs),
-      );
+    const access = revoked.signal;
+    access?.addEventListener("abort", () => end(ConnectError.from(access.reason), true), { once: true });
+    signal?.addEventListener("abort", aborted, { once: true });
+    if (signal?.aborted) aborted();
     if (writer.heartbeat !== undefined) {
-      const beat = setInterval(() => writer.heartbeat?.(), heartbeatMs);
-      beat.unref();
-      timers.push(beat);
+      heartbeat = setInterval(() => writer.heartbeat?.(), heartbeatMs);
+      heartbeat.unref();
     }
     return {
       drained: () => stream?.drained(),
