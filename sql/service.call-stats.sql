@@ -12,11 +12,15 @@
 -- interval -> (window, bucket) as usage.api-counts: hourly (1 h, hour), daily
 -- (7 days, day), minutely (60 min, minute); each is named in each multiIf
 -- (start-up checks that every allowed value of the proto is), and the last
--- branch is not reached. Records before now - window are excluded. A call is
--- an error when its code is not ok, and a cache hit when it was answered from
--- the cache, fresh or stale. The percentiles are ClickHouse's quantile
--- (exact, interpolated between the two nearest values, up to 8192 calls per
--- bucket; sampled beyond).
+-- branch is not reached. The call log's one-minute aggregates
+-- (service_call_aggregates) that start before now - window are excluded. A
+-- call is an error when its code is not ok, and a cache hit when it was
+-- answered from the cache, fresh or stale. The percentiles are read from the
+-- merged latency histograms: each histogram bucket stands for its calls by
+-- their mean duration, and the percentile is interpolated between the two
+-- nearest of these values as ClickHouse's quantile interpolates between the
+-- two nearest calls; within one histogram bucket's width (4.4%) of it, and
+-- equal to it when each histogram bucket holds calls of one duration.
 WITH
     {now:DateTime64(6, 'UTC')} AS query_now,
     {interval:String} AS requested_interval,
@@ -35,18 +39,47 @@ WITH
         3600
     ) AS bucket_seconds
 SELECT
-    toStartOfInterval(service_calls.timestamp, toIntervalSecond(bucket_seconds)) AS timestamp,
-    service_calls.endpoint AS endpoint,
-    count() AS calls,
-    countIf(code != 'ok') AS errors,
-    countIf(cache IN ('hit', 'stale')) AS cache_hits,
-    quantile(0.5)(duration_ms) AS p50_duration_ms,
-    quantile(0.95)(duration_ms) AS p95_duration_ms,
-    sum(rows_read) AS rows_read,
-    sum(bytes_read) AS bytes_read
-FROM service_calls
-WHERE service_calls.timestamp >= query_now - toIntervalSecond(window_seconds)
-  AND (wanted_endpoint = '' OR service_calls.endpoint = wanted_endpoint)
-  AND (wanted_caller = '' OR caller = wanted_caller)
-GROUP BY timestamp, endpoint
+    timestamp,
+    endpoint,
+    calls,
+    errors,
+    cache_hits,
+    below50 + (at50 - floor(at50)) * (above50 - below50) AS p50_duration_ms,
+    below95 + (at95 - floor(at95)) * (above95 - below95) AS p95_duration_ms,
+    rows_read,
+    bytes_read
+FROM
+(
+    -- The expanded calls, sorted by duration, are each histogram bucket's
+    -- mean repeated its count times; a percentile at `at` lies between the
+    -- calls numbered floor(at) and the next (from 0).
+    SELECT
+        *,
+        arrayMap((n, total) -> total / n, latency.2, latency.3) AS means,
+        arrayCumSum(latency.2) AS cumulative,
+        toInt64(arraySum(latency.2)) - 1 AS last_index,
+        0.5 * last_index AS at50,
+        0.95 * last_index AS at95,
+        arrayElement(means, arrayFirstIndex(c -> c > floor(at50), cumulative)) AS below50,
+        arrayElement(means, arrayFirstIndex(c -> c > least(toInt64(floor(at50)) + 1, last_index), cumulative)) AS above50,
+        arrayElement(means, arrayFirstIndex(c -> c > floor(at95), cumulative)) AS below95,
+        arrayElement(means, arrayFirstIndex(c -> c > least(toInt64(floor(at95)) + 1, last_index), cumulative)) AS above95
+    FROM
+    (
+        SELECT
+            toStartOfInterval(service_call_aggregates.timestamp, toIntervalSecond(bucket_seconds)) AS timestamp,
+            service_call_aggregates.endpoint AS endpoint,
+            sum(service_call_aggregates.calls) AS calls,
+            sumIf(service_call_aggregates.calls, code != 'ok') AS errors,
+            sumIf(service_call_aggregates.calls, cache IN ('hit', 'stale')) AS cache_hits,
+            sumMap(latency_buckets, latency_counts, latency_sums) AS latency,
+            sum(service_call_aggregates.rows_read) AS rows_read,
+            sum(service_call_aggregates.bytes_read) AS bytes_read
+        FROM service_call_aggregates
+        WHERE service_call_aggregates.timestamp >= query_now - toIntervalSecond(window_seconds)
+          AND (wanted_endpoint = '' OR service_call_aggregates.endpoint = wanted_endpoint)
+          AND (wanted_caller = '' OR caller = wanted_caller)
+        GROUP BY timestamp, endpoint
+    )
+)
 ORDER BY timestamp ASC, endpoint ASC

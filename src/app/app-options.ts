@@ -110,8 +110,8 @@ export interface AppOptions {
   readLimits?: ReadLimitValues;
   /**
    * The call log (CALL_LOG, CALL_LOG_FLUSH_SECONDS, CALL_LOG_MAX_ROWS): every
-   * saved-query call as a row of `service_calls`, written in batches through
-   * the warehouse's client. Default: off.
+   * saved-query call counted in per-minute aggregates, written to
+   * `service_call_aggregates` through the warehouse's client. Default: off.
    */
   callLog?: { enabled?: boolean; flushMs?: number; maxRows?: number };
   /**

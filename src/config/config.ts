@@ -51,7 +51,7 @@ export interface Config {
   rpcFastPath: boolean;
   /** `EXPLORER`: the explorer page at `GET /` (docs/explorer.md). */
   explorer: boolean;
-  /** The record of the service's own calls in `service_calls` (docs/usage-accounting.md). */
+  /** The record of the service's own calls in `service_call_aggregates` (docs/usage-accounting.md). */
   callLog: CallLogConfig;
 }
 
@@ -61,9 +61,9 @@ export interface CallLogConfig {
   enabled: boolean;
   /** `CALL_LOG_FLUSH_SECONDS`: the period of the writes, in ms. */
   flushMs: number;
-  /** `CALL_LOG_MAX_ROWS`: rows held while the warehouse does not take them; the oldest are dropped past it. */
+  /** `CALL_LOG_MAX_ROWS`: aggregates held in memory, unwritten ones included; the oldest minute's are dropped past it. */
   maxRows: number;
-  /** `CALL_LOG_RETENTION_DAYS`: the table's TTL. */
+  /** `CALL_LOG_RETENTION_DAYS`: the call log tables' TTL. */
   retentionDays: number;
 }
 

@@ -205,7 +205,7 @@ export const variables = {
     parser: flag,
     default: true,
     description:
-      "`1` records every call of a saved query, on every transport, as a row of the `service_calls` table, read by `service.call-stats`; `0` records nothing (`service.call-stats` then answers no rows) ([usage-accounting.md](usage-accounting.md#the-call-log))",
+      "`1` counts every call of a saved query, on every transport, in per-minute aggregates written to the `service_call_aggregates` table, read by `service.call-stats`; `0` records nothing (`service.call-stats` then answers no rows) ([usage-accounting.md](usage-accounting.md#the-call-log))",
   }),
   CALL_LOG_FLUSH_SECONDS: variable({
     name: "CALL_LOG_FLUSH_SECONDS",
@@ -213,7 +213,7 @@ export const variables = {
     parser: fractionalSeconds(0.1),
     default: defaultCallLog.flushMs,
     description:
-      "the call log writes the calls recorded since its last write every this many seconds, one insert at a time. A number of at least 0.1",
+      "the call log writes the aggregates of the calls recorded since its last write every this many seconds, one insert at a time. A number of at least 0.1",
   }),
   CALL_LOG_MAX_ROWS: variable({
     name: "CALL_LOG_MAX_ROWS",
@@ -221,14 +221,15 @@ export const variables = {
     parser: whole(1),
     default: defaultCallLog.maxRows,
     description:
-      "calls the call log holds while the warehouse does not take them; past it the oldest of the caller holding the most are dropped and counted in `sqe_call_log_dropped_rows_total`",
+      "aggregates (one per minute, caller, saved query, protocol, code and cache outcome) the call log holds in memory, those not yet written included; past it an aggregate of the oldest minute, of the caller holding the most there, is dropped and its calls counted in `sqe_call_log_dropped_rows_total`",
   }),
   CALL_LOG_RETENTION_DAYS: variable({
     name: "CALL_LOG_RETENTION_DAYS",
     section: "Logging",
     parser: whole(1),
     default: defaultCallLog.retentionDays,
-    description: "days a row of `service_calls` is kept (the table's TTL, set by the migrations at start)",
+    description:
+      "days a row of `service_call_aggregates` (and of `service_calls`, the per-call table of earlier versions) is kept (the tables' TTL, set by the migrations at start)",
   }),
   CORS_ORIGINS: variable({
     name: "CORS_ORIGINS",

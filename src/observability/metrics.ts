@@ -25,9 +25,9 @@ export interface Metrics {
   callerRequests: SeriesCounter<"caller" | "code">;
   /** Counts one call of `caller` that ended with `code`. */
   countCaller(caller: string, code: string): void;
-  /** Rows of the call log dropped because its buffer was full, by caller; past 1,000 callers the rest count as "other". */
+  /** Calls of the call log dropped with their aggregate because it was full, by caller; past 1,000 callers the rest count as "other". */
   callLogDroppedRows: Counter<"caller">;
-  /** Counts `rows` rows of `caller` dropped from the call log. */
+  /** Counts `rows` calls of `caller` dropped from the call log. */
   countCallLogDrops(caller: string, rows: number): void;
 }
 
@@ -90,7 +90,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     callLogDroppedRows: new Counter({
       name: "sqe_call_log_dropped_rows_total",
-      help: "Rows of the call log dropped, by caller, because its buffer was full (the warehouse was down or slow); the caller holding the most rows loses its oldest.",
+      help: "Calls of the call log dropped, by caller, because it held CALL_LOG_MAX_ROWS aggregates (the warehouse was down or slow, or too many callers); an aggregate of the oldest minute, of the caller holding the most there, goes first.",
       labelNames: ["caller"],
       registers,
     }),

@@ -23,7 +23,7 @@ export interface MigrateOptions {
    * Distributed ones, one process applying each migration. Default: a single node.
    */
   cluster?: ClusterLedgerOptions;
-  /** `CALL_LOG_RETENTION_DAYS`: the TTL of `service_calls`, set when it differs. Default: left as it is. */
+  /** `CALL_LOG_RETENTION_DAYS`: the TTL of the call log tables, set where it differs. Default: left as it is. */
   callLogRetentionDays?: number;
 }
 

@@ -1,17 +1,19 @@
-// The call log's buffer and writes, with a fake warehouse client and fake
-// timers: the oldest rows dropped and counted past the bound, rows kept and
-// written again after a failed insert, one insert at a time, and nothing at
-// all when the log is off.
+// The call log's aggregates and writes, with a fake warehouse client and fake
+// timers: calls of one key and minute counted in one aggregate, the oldest
+// aggregates dropped and counted past the bound, aggregates kept and written
+// again after a failed insert, one insert at a time, and nothing at all when
+// the log is off. Each test call names its own saved query, so that it is its
+// own aggregate unless the test says otherwise.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { fixedClock } from "../../src/observability/index.js";
 import { createCallLog, type CallLogRow } from "../../src/warehouse/index.js";
 
 const at = Date.UTC(2026, 10, 20, 21, 59, 0, 123);
 
-function call(requestId: string, overrides: Partial<CallLogRow> = {}): CallLogRow {
+function call(name: string, overrides: Partial<CallLogRow> = {}): CallLogRow {
   return {
-    requestId,
-    endpoint: "usage.api-counts",
+    requestId: `request-${name}`,
+    endpoint: name,
     caller: "tenant-a",
     protocol: "get",
     code: "ok",
@@ -24,7 +26,7 @@ function call(requestId: string, overrides: Partial<CallLogRow> = {}): CallLogRo
   };
 }
 
-/** A client whose inserts are answered by `answer` (default: taken at once); records each batch's request ids. */
+/** A client whose inserts are answered by `answer` (default: taken at once); records each batch's saved queries. */
 function fakeClient(answer: () => Promise<void> = () => Promise.resolve()) {
   const batches: string[][] = [];
   const values: Record<string, unknown>[][] = [];
@@ -38,11 +40,11 @@ function fakeClient(answer: () => Promise<void> = () => Promise.resolve()) {
       format: string;
       clickhouse_settings?: { insert_deduplication_token?: string };
     }) {
-      expect([params.table, params.format]).toEqual(["service_calls", "JSONEachRow"]);
+      expect([params.table, params.format]).toEqual(["service_call_aggregates", "JSONEachRow"]);
       running += 1;
       mostAtOnce = Math.max(mostAtOnce, running);
       try {
-        batches.push(params.values.map((row) => row.request_id as string));
+        batches.push(params.values.map((row) => row.endpoint as string));
         values.push(params.values);
         tokens.push(params.clickhouse_settings?.insert_deduplication_token ?? "");
         await answer();
@@ -82,37 +84,74 @@ describe("createCallLog", () => {
     vi.useRealTimers();
   });
 
-  it("writes the rows recorded, in the table's columns, once per period", async () => {
+  it("writes the calls of a key and minute as one aggregate, in the table's columns, once per period", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const fake = fakeClient();
     const log = createCallLog(fake.client, { flushMs: 5_000, clock: fixedClock(at) });
-    log.record(call("r1", { at: at + 0.456 }));
-    log.record(call("r2", { protocol: "grpc", code: "resource_exhausted", cache: "hit" }));
+    const apiCounts = { endpoint: "usage.api-counts" };
+    log.record(call("r1", { ...apiCounts, at: at + 0.456 }));
+    log.record(call("r2", { ...apiCounts, at: at + 30_000, rowsRead: 5, bytesRead: 7, responseBytes: 1 }));
+    log.record(call("r3", { ...apiCounts, durationMs: 100 }));
+    log.record(call("r4", { ...apiCounts, protocol: "grpc", code: "resource_exhausted", cache: "none" }));
+    log.record(call("r5", { ...apiCounts, at: at + 60_000 })); // the next minute
     await vi.advanceTimersByTimeAsync(4_999);
     expect(fake.batches).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
-    expect(fake.batches).toEqual([["r1", "r2"]]);
+    expect(fake.values[0]).toHaveLength(3);
+    // 3.5 ms: floor((log2(3.5) + 10) * 16) = floor(188.92) = 188; 100 ms: floor((6.644 + 10) * 16) = 266.
     expect(fake.values[0]![0]).toEqual({
-      timestamp: "2026-11-20 21:59:00.123456",
-      request_id: "r1",
-      endpoint: "usage.api-counts",
+      timestamp: "2026-11-20 21:59:00",
       caller: "tenant-a",
+      endpoint: "usage.api-counts",
       protocol: "get",
       code: "ok",
       cache: "miss",
-      rows_read: 10,
-      bytes_read: 200,
-      duration_ms: 3.5,
-      response_bytes: 99,
+      calls: 3,
+      rows_read: 25,
+      bytes_read: 407,
+      response_bytes: 199,
+      latency_buckets: [188, 266],
+      latency_counts: [2, 1],
+      latency_sums: [7, 100],
     });
     expect(fake.values[0]![1]).toMatchObject({
-      timestamp: "2026-11-20 21:59:00.123000",
+      timestamp: "2026-11-20 21:59:00",
       protocol: "grpc",
-      cache: "hit",
+      code: "resource_exhausted",
+      cache: "none",
+      calls: 1,
     });
-    log.record(call("r3"));
+    expect(fake.values[0]![2]).toMatchObject({ timestamp: "2026-11-20 22:00:00", calls: 1 });
+    log.record(call("r6"));
     await vi.advanceTimersByTimeAsync(5_000);
-    expect(fake.batches).toEqual([["r1", "r2"], ["r3"]]);
+    expect(fake.batches.at(-1)).toEqual(["r6"]);
+    await log.close();
+  });
+
+  it("counts a flood of one key's calls in one aggregate, whatever their number", async () => {
+    const fake = fakeClient();
+    const dropped = droppedCounter();
+    const log = createCallLog(fake.client, { maxRows: 2, droppedRows: dropped.inc, clock: fixedClock(at) });
+    for (let i = 0; i < 10_000; i++) log.record(call("flood", { code: "resource_exhausted", durationMs: 0.5 }));
+    await log.flush();
+    expect(fake.values).toEqual([
+      [expect.objectContaining({ calls: 10_000, latency_counts: [10_000], latency_sums: [5_000] })],
+    ]);
+    expect(dropped.count).toBe(0);
+    await log.close();
+  });
+
+  it("drops the oldest minute's aggregates first past the bound, counting their calls", async () => {
+    const fake = fakeClient();
+    const dropped = droppedCounter();
+    const log = createCallLog(fake.client, { maxRows: 2, droppedRows: dropped.inc, clock: fixedClock(at) });
+    log.record(call("old", { at: at - 60_000 }));
+    log.record(call("old", { at: at - 60_000 }));
+    log.record(call("now-1"));
+    log.record(call("now-2"));
+    await log.flush();
+    expect(fake.batches).toEqual([["now-1", "now-2"]]);
+    expect(dropped.count).toBe(2);
     await log.close();
   });
 
@@ -147,7 +186,7 @@ describe("createCallLog", () => {
     await log.close();
   });
 
-  it("counts a row pushed out of a batch being written only when that batch fails", async () => {
+  it("drops the calls that find it full while its batch is out, and keeps that batch whole", async () => {
     let release!: (ok: boolean) => void;
     const fake = fakeClient(
       () => new Promise<void>((resolve, reject) => (release = (ok) => (ok ? resolve() : reject(new Error("down"))))),
@@ -156,26 +195,24 @@ describe("createCallLog", () => {
     const log = createCallLog(fake.client, { maxRows: 2, droppedRows: dropped.inc, clock: fixedClock(at) });
     log.record(call("r1"));
     log.record(call("r2"));
-    const written = log.flush();
-    log.record(call("r3")); // pushes r1 out of the buffer while r1 and r2 are being written
-    release(true);
-    await written;
-    expect(dropped.count).toBe(0);
     const failed = log.flush();
-    expect(fake.batches).toEqual([["r1", "r2"], ["r3"]]);
-    log.record(call("r4"));
-    log.record(call("r5")); // pushes r3 out while its batch is out
+    log.record(call("r3")); // no room while r1 and r2 are out
+    expect(dropped.byCaller).toEqual({ "tenant-a": 1 });
     release(false);
     await failed;
-    expect(dropped.count).toBe(1);
-    const next = log.flush();
+    log.record(call("r4")); // the failed batch's oldest, r1, makes room
+    expect(dropped.count).toBe(2);
+    const retried = log.flush();
     release(true);
-    await next;
-    expect(fake.batches.at(-1)).toEqual(["r4", "r5"]);
+    // The calls recorded meanwhile follow the batch written again at once.
+    await new Promise((resolve) => setImmediate(resolve));
+    release(true);
+    await retried;
+    expect(fake.batches).toEqual([["r1", "r2"], ["r2"], ["r4"]]);
     await log.close();
   });
 
-  it("drops the rows of the caller holding the most when full, so that a flood keeps the others' rows", async () => {
+  it("drops the aggregates of the caller holding the most when full, so that one caller keeps the others'", async () => {
     const fake = fakeClient();
     const dropped = droppedCounter();
     const log = createCallLog(fake.client, { maxRows: 4, droppedRows: dropped.inc, clock: fixedClock(at) });
@@ -228,7 +265,7 @@ describe("createCallLog", () => {
     await closing;
   });
 
-  it("writes what it holds when closed, giving up at the deadline, and ignores later rows", async () => {
+  it("writes what it holds when closed, giving up at the deadline, and ignores later calls", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const fake = fakeClient(() => new Promise<void>(() => {}));
     const log = createCallLog(fake.client, { flushMs: 5_000, clock: fixedClock(at) });
@@ -256,10 +293,15 @@ describe("createCallLog", () => {
     expect(fake.batches).toEqual([]);
   });
 
-  it("never throws from record, whatever the row", () => {
-    const log = createCallLog(fakeClient().client, { clock: () => Number.NaN });
+  it("never throws from record, whatever the row, and counts a call of no known time as dropped", async () => {
+    const fake = fakeClient();
+    const dropped = droppedCounter();
+    const log = createCallLog(fake.client, { clock: () => Number.NaN, droppedRows: dropped.inc });
     expect(() => log.record(call("r1"))).not.toThrow();
     expect(() => log.record(null as never)).not.toThrow();
+    expect(dropped.count).toBe(1);
+    await log.flush();
+    expect(fake.batches).toEqual([]);
     void log.close(0);
   });
 });

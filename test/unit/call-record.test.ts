@@ -11,7 +11,7 @@ const resultOf = (status: "HIT" | "MISS" | "STALE" | undefined, statistics?: { r
 
 function recorded(call: { credential?: { id: string }; started: number }, result: EndpointResult | undefined) {
   const rows: CallLogRow[] = [];
-  createRecordCall({ record: (row: CallLogRow) => rows.push(row) })(
+  createRecordCall({ record: (row: CallLogRow) => rows.push({ ...row }) })(
     { requestId: "req-1", credential: call.credential, started: call.started },
     { endpoint: "usage.api-counts", protocol: "grpc", code: "ok", result, responseBytes: 42 },
   );
@@ -55,5 +55,24 @@ describe("createRecordCall", () => {
       cache: "none",
     });
     expect(recorded({ started: 0 }, undefined)).toEqual([]);
+  });
+
+  it("lends the call log one row it refills for every call, so that a call allocates none", () => {
+    const lent: CallLogRow[] = [];
+    const copies: CallLogRow[] = [];
+    const record = createRecordCall({
+      record(row: CallLogRow) {
+        lent.push(row);
+        copies.push({ ...row });
+      },
+    });
+    const end = { endpoint: "usage.api-counts", protocol: "grpc", result: undefined, responseBytes: 1 } as const;
+    record({ requestId: "req-1", credential: { id: "tenant-a" } as never, started: 0 }, { ...end, code: "ok" });
+    record({ requestId: "req-2", credential: { id: "tenant-b" } as never, started: 0 }, { ...end, code: "internal" });
+    expect(lent[0]).toBe(lent[1]);
+    expect(copies.map((r) => [r.requestId, r.caller, r.code])).toEqual([
+      ["req-1", "tenant-a", "ok"],
+      ["req-2", "tenant-b", "internal"],
+    ]);
   });
 });

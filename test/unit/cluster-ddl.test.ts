@@ -163,6 +163,17 @@ describe("cluster DDL", () => {
     );
   });
 
+  it("shards the call log's aggregates by a hash of the caller, as its rows", () => {
+    const [local, distributed] = migrationStatements(migration("0007_service_call_aggregates.sql"), layout);
+    expect(local).toContain(
+      "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/service_call_aggregates_local', '{replica}')\n" +
+        "PARTITION BY toDate(timestamp)\nORDER BY (caller, timestamp)\nTTL toDateTime(timestamp) + toIntervalDay(30)",
+    );
+    expect(distributed).toMatch(
+      /^CREATE TABLE IF NOT EXISTS analytics\.service_call_aggregates ON CLUSTER logs\n[\s\S]*\nENGINE = Distributed\(logs, analytics, service_call_aggregates_local, cityHash64\(caller\)\)$/,
+    );
+  });
+
   it("runs the single-node deduplication window nowhere on a cluster, its replicated tables keeping their own", () => {
     const single = migrationStatements(migration("0006_log_tables_deduplication.sql"));
     expect(single).toHaveLength(9);

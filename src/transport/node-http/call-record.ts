@@ -1,11 +1,12 @@
-// The end of a saved query's call as the call log records it: one row per
-// call, on every transport, hits included (warehouse/call-log.ts). Made from
-// what the transport holds when the call ends, so a hit costs one push.
+// The end of a saved query's call as the call log counts it: every call, on
+// every transport, hits included (warehouse/call-log.ts). Filled from what
+// the transport holds when the call ends into one row the recorder reuses,
+// so a hit allocates nothing here.
 import type { EndpointResult } from "../../endpoints/index.js";
 import type { CallLogRow, CallProtocol } from "../../warehouse/index.js";
 import type { Call } from "./call.js";
 
-/** What keeps the rows: the call log, or nothing. */
+/** What counts the rows: the call log, or nothing. The row is lent for the call of `record` only: it is reused. */
 export interface CallRows {
   record(row: CallLogRow): void;
 }
@@ -27,23 +28,34 @@ export type RecordCall = (call: Pick<Call, "requestId" | "credential" | "started
 
 /** The recorder writing to `rows`; a call without a credential (refused before it) is not recorded. */
 export function createRecordCall(rows: CallRows): RecordCall {
+  const row: CallLogRow = {
+    requestId: "",
+    endpoint: "",
+    caller: "",
+    protocol: "get",
+    code: "ok",
+    cache: "none",
+    rowsRead: 0,
+    bytesRead: 0,
+    durationMs: 0,
+    responseBytes: 0,
+  };
   return (call, end) => {
     const credential = call.credential;
     if (credential === undefined) return;
     const result = end.result;
     const statistics = result?.computation.statistics;
-    rows.record({
-      requestId: call.requestId,
-      endpoint: end.endpoint,
-      caller: credential.id,
-      protocol: end.protocol,
-      code: end.code,
-      cache: end.cache ?? cacheOutcomeOf(result),
-      rowsRead: statistics?.rowsRead ?? 0,
-      bytesRead: statistics?.bytesRead ?? 0,
-      durationMs: performance.now() - call.started,
-      responseBytes: end.responseBytes,
-    });
+    row.requestId = call.requestId;
+    row.endpoint = end.endpoint;
+    row.caller = credential.id;
+    row.protocol = end.protocol;
+    row.code = end.code;
+    row.cache = end.cache ?? cacheOutcomeOf(result);
+    row.rowsRead = statistics?.rowsRead ?? 0;
+    row.bytesRead = statistics?.bytesRead ?? 0;
+    row.durationMs = performance.now() - call.started;
+    row.responseBytes = end.responseBytes;
+    rows.record(row);
   };
 }
 

@@ -3,7 +3,7 @@
 // service.call-stats within one flush, each key seeing its own calls only and
 // the full-access key both; with the table gone (an insert that fails for
 // real), calls are answered as fast as ever and the log keeps at most its
-// bound of rows, the newest, counting the ones it dropped.
+// bound of aggregates, the oldest dropped and their calls counted.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -89,22 +89,24 @@ describe("calls of two scoped keys over every transport", () => {
     );
     await sleep(FLUSH_MS + 250);
     const recorded = await warehouse.client.query({
-      query: `SELECT caller, protocol, code, cache, rows_read > 0 AS read, response_bytes > 0 AS sent
-              FROM service_calls ORDER BY caller, protocol, cache`,
+      query: `SELECT caller, protocol, code, cache, sum(calls) AS calls, sum(rows_read) > 0 AS read,
+                     sum(response_bytes) > 0 AS sent
+              FROM service_call_aggregates GROUP BY caller, protocol, code, cache ORDER BY caller, protocol, cache`,
       format: "JSONEachRow",
     });
     const rows = (await recorded.json()) as Record<string, unknown>[];
     const expectedOf = (caller: string, firstGet: string, rpcMiss = false) => [
-      { caller, protocol: "connect", code: "ok", cache: "hit", read: 1, sent: 1 },
-      { caller, protocol: "get", code: "ok", cache: "hit", read: 1, sent: 1 },
-      ...(firstGet === "hit" ? [{ caller, protocol: "get", code: "ok", cache: "hit", read: 1, sent: 1 }] : []),
-      ...(firstGet === "miss" ? [{ caller, protocol: "get", code: "ok", cache: "miss", read: 1, sent: 1 }] : []),
-      { caller, protocol: "grpc", code: "ok", cache: "hit", read: 1, sent: 1 },
-      ...(rpcMiss ? [{ caller, protocol: "grpc", code: "ok", cache: "miss", read: 1, sent: 1 }] : []),
-      { caller, protocol: "grpc-web", code: "ok", cache: "hit", read: 1, sent: 1 },
+      { caller, protocol: "connect", code: "ok", cache: "hit", calls: 1, read: 1, sent: 1 },
+      { caller, protocol: "get", code: "ok", cache: "hit", calls: firstGet === "hit" ? 2 : 1, read: 1, sent: 1 },
+      ...(firstGet === "miss"
+        ? [{ caller, protocol: "get", code: "ok", cache: "miss", calls: 1, read: 1, sent: 1 }]
+        : []),
+      { caller, protocol: "grpc", code: "ok", cache: "hit", calls: 1, read: 1, sent: 1 },
+      ...(rpcMiss ? [{ caller, protocol: "grpc", code: "ok", cache: "miss", calls: 1, read: 1, sent: 1 }] : []),
+      { caller, protocol: "grpc-web", code: "ok", cache: "hit", calls: 1, read: 1, sent: 1 },
     ];
     // The keys share the cached result: tenant-a's first call computes it, every other call is a hit of it.
-    expect(rows.map((r) => ({ ...r, read: Number(r.read), sent: Number(r.sent) }))).toEqual([
+    expect(rows.map((r) => ({ ...r, calls: Number(r.calls), read: Number(r.read), sent: Number(r.sent) }))).toEqual([
       ...expectedOf("tenant-a", "miss", true),
       ...expectedOf("tenant-b", "hit"),
     ]);
@@ -116,7 +118,7 @@ describe("calls of two scoped keys over every transport", () => {
 });
 
 describe("a call log whose table is gone", () => {
-  const MAX_ROWS = 4;
+  const MAX_ROWS = 2;
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer(warehouse, NOW, { callLog: { flushMs: FLUSH_MS, maxRows: MAX_ROWS } });
@@ -126,8 +128,10 @@ describe("a call log whose table is gone", () => {
   });
   afterAll(async () => server?.close());
 
-  it("never delays a call, keeps the newest rows up to its bound and writes them once the table is back", async () => {
-    await warehouse.client.command({ query: "RENAME TABLE service_calls TO service_calls_away" });
+  it("never delays a call, keeps at most its bound of aggregates and writes them once the table is back", async () => {
+    await warehouse.client.command({ query: "RENAME TABLE service_call_aggregates TO service_call_aggregates_away" });
+    const call = { project: "rpc", interval: "hourly" } as const;
+    const headers = { "x-api-key": TEST_API_KEY };
     try {
       for (let i = 1; i <= 7; i++) {
         const started = performance.now();
@@ -136,23 +140,28 @@ describe("a call log whose table is gone", () => {
         // Let a write fail between calls.
         if (i === 3) await sleep(FLUSH_MS + 100);
       }
+      // Two more aggregates for a bound of two: one held before them is dropped.
+      const connect = createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" });
+      await createClient(UsageService, connect).getApiCounts(call, { headers });
+      const grpcWeb = createGrpcWebTransport({ baseUrl: server.url, httpVersion: "1.1" });
+      await createClient(UsageService, grpcWeb).getApiCounts(call, { headers });
       await sleep(FLUSH_MS + 100);
     } finally {
-      await warehouse.client.command({ query: "RENAME TABLE service_calls_away TO service_calls" });
+      await warehouse.client.command({ query: "RENAME TABLE service_call_aggregates_away TO service_call_aggregates" });
     }
     await sleep(FLUSH_MS + 250);
+    // Which aggregates went depends on whether a write was out when the bound was reached; the sums do not.
     const written = await warehouse.client.query({
-      query: "SELECT request_id FROM service_calls WHERE startsWith(request_id, 'outage-') ORDER BY request_id",
+      query: `SELECT count() AS aggregates, sum(calls) AS calls FROM service_call_aggregates
+              WHERE caller NOT IN ('tenant-a', 'tenant-b') AND cache = 'hit'`,
       format: "JSONEachRow",
     });
-    expect(((await written.json()) as { request_id: string }[]).map((r) => r.request_id)).toEqual([
-      "outage-4",
-      "outage-5",
-      "outage-6",
-      "outage-7",
-    ]);
-    const dropped = await server.app.metrics.callLogDroppedRows.get();
-    expect(dropped.values[0]?.value).toBe(3);
+    const [held] = (await written.json()) as { aggregates: string; calls: string }[];
+    const dropped = (await server.app.metrics.callLogDroppedRows.get()).values[0]?.value ?? 0;
+    expect(Number(held!.aggregates)).toBeLessThanOrEqual(MAX_ROWS);
+    expect(dropped).toBeGreaterThan(0);
+    // Seven GET hits, one Connect and one gRPC-Web call: each written or counted as dropped, once.
+    expect(Number(held!.calls) + dropped).toBe(9);
   });
 });
 
@@ -165,26 +174,28 @@ describe("a server with the call log off, over a table holding calls", () => {
 
   it("answers service.call-stats with no rows", async () => {
     await warehouse.client.insert({
-      table: "service_calls",
+      table: "service_call_aggregates",
       values: [
         {
-          timestamp: "2026-11-20 12:20:00.000000",
-          request_id: "recorded-earlier",
-          endpoint: "usage.api-counts",
+          timestamp: "2026-11-20 12:20:00",
           caller: "tenant-a",
+          endpoint: "usage.api-counts",
           protocol: "get",
           code: "ok",
           cache: "miss",
+          calls: 1,
           rows_read: 10,
           bytes_read: 100,
-          duration_ms: 3,
           response_bytes: 50,
+          latency_buckets: [185],
+          latency_counts: [1],
+          latency_sums: [3],
         },
       ],
       format: "JSONEachRow",
     });
     const held = await warehouse.client.query({
-      query: "SELECT count() AS n FROM service_calls",
+      query: "SELECT count() AS n FROM service_call_aggregates",
       format: "JSONEachRow",
     });
     expect(Number(((await held.json()) as { n: string }[])[0]!.n)).toBeGreaterThan(0);

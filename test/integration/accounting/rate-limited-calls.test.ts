@@ -2,7 +2,7 @@
 // of a key-file key with a rate of one call makes two calls of a saved query
 // over one transport, the second answered 429 (resource_exhausted) with
 // Retry-After, and service.call-stats shows both within one flush, one of
-// them an error; the refused call's row names its caller, saved query,
+// them an error; the refused call's aggregate names its caller, saved query,
 // protocol, code and no cache outcome.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -117,13 +117,19 @@ describe("calls refused by the caller's rate limit", () => {
 
   it.each(callers)("are in service.call-stats as errors of their caller (%s)", async (caller) => {
     const recorded = await warehouse.client.query({
-      query: `SELECT endpoint, protocol, code, cache FROM service_calls
-              WHERE caller = {caller:String} AND code != 'ok'`,
+      query: `SELECT endpoint, protocol, code, cache, toUInt8(sum(calls)) AS calls FROM service_call_aggregates
+              WHERE caller = {caller:String} AND code != 'ok' GROUP BY endpoint, protocol, code, cache`,
       query_params: { caller },
       format: "JSONEachRow",
     });
     expect(await recorded.json()).toEqual([
-      { endpoint: "usage.api-counts", protocol: protocolOf[caller], code: "resource_exhausted", cache: "none" },
+      {
+        endpoint: "usage.api-counts",
+        protocol: protocolOf[caller],
+        code: "resource_exhausted",
+        cache: "none",
+        calls: 1,
+      },
     ]);
     // Asked with the full-access key: the caller's own bucket is spent.
     const stats = await fetch(

@@ -36,7 +36,8 @@ beforeAll(async () => {
     keyFile: { path: keysPath, pollMs: 50 },
     callLog: { flushMs: 60_000 },
   });
-  vi.spyOn(server.app.callLog, "record").mockImplementation((row) => void rows.push(row));
+  // The recorder lends one row it reuses: keep a copy.
+  vi.spyOn(server.app.callLog, "record").mockImplementation((row) => void rows.push({ ...row }));
 });
 afterAll(async () => {
   await server?.close();

@@ -130,19 +130,21 @@ describe("service.call-stats", () => {
     expect(ConnectError.from(refused).rawMessage).toContain("interval must be one of hourly, daily, minutely");
   });
 
-  it("keeps the configured retention as the table's TTL, changing it only when it differs", async () => {
+  it("keeps the configured retention as the tables' TTL, changing it only when it differs", async () => {
     const client = setup.warehouse().client;
-    const ttl = async () => {
+    const ttl = async (table: string) => {
       const result = await client.query({
-        query: "SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = 'service_calls'",
+        query: "SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = {table:String}",
+        query_params: { table },
         format: "JSONEachRow",
       });
       return /TTL (.*?)( SETTINGS|$)/.exec((await result.json<{ engine_full: string }>())[0]!.engine_full)?.[1];
     };
-    expect(await ttl()).toBe("toDateTime(timestamp) + toIntervalDay(30)");
+    const ttls = async () => [await ttl("service_call_aggregates"), await ttl("service_calls")];
+    expect(await ttls()).toEqual(Array(2).fill("toDateTime(timestamp) + toIntervalDay(30)"));
     await migrate(client, { callLogRetentionDays: 7 });
-    expect(await ttl()).toBe("toDateTime(timestamp) + toIntervalDay(7)");
+    expect(await ttls()).toEqual(Array(2).fill("toDateTime(timestamp) + toIntervalDay(7)"));
     await migrate(client, { callLogRetentionDays: 30 });
-    expect(await ttl()).toBe("toDateTime(timestamp) + toIntervalDay(30)");
+    expect(await ttls()).toEqual(Array(2).fill("toDateTime(timestamp) + toIntervalDay(30)"));
   });
 });
