@@ -34,6 +34,7 @@ import {
   createRecordRefusedRpc,
   createRpcGate,
   createUnaryFastPath,
+  createWatchStreamPath,
   type KeylessRpcLimit,
   loggingInterceptor,
   type ReadBody,
@@ -180,6 +181,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
       read && replayedBody(read, request),
     );
   };
+  const encodings = createMessageEncodings({ jsonOptions });
   // Cache hits of saved queries are answered from the bytes their result keeps; the rest goes to the router.
   const fastPath =
     options.fastPath === false
@@ -189,15 +191,30 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           service: options.service,
           toRouter,
           acceptCompression: router.acceptCompression,
-          encodings: createMessageEncodings({ jsonOptions }),
+          encodings,
           log: createCallLines(options.logger, { observe }),
           record: options.record,
           maxBodyBytes,
           staleIfErrorSeconds: options.staleIfErrorSeconds,
           bindContext: options.bindContext,
         });
+  // gRPC and gRPC-Web watch streams on HTTP/2 are written on their bare stream, holding little while idle.
+  const watchPath =
+    options.openWatch === undefined
+      ? undefined
+      : createWatchStreamPath({
+          service: options.service,
+          openWatch: options.openWatch,
+          encodings,
+          accepted: router.acceptCompression,
+          maxBodyBytes,
+          toRouter,
+        });
   const serve = gate.guard((call) => {
-    if (fastPath !== undefined && isAuthenticated(call)) return fastPath.serve(call);
+    if (isAuthenticated(call)) {
+      if (watchPath?.(call)) return;
+      if (fastPath !== undefined) return fastPath.serve(call);
+    }
     toRouter(call);
   });
   return {

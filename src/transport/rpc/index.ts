@@ -18,3 +18,4 @@ export { recordingInterceptor, routerContextFor } from "./router-call-record.js"
 export { sendRpcError } from "./rpc-error-response.js";
 export { rpcProtocolOf } from "./rpc-protocol.js";
 export { watchRoutes } from "./watch-routes.js";
+export { createWatchStreamPath } from "./watch-stream-path.js";

@@ -6,7 +6,7 @@
 import type { HandlerContext } from "@connectrpc/connect";
 import { type Freshness, freshnessFrom, type EndpointResult } from "../../endpoints/index.js";
 import { cacheHeaders, type CorsDecision, type EntityForm, varyCredential } from "../node-http/index.js";
-import { setStatistics } from "./statistics-trailers.js";
+import { statisticsFieldsOf } from "./statistics-trailers.js";
 
 /** An RPC answer's own Vary: its coding and credential (CORS adds Origin when it varies by it). */
 export const varyKeyed = `Accept-Encoding, ${varyCredential}`;
@@ -45,14 +45,22 @@ export function setRpcCacheHeaders(
 /**
  * The response headers of a watch stream, sent with its first message: the
  * first result's validators (ETag, Last-Modified, Cache-Status) and its
- * statistics. A stream is never a Connect GET: its content type alone says
- * binary or JSON.
+ * statistics, sorted by name as connect-node sends them. A stream is never a
+ * Connect GET: its content type alone says binary or JSON.
  */
+export function firstResultFields(result: EndpointResult, binary: boolean): Record<string, string> {
+  const headers = cacheHeaders(result, messageForm(binary), 0);
+  return {
+    "cache-status": headers["cache-status"],
+    etag: headers.etag,
+    "last-modified": headers["last-modified"],
+    ...statisticsFieldsOf(result),
+  };
+}
+
+/** Sets the first result's fields (firstResultFields) on the router's response headers of a watch stream. */
 export function setFirstResultHeaders(context: HandlerContext, result: EndpointResult): void {
   const binary = !(context.requestHeader.get("content-type") ?? "").includes("json");
-  const headers = cacheHeaders(result, messageForm(binary), 0);
-  context.responseHeader.set("etag", headers.etag);
-  context.responseHeader.set("last-modified", headers["last-modified"]);
-  context.responseHeader.set("cache-status", headers["cache-status"]);
-  setStatistics(context.responseHeader, result);
+  for (const [name, value] of Object.entries(firstResultFields(result, binary)))
+    context.responseHeader.set(name, value);
 }

@@ -236,6 +236,7 @@ describe("buf curl without --schema", () => {
         "calls.v1.CallsService/GetCallStats",
         "functions.v1.FunctionsService/WatchInvocationStats",
         "usage.v1.UsageService/WatchApiCounts",
+        "usage.v1.UsageService/WatchApiCountsV2",
         "logs.v1.LogsService/WatchAllLogs",
         "calls.v1.CallsService/WatchCallStats",
         "grpc.health.v1.Health/Check",
