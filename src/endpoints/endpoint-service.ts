@@ -97,7 +97,7 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
       endpoint,
       answered,
       { warehouseMs: durationMs, serializeMs: 0, statistics, computedAt: clock() },
-      nextPageToken,
+      { nextPageToken, unmasked: call.unmasked },
     );
   }
 

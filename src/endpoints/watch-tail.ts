@@ -89,7 +89,12 @@ export function tailMessage(call: PreparedCall, rows: WarehouseRow[], computedAt
     .map((row) => ({ row, mark: markOfRow(row) }))
     .sort((a, b) => (isAfter(a.mark, b.mark) ? 1 : isAfter(b.mark, a.mark) ? -1 : 0))
     .map(({ row }) => row);
-  const result = computedResponse(call.endpoint, ascending, { warehouseMs: 0, serializeMs: 0, computedAt });
+  const result = computedResponse(
+    call.endpoint,
+    ascending,
+    { warehouseMs: 0, serializeMs: 0, computedAt },
+    { unmasked: call.unmasked },
+  );
   tailRows.set(result, ascending);
   return result;
 }
