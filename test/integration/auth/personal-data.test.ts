@@ -1,10 +1,11 @@
 // Personal data through the real server on the embedded engine: rows holding
 // IPv4 and IPv6 addresses and marked metadata values reach a masked caller
-// masked on GET JSON, CSV, the event stream and every RPC client, and an
-// unmasked key-file key, an unmasked token and an API_KEYS key as stored; a
-// caller cannot set the masking itself; masked and unmasked callers of the
-// same parameters never share a prepared call, a body or an ETag, in either
-// order. Expected values are written out by hand from the inserted rows.
+// masked on GET JSON, CSV, NDJSON, the event stream, every RPC client and a
+// gRPC watch stream, and an unmasked key-file key, an unmasked token and an
+// API_KEYS key as stored; a caller cannot set the masking itself; masked and
+// unmasked callers of the same parameters never share a prepared call, a
+// body or an ETag, in either order. Expected values are written out by hand
+// from the inserted rows.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
@@ -160,6 +161,31 @@ describe("a masked caller", () => {
     expect(
       rows.map(([id, , message, metadata]) => ({ id, event_message: message, metadata: JSON.parse(metadata!) })),
     ).toEqual(masked);
+  });
+
+  it("reads them masked in NDJSON, one record a line", async () => {
+    const response = await fetch(`${server.url}${logsPath}`, {
+      headers: { accept: "application/x-ndjson", "x-api-key": scopedKey },
+    });
+    expect(response.headers.get("content-type")).toBe("application/x-ndjson");
+    const lines = (await response.text()).trim().split("\n");
+    expect(recordsOf({ result: lines.map((line) => JSON.parse(line)) })).toEqual(masked);
+  });
+
+  it("reads them masked in a gRPC watch stream's first message", async () => {
+    const abort = new AbortController();
+    const client = createClient(LogsService, createGrpcTransport({ baseUrl: server.url }));
+    const stream = client.watchAllLogs(request("people"), {
+      headers: { "x-api-key": scopedKey },
+      signal: abort.signal,
+    });
+    let first: LogRecord[] = [];
+    for await (const message of stream) {
+      first = message.result;
+      break;
+    }
+    abort.abort();
+    expect(rpcRecordsOf(first)).toEqual(masked);
   });
 
   it("reads them masked in the event stream's first result", async () => {
