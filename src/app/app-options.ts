@@ -1,7 +1,13 @@
 // What the app is made with (AppOptions, every option with its default) and
 // what it hands back (App): the composition root's contract with its callers.
 import type { ResultCache } from "../cache/index.js";
-import type { ComputedResponse, EndpointRegistry, WatchBoundValues, WatchHub } from "../endpoints/index.js";
+import type {
+  ComputedResponse,
+  EndpointRegistry,
+  PageTokenSecrets,
+  WatchBoundValues,
+  WatchHub,
+} from "../endpoints/index.js";
 import type { ReadLimitValues } from "../executor/index.js";
 import type { Clock, Logger, Metrics, MetricsScrape, Tracing } from "../observability/index.js";
 import type { CorsOrigins, RequestHandler, StreamHandler, TrustedProxies } from "../transport/index.js";
@@ -88,6 +94,8 @@ export interface AppOptions {
   maxImportBytes?: number;
   /** Imports running at once, all callers together (MAX_IMPORTS_RUNNING). Default 2. */
   maxImportsRunning?: number;
+  /** The import route's bounds on rows and uploads (IMPORT_MAX_FUTURE_SECONDS, IMPORT_MIN_BYTES_PER_SECOND; transport/http/import-route.ts). Default: theirs. */
+  importBounds?: { maxFutureSeconds?: number; minBytesPerSecond?: number; uploadGraceMs?: number };
   /** How long the /metrics text is reused. Default 1000 ms. */
   metricsReuseMs?: number;
   /** Whether the API port serves /metrics (false: `App.scrape` is served elsewhere, METRICS_ADDRESS). Default true. */
@@ -100,6 +108,12 @@ export interface AppOptions {
    * the warehouse's client. Default: off.
    */
   callLog?: { enabled?: boolean; flushMs?: number; maxRows?: number };
+  /**
+   * Keys of the page tokens of `logs.all` (PAGE_TOKEN_SECRET and, while
+   * rotating, PAGE_TOKEN_PREVIOUS_SECRET): replicas with the same keys open
+   * each other's tokens. Default: 32 random bytes, for the process's life.
+   */
+  pageTokenSecrets?: PageTokenSecrets;
   /**
    * Watch streams: their bounds (MAX_WATCH_STREAMS*), how often a tail is
    * polled (TAIL_POLL_SECONDS) and an event stream's heartbeat. Default

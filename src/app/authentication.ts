@@ -10,6 +10,7 @@ import {
   type OidcVerifierOptions,
   openKeyFile,
   routeTokens,
+  seeingOwnCallsOnly,
   type TokenVerifierOptions,
 } from "../auth/index.js";
 import type { EndpointRegistry } from "../endpoints/index.js";
@@ -106,7 +107,10 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
     keyFile === undefined
       ? undefined
       : {
-          holds: (secret) => keyFile.lookup(keyDigest(secret)) !== undefined,
+          credentialOf: (secret) => {
+            const fileKey = keyFile.lookup(keyDigest(secret));
+            return fileKey === undefined ? undefined : seeingOwnCallsOnly(fileKey);
+          },
           onChange(listener) {
             keyChanges.add(listener);
             return () => keyChanges.delete(listener);

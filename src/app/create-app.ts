@@ -21,6 +21,7 @@ import {
   isKeyedProcedure,
   recordCallOutcome,
   traceCalls,
+  createPreflightLimit,
   withCors,
   withCorsStreams,
   withExplorer,
@@ -63,6 +64,7 @@ export function createApp(options: AppOptions): App {
     staleIfErrorMs: options.staleIfErrorMs,
     tracing,
     readLimits: options.readLimits,
+    pageTokenSecrets: options.pageTokenSecrets,
     // With the call log off, service.call-stats answers no rows, whatever the table still holds.
     emptyAnswers: new Set(recording ? [] : [callStatsEndpoint]),
   });
@@ -101,9 +103,10 @@ export function createApp(options: AppOptions): App {
     logger,
   });
   // One session per watch stream, on every transport: bounds, revocation, deadline, heartbeat and its record.
-  const revocation = createWatchRevocation(authentication.revocableKeys);
+  const revocation = createWatchRevocation(authentication.revocableKeys, clock);
   const openWatch = createWatchSessions({
     hub: watchHub,
+    service,
     revocation,
     metrics,
     record,
@@ -145,6 +148,8 @@ export function createApp(options: AppOptions): App {
       cache,
       maxBytes: options.maxImportBytes ?? defaultMaxImportBytes,
       maxRunning: options.maxImportsRunning,
+      clock,
+      ...options.importBounds,
     },
     openWatch,
   });
@@ -196,7 +201,10 @@ export function createApp(options: AppOptions): App {
   // Browsers: preflights answered before any route or key check (and untraced), and every other request made a call
   // carrying its CORS decision (transport/cors.ts). HTTP/2 streams are taken before Node's compatibility layer, so that
   // a GET hit is answered on the bare stream, traced or not.
-  const cors = { origins: options.corsOrigins };
+  const cors = {
+    origins: options.corsOrigins,
+    limitPreflight: createPreflightLimit({ keylessLimit, trustedProxies: options.trustedProxies }),
+  };
   const handler = withCors(routed, cors);
   const streams: StreamHandler = withCorsStreams(routed, handler, cors);
   return {

@@ -1,5 +1,5 @@
-// The path of a saved query below the transport: the executor, the result
-// cache and the endpoint service, set to what the warehouse can do
+// The path of a saved query below the transport: the executor, the
+// estimator, the result cache and the endpoint service, set to what the warehouse can do
 // (warehouse/capabilities.ts) and reporting to the metrics.
 import { createResultCache, type ResultCache } from "../cache/index.js";
 import {
@@ -7,8 +7,10 @@ import {
   type ComputedResponse,
   type EndpointRegistry,
   type EndpointService,
+  type PageTokenSecrets,
 } from "../endpoints/index.js";
 import {
+  createQueryEstimator,
   createQueryExecutor,
   createQueryTuning,
   type QueryExecutor,
@@ -44,6 +46,8 @@ export interface QueryPathOptions {
   tracing?: Tracing;
   /** `MAX_ROWS_TO_READ` and `MAX_BYTES_TO_READ`: read limits of every call; 0 is none. Default: none. */
   readLimits?: ReadLimitValues;
+  /** Keys of the page tokens (PAGE_TOKEN_SECRET, PAGE_TOKEN_PREVIOUS_SECRET). Default: random, for the process's life. */
+  pageTokenSecrets?: PageTokenSecrets;
   /** Saved queries answered with no rows, never asked of the warehouse (service.call-stats with the call log off). Default: none. */
   emptyAnswers?: ReadonlySet<string>;
 }
@@ -110,6 +114,9 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
     sharedTimeoutMs: options.maxQueryMs,
     sharedDeadline: capabilities.stopsAbandonedQueries ? "service" : "callers",
     defaultReadLimits: options.readLimits,
+    estimator: createQueryEstimator({ client: warehouse.client, clock, logger }),
+    onEstimateRefusal: (endpoint) => metrics.readLimitRefusals.inc({ endpoint, limit: "max_rows_to_read" }),
+    pageTokenSecrets: options.pageTokenSecrets,
   });
   return { cache, service, executor };
 }

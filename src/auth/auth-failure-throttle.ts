@@ -3,6 +3,7 @@
 // at, so keys cannot be guessed at line speed; and the failures are logged as
 // at most one summary line a second, never one line each.
 import { Code, ConnectError } from "@connectrpc/connect";
+import { addressKey } from "../network/index.js";
 import { type Clock, type Logger, silentLogger } from "../observability/index.js";
 import { createTokenBuckets } from "./token-buckets.js";
 
@@ -50,13 +51,13 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
   /** Failures and refusals since the last summary, by address. */
   let pending = new Map<string, { failures: number; refused: number }>();
   let timer: NodeJS.Timeout | undefined;
-  /** Client addresses as counted, kept so that a call does not split an IPv6 address each time. */
+  /** Client addresses as counted (IPv6 by its /64), kept so that a call does not split an IPv6 address each time. */
   const counted = new Map<string, string>();
   const countedAs = (client: string) => {
     let address = counted.get(client);
     if (address === undefined) {
       if (counted.size >= 10_000) counted.clear();
-      counted.set(client, (address = throttledAddress(client)));
+      counted.set(client, (address = addressKey(client)));
     }
     return address;
   };
@@ -131,21 +132,4 @@ export function createAuthFailureThrottle(options: AuthFailureThrottleOptions = 
       timer = undefined;
     },
   };
-}
-
-/**
- * The address failures are counted by: an IPv4 address as it is, an IPv6
- * address by its /64 network, as one client commonly holds a whole /64 and
- * could otherwise start afresh from each of its addresses.
- */
-export function throttledAddress(address: string): string {
-  if (!address.includes(":") || address.startsWith("::ffff:")) return address;
-  const [head = "", tail] = address.split("::");
-  const left = head === "" ? [] : head.split(":");
-  const right = tail === undefined || tail === "" ? [] : tail.split(":");
-  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, "").toLowerCase())
-    .join(":")}::/64`;
 }

@@ -31,6 +31,20 @@ export interface Credential {
   unmasked?: true;
 }
 
+// Beside the credential, not in it: what a credential says it may do is compared whole in many places.
+const expiries = new WeakMap<Credential, number>();
+
+/** Notes that `credential`, a token's, stops being accepted at `expiresAt` (ms since the epoch); returns it. */
+export function expiringAt(credential: Credential, expiresAt: number): Credential {
+  expiries.set(credential, expiresAt);
+  return credential;
+}
+
+/** When `credential` stops being accepted: a token's `exp` in ms since the epoch; undefined for keys. */
+export function expiryOf(credential: Credential): number | undefined {
+  return expiries.get(credential);
+}
+
 /** How the service names callers that are not key-file keys: a token (`token:<sub>`) and an API_KEYS key (`api-key:<hash>`). */
 export const reservedIdPrefixes = ["token:", "api-key:"] as const;
 
@@ -55,6 +69,8 @@ export function seeingOwnCallsOnly(credential: Credential): Credential {
   let scoped = ownCallsOnly.get(credential);
   if (scoped === undefined) {
     scoped = { ...credential, fixed: { ...credential.fixed, caller: credential.id } };
+    const expiry = expiries.get(credential);
+    if (expiry !== undefined) expiries.set(scoped, expiry);
     ownCallsOnly.set(credential, scoped);
   }
   return scoped;

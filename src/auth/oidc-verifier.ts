@@ -7,7 +7,7 @@
 import type { JWK, JWTHeaderParameters, JWTPayload } from "jose";
 import { type Clock, type Logger, silentLogger, systemClock } from "../observability/index.js";
 import { type ClaimMapping, mappedCredential } from "./claim-mapping.js";
-import type { Credential } from "./credential.js";
+import { type Credential, expiringAt } from "./credential.js";
 import { createJsonFetcher, type JsonFetcher } from "./fetch-json.js";
 import { createIssuerKeys, type IssuerKeys } from "./issuer-keys.js";
 import { InvalidTokenError, type TokenVerifier } from "./token-verifier.js";
@@ -118,11 +118,13 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
     } catch (error) {
       throw error instanceof InvalidTokenError ? error : new InvalidTokenError((error as Error).message);
     }
-    const credential = mappedCredential(`token:${issuer.name}/${payload.sub}`, payload, issuer.claims, options);
+    const expiresAt = payload.exp! * 1000 + skewMs;
+    const subject = `token:${issuer.name}/${payload.sub}`;
+    const credential = expiringAt(mappedCredential(subject, payload, issuer.claims, options), expiresAt);
     if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
     kept.set(token, {
       credential,
-      expiresAt: payload.exp! * 1000 + skewMs,
+      expiresAt,
       notBefore: (payload.nbf ?? 0) * 1000 - skewMs,
     });
     return credential;

@@ -7,7 +7,7 @@
 import { createPublicKey, hash, type KeyObject } from "node:crypto";
 import type { JSONWebKeySet, JWTPayload } from "jose";
 import { type Clock, systemClock } from "../observability/index.js";
-import type { Credential } from "./credential.js";
+import { type Credential, expiringAt } from "./credential.js";
 import { rateProblem, readLimitsOf } from "./credential-limits.js";
 
 export interface TokenVerifierOptions {
@@ -62,9 +62,10 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     } catch (error) {
       throw new InvalidTokenError((error as Error).message);
     }
-    const credential = credentialOf(token, payload, options);
+    const expiresAt = payload.exp! * 1000;
+    const credential = expiringAt(credentialOf(token, payload, options), expiresAt);
     if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
-    kept.set(token, { credential, expiresAt: payload.exp! * 1000, notBefore: (payload.nbf ?? 0) * 1000 });
+    kept.set(token, { credential, expiresAt, notBefore: (payload.nbf ?? 0) * 1000 });
     return credential;
   }
 

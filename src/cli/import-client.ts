@@ -14,6 +14,8 @@ export interface ServiceImportOptions {
   body: AsyncIterable<Buffer>;
   /** The body's length when known (a file): sent as Content-Length. Default: chunked. */
   size?: number;
+  /** Sent as `Idempotency-Key`: the same post sent again stores nothing twice. Default: none. */
+  idempotencyKey?: string;
   /** Told when the connection opens: a service is there. Default: nothing. */
   onConnect?: () => void;
   /** Told the bytes sent so far after each chunk. Default: nothing. */
@@ -42,6 +44,7 @@ export function postImport(options: ServiceImportOptions): Promise<ServiceAnswer
   const headers: Record<string, string | number> = { "content-type": "application/x-ndjson" };
   if (options.key !== undefined) headers["x-api-key"] = options.key;
   if (options.size !== undefined) headers["content-length"] = options.size;
+  if (options.idempotencyKey !== undefined) headers["idempotency-key"] = options.idempotencyKey;
   const send = target.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const request = send(target, { method: "POST", headers });

@@ -19,6 +19,8 @@ export interface ImportPassesOptions {
   maxLineBytes: number;
   /** Deepest nesting of a line or its metadata text; a deeper one is a bad line. */
   maxDepth: number;
+  /** The latest timestamp a row may have (latestTimestamp). Default: the type's bound. */
+  latest?: string;
   /** Insert the good rows when some lines are bad. */
   skipInvalid: boolean;
   /** One line of progress or of a bad line. */
@@ -34,7 +36,7 @@ export interface ImportPassesOptions {
 /** Runs the passes; throws (with nothing inserted) for bad lines without `skipInvalid` or a file that changed. */
 export async function runImportPasses(options: ImportPassesOptions): Promise<{ inserted: number; bad: number }> {
   const { table, source, batchSize, say } = options;
-  const bounds = { maxLineBytes: options.maxLineBytes, maxDepth: options.maxDepth };
+  const bounds = { maxLineBytes: options.maxLineBytes, maxDepth: options.maxDepth, latest: options.latest };
   const file = "file" in source ? source.file : undefined;
   const name = "file" in source ? source.path : "standard input";
 
@@ -106,7 +108,7 @@ export async function runImportPasses(options: ImportPassesOptions): Promise<{ i
 function checkedLines(
   table: LogTable,
   input: AsyncIterable<Buffer>,
-  bounds: { maxLineBytes: number; maxDepth: number },
+  bounds: { maxLineBytes: number; maxDepth: number; latest?: string },
   batchSize: number,
 ) {
   const whole = createHash("sha256");

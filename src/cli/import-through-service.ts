@@ -3,6 +3,9 @@
 // service of the configuration, `HOST` and `PORT`, unless `--url` says),
 // with a key it accepts, and the service's answer is said as the command's.
 // A file larger than the service's bound goes in parts (import-parts.ts).
+// Each post of a file carries an Idempotency-Key made of its bytes, so that
+// running the command again after a failure stores no part twice.
+import { createHash } from "node:crypto";
 import { readStoredApiKey } from "../auth/index.js";
 import type { Config } from "../config/index.js";
 import type { LogTable } from "../warehouse/index.js";
@@ -40,6 +43,7 @@ export async function importThroughService(options: ImportThroughServiceOptions)
     key: options.key,
     body: "file" in source ? readFromStart(source.file) : source.stdin,
     size,
+    idempotencyKey: "file" in source ? partKey(1, await digestOf(readFromStart(source.file))) : undefined,
     onConnect: () => {
       connected = true;
       say(`sending ${name} to the service at ${url}${size === undefined ? "" : ` (${size} bytes)`}`);
@@ -80,6 +84,7 @@ async function importInParts(
         yield body;
       })(),
       size: body.length,
+      idempotencyKey: partKey(part, createHash("sha256").update(body).digest("hex")),
       onConnect: () => part === 1 && say(`sending ${source.path} to the service at ${url} in parts`),
     });
     if (!answer.ok) {
@@ -92,6 +97,17 @@ async function importInParts(
     say(`part ${part}: ${answer.inserted} rows imported, ${sent} bytes of lines sent`);
   }
   return { inserted };
+}
+
+/** The Idempotency-Key of a file's `part` (from 1) whose bytes have SHA-256 `digest`. */
+export function partKey(part: number, digest: string): string {
+  return `npm-import-part-${part}-${digest}`;
+}
+
+async function digestOf(chunks: AsyncIterable<Buffer>): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of chunks) hash.update(chunk);
+  return hash.digest("hex");
 }
 
 /** The configured service's URL; a wildcard `HOST` is reached on loopback. */

@@ -19,6 +19,8 @@ import { silentLogger } from "../observability/index.js";
 import {
   DataDirectoryHeldError,
   defaultMaxDepth,
+  insertLogRows,
+  latestTimestamp,
   logTables,
   migrate,
   openWarehouse,
@@ -120,7 +122,7 @@ await runCli(async () => {
   try {
     if (values.url !== undefined) return void (await through(values.url));
     const warehouse = await openHeldOrNot(config, through);
-    if (warehouse !== undefined) await importHere(warehouse, input, table, say);
+    if (warehouse !== undefined) await importHere(warehouse, input, table, config);
   } finally {
     if (file !== undefined) closeSync(file.fd);
   }
@@ -147,7 +149,8 @@ async function openHeldOrNot(config: Config, through: (url: string) => Promise<u
 }
 
 /** Checks and inserts into the warehouse this process opened. */
-async function importHere(warehouse: Warehouse, input: ImportInput, table: LogTable, say: (line: string) => void) {
+async function importHere(warehouse: Warehouse, input: ImportInput, table: LogTable, config: Config) {
+  const say = (line: string) => process.stderr.write(`import: ${line}\n`);
   try {
     await migrate(warehouse.client, { logger: silentLogger });
     const { inserted, bad } = await runImportPasses({
@@ -156,13 +159,14 @@ async function importHere(warehouse: Warehouse, input: ImportInput, table: LogTa
       batchSize: Number(values["batch-size"]),
       maxLineBytes: Number(values["max-line-bytes"]),
       maxDepth: Number(values["max-depth"]),
+      latest: latestTimestamp(Date.now(), config.limits.importMaxFutureSeconds),
       skipInvalid: values["skip-invalid"] === true,
       say,
       beforeInsert: (good) =>
         say(
           `inserting ${good} rows into ${table} (${warehouse.location}); columns ${shippedColumns(table).join(", ")}`,
         ),
-      insert: (rows) => warehouse.client.insert({ table, values: rows, format: "JSONEachRow" }).then(() => {}),
+      insert: (rows) => insertLogRows(warehouse.client, { table, values: rows }),
     });
     if (inserted > 0)
       process.stdout.write(`imported ${inserted} rows into ${table}${bad > 0 ? ` (${bad} bad lines skipped)` : ""}\n`);

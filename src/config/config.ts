@@ -23,6 +23,12 @@ export interface Config {
   apiKeys: string[];
   /** Scoped keys and signed tokens (docs/credentials.md). */
   credentials: CredentialsConfig;
+  /**
+   * `PAGE_TOKEN_SECRET` and `PAGE_TOKEN_PREVIOUS_SECRET`: the keys of
+   * `logs.all` page tokens; unset, the service generates one (embedded mode
+   * keeps it in the data directory).
+   */
+  pageTokens: { secret?: string; previousSecret?: string };
   warehouse: WarehouseConfig;
   /** `DEMO_DATA`: embedded mode loads demo data into empty tables. */
   demoData: boolean;
@@ -85,6 +91,10 @@ export interface Limits {
   maxImportBytes: number;
   /** `MAX_IMPORTS_RUNNING`: imports at once, all callers together. */
   maxImportsRunning: number;
+  /** `IMPORT_MAX_FUTURE_SECONDS`: how far past now an imported row's timestamp may be. */
+  importMaxFutureSeconds: number;
+  /** `IMPORT_MIN_BYTES_PER_SECOND`: the slowest import upload kept past its grace; 0: no floor. */
+  importMinBytesPerSecond: number;
   /** `MAX_PARAMETER_LENGTH`: longest value of any parameter, in characters. */
   maxParameterLength: number;
   /** `MAX_CONNECTIONS`: open connections; more are refused while existing ones keep working. */

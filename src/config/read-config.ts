@@ -95,6 +95,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  if (value.PAGE_TOKEN_PREVIOUS_SECRET !== undefined && value.PAGE_TOKEN_SECRET === undefined) {
+    problems.push("PAGE_TOKEN_PREVIOUS_SECRET needs PAGE_TOKEN_SECRET: the previous secret only opens tokens");
+  }
+
   const warehouseConcurrency = value.WAREHOUSE_CONCURRENCY ?? defaultConcurrency(capabilities);
   if (capabilities.runsOneQueryAtATime && warehouseConcurrency > 1) {
     problems.push(
@@ -120,6 +124,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: value.TRUSTED_PROXIES,
     apiKeys: value.API_KEYS,
     credentials,
+    pageTokens: { secret: value.PAGE_TOKEN_SECRET, previousSecret: value.PAGE_TOKEN_PREVIOUS_SECRET },
     warehouse,
     demoData: value.DEMO_DATA,
     warehouseRetryMs: value.WAREHOUSE_RETRY_SECONDS,
@@ -129,6 +134,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBodyBytes: value.MAX_BODY_BYTES,
       maxImportBytes: value.MAX_IMPORT_BYTES,
       maxImportsRunning: value.MAX_IMPORTS_RUNNING,
+      importMaxFutureSeconds: value.IMPORT_MAX_FUTURE_SECONDS,
+      importMinBytesPerSecond: value.IMPORT_MIN_BYTES_PER_SECOND,
       maxParameterLength: value.MAX_PARAMETER_LENGTH,
       maxConnections: value.MAX_CONNECTIONS,
       maxConnectionsPerAddress: value.MAX_CONNECTIONS_PER_ADDRESS,

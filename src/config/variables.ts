@@ -24,6 +24,8 @@ import { warehouseCapabilities } from "../warehouse/capabilities.js";
 import { defaultCallLog } from "../warehouse/call-log.js";
 import { defaultMaxImportBytes } from "../warehouse/import-rows.js";
 import { defaultMaxImportsRunning } from "../transport/http/import-admission.js";
+import { defaultImportMinBytesPerSecond } from "../transport/http/import-upload-floor.js";
+import { defaultMaxFutureSeconds } from "../warehouse/log-line.js";
 import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
   corsOrigins,
@@ -336,6 +338,23 @@ export const variables = {
     description:
       "the least time between two fetches of one issuer's JWKS (whole seconds, at least 1): a token naming an unknown `kid` fetches it again at most this often, and a failed fetch is tried again after this",
   }),
+  PAGE_TOKEN_SECRET: variable({
+    name: "PAGE_TOKEN_SECRET",
+    section: "Keys",
+    parser: secret(32),
+    default: undefined,
+    shownDefault: "(generated)",
+    description:
+      "the key `logs.all` page tokens are sealed with (32 characters or more), the same on every replica so that any replica continues any page ([endpoints.md](endpoints.md#paging)). Unset in embedded mode: a random one is generated once and kept in `$CHDB_PATH/page-token-secret` (mode 0600); unset with `CLICKHOUSE_URL`: a random one per process, so tokens do not survive a restart nor pass between replicas.",
+  }),
+  PAGE_TOKEN_PREVIOUS_SECRET: variable({
+    name: "PAGE_TOKEN_PREVIOUS_SECRET",
+    section: "Keys",
+    parser: secret(32),
+    default: undefined,
+    description:
+      "while rotating `PAGE_TOKEN_SECRET`: the secret it replaces, whose tokens are still accepted (new tokens are sealed with `PAGE_TOKEN_SECRET`). Needs `PAGE_TOKEN_SECRET`.",
+  }),
   RATE_LIMIT_PER_SECOND: variable({
     name: "RATE_LIMIT_PER_SECOND",
     section: "Bounds",
@@ -371,7 +390,23 @@ export const variables = {
     parser: whole(1),
     default: defaultMaxImportsRunning,
     description:
-      "imports of `POST /api/import/<table>` running at once, all callers together (each credential one at a time); past it 429 with `Retry-After`",
+      "imports of `POST /api/import/<table>` running at once, all callers together (each credential one at a time, each client address at most half of them); past it 429 with `Retry-After`",
+  }),
+  IMPORT_MAX_FUTURE_SECONDS: variable({
+    name: "IMPORT_MAX_FUTURE_SECONDS",
+    section: "Bounds",
+    parser: whole(0),
+    default: defaultMaxFutureSeconds,
+    description:
+      "how far past now an imported row's `timestamp` may be; a later one is a bad line of `POST /api/import/<table>` and `npm run import`",
+  }),
+  IMPORT_MIN_BYTES_PER_SECOND: variable({
+    name: "IMPORT_MIN_BYTES_PER_SECOND",
+    section: "Bounds",
+    parser: whole(0),
+    default: defaultImportMinBytesPerSecond,
+    description:
+      "the slowest an import body may arrive, averaged from its start, once 10 seconds have passed; a slower one is cut with 408 `deadline_exceeded`; `0` turns the floor off",
   }),
   MAX_WATCH_STREAMS: variable({
     name: "MAX_WATCH_STREAMS",
@@ -393,7 +428,8 @@ export const variables = {
     section: "Bounds",
     parser: whole(1),
     default: defaultWatchBounds.perAddress,
-    description: "watch streams open at once from one client address; one past it is refused with `resource_exhausted`",
+    description:
+      "watch streams open at once from one client address ([an IPv6 client by its /64](reliability.md#one-client-address)); one past it is refused with `resource_exhausted`",
   }),
   TAIL_POLL_SECONDS: variable({
     name: "TAIL_POLL_SECONDS",
@@ -422,7 +458,8 @@ export const variables = {
     section: "Bounds",
     parser: whole(1),
     default: defaultConnectionLimits.maxConnectionsPerAddress,
-    description: "open connections from one client address; more from it are closed at once",
+    description:
+      "open connections from one client address ([an IPv6 client by its /64](reliability.md#one-client-address)); more from it are closed at once",
   }),
   MAX_STREAMS_PER_ADDRESS: variable({
     name: "MAX_STREAMS_PER_ADDRESS",
@@ -430,7 +467,7 @@ export const variables = {
     parser: whole(1),
     default: defaultConnectionLimits.maxStreamsPerAddress,
     description:
-      "HTTP/2 streams open at once on all the connections of one client address together; a stream past it is refused (REFUSED_STREAM) before its handler runs",
+      "HTTP/2 streams open at once on all the connections of one client address ([an IPv6 client by its /64](reliability.md#one-client-address)) together; a stream past it is refused (REFUSED_STREAM) before its handler runs",
   }),
   FIRST_REQUEST_TIMEOUT_SECONDS: variable({
     name: "FIRST_REQUEST_TIMEOUT_SECONDS",
@@ -563,6 +600,6 @@ export const variables = {
     parser: whole(1),
     default: defaultUnsentBytes.maxPerAddress,
     description:
-      "response bytes queued and not yet sent on all connections of one client address; a write past it closes its connection (HTTP/2: `GOAWAY(ENHANCE_YOUR_CALM)`); a proxy in `TRUSTED_PROXIES` is bound per connection only",
+      "response bytes queued and not yet sent on all connections of one client address ([an IPv6 client by its /64](reliability.md#one-client-address)); a write past it closes its connection (HTTP/2: `GOAWAY(ENHANCE_YOUR_CALM)`); a proxy in `TRUSTED_PROXIES` is bound per connection only",
   }),
 };

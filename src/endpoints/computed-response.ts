@@ -3,7 +3,7 @@
 // other bodies made from them kept by name (kept-bodies.ts).
 import { create, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { QueryStatistics, WarehouseRow } from "../executor/index.js";
+import type { QueryStatistics, Truncation, WarehouseRow } from "../executor/index.js";
 import { KeptBodies, type BodyName } from "./kept-bodies.js";
 import type { Endpoint } from "./registry.js";
 import { responseJsonBytes } from "./response-json.js";
@@ -19,7 +19,10 @@ import { rowsTagOf } from "./rows-tag.js";
  */
 export interface ComputedResponse {
   message(): Message;
-  /** The GET body `{"result": [...]}`, with `"next_page_token"` beside it when there is one. */
+  /**
+   * The GET body `{"result": [...], "truncated", "rows_before_limit_at_least"}`,
+   * with `"next_page_token"` beside them when there is one.
+   */
   json(): Buffer;
   /** The token of the next page, set when a paged call's older rows remain (result-page.ts). */
   readonly nextPageToken?: string;
@@ -46,6 +49,8 @@ export interface Computation {
   statistics?: QueryStatistics;
   /** When it was computed, by the service's clock: a cached result's Age counts from it. */
   computedAt: number;
+  /** Whether rows were left out (past max_rows, or past the page) and how many there were at least. */
+  truncation: Truncation;
 }
 
 /** What a response says besides its rows. */
@@ -81,14 +86,16 @@ export function computedResponse(
     message() {
       if (message === undefined) {
         const result = converting(() => rows!.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row)));
-        message = create(endpoint.method.output, { result, nextPageToken } as never);
+        const { truncated, rowsBeforeLimitAtLeast } = computation.truncation;
+        const fields = { result, nextPageToken, truncated, rowsBeforeLimitAtLeast: BigInt(rowsBeforeLimitAtLeast) };
+        message = create(endpoint.method.output, fields as never);
         release();
       }
       return message;
     },
     json() {
       if (json === undefined) {
-        json = converting(() => responseJsonBytes(rows!, endpoint.rowSchema, nextPageToken));
+        json = converting(() => responseJsonBytes(rows!, endpoint.rowSchema, computation.truncation, nextPageToken));
         release();
       }
       return json;

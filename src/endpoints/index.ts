@@ -3,8 +3,11 @@
 export { savedQueryServices } from "./services.js";
 export { createEndpointRegistry } from "./registry.js";
 export type { Endpoint, EndpointRegistry } from "./registry.js";
+export { isPastSunset, isPastSunsetError, pastSunsetError } from "./version-lifecycle.js";
+export type { Deprecation } from "./version-lifecycle.js";
 export { createEndpointService } from "./endpoint-service.js";
 export type { EndpointService } from "./endpoint-service.js";
+export { dryRunAnswer } from "./call-estimates.js";
 export type { CacheOutcome, CallContext, EndpointResult, Freshness, PreparedCall } from "./call-types.js";
 export { freshnessFrom, isNotCachedError, notCachedError } from "./request-freshness.js";
 export type { ComputedResponse } from "./computed-response.js";
@@ -17,3 +20,4 @@ export type { WatchContext, WatchHub, WatchHubOptions, WatchStream } from "./wat
 export type { WatchListener } from "./watch-delivery.js";
 export { createWatchBounds, defaultWatchBounds } from "./watch-bounds.js";
 export type { WatchBoundValues, WatchBounds } from "./watch-bounds.js";
+export type { PageTokenSecrets } from "./page-token.js";

@@ -2,7 +2,7 @@
 // last row, sealed with an HMAC-SHA256 over the call's other parameters and
 // the caller, so that a token only continues the call and caller it was made
 // for. Opaque base64url: 8 bytes of microseconds, the id, then the 32-byte MAC.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { type BinaryLike, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** Where a page ends: its last row's time and id; the next page holds the rows before it. */
 export interface PageCursor {
@@ -26,19 +26,32 @@ export interface PageTokens {
   open(token: string, binding: PageBinding): PageCursor | undefined;
 }
 
+/** The keys tokens are sealed and opened with (PAGE_TOKEN_SECRET, PAGE_TOKEN_PREVIOUS_SECRET). */
+export interface PageTokenSecrets {
+  /** Seals every new token, and opens them. */
+  secret: BinaryLike;
+  /** Opens tokens sealed before a rotation to `secret`; seals none. Default: none. */
+  previousSecret?: BinaryLike;
+}
+
 const macBytes = 32;
 const microsBytes = 8;
+
+/** The times a cursor may hold: DateTime64(6)'s, 1900-01-01 to 2299-12-31 (rows hold no other). */
+const earliestMicros = BigInt(Date.UTC(1900, 0, 1)) * 1000n;
+const latestMicros = BigInt(Date.UTC(2300, 0, 1)) * 1000n - 1n;
 
 /** The placeholders through which a page token's cursor reaches the SQL. */
 export const cursorPlaceholders = ["cursor_timestamp", "cursor_id"] as const;
 
 /**
- * Seals and opens tokens with `secret`; default: 32 random bytes, so a
- * restart makes every earlier token invalid.
+ * Seals tokens with `secrets.secret` and opens those of either secret.
+ * Default: 32 random bytes, so that tokens last as long as the process.
  */
-export function createPageTokens(secret: Uint8Array = randomBytes(32)): PageTokens {
-  const mac = (cursor: PageCursor, binding: PageBinding) => {
-    const hmac = createHmac("sha256", secret);
+export function createPageTokens(secrets: PageTokenSecrets = { secret: randomBytes(32) }): PageTokens {
+  const keys = secrets.previousSecret === undefined ? [secrets.secret] : [secrets.secret, secrets.previousSecret];
+  const mac = (key: BinaryLike, cursor: PageCursor, binding: PageBinding) => {
+    const hmac = createHmac("sha256", key);
     // Each field with its length first, so that no two bindings write the same bytes.
     for (const field of [binding.parameters, binding.caller, cursor.id]) {
       const bytes = Buffer.from(field, "utf8");
@@ -48,19 +61,21 @@ export function createPageTokens(secret: Uint8Array = randomBytes(32)): PageToke
   };
   return {
     seal(cursor, binding) {
-      return Buffer.concat([microsOf(cursor.micros), Buffer.from(cursor.id, "utf8"), mac(cursor, binding)]).toString(
-        "base64url",
-      );
+      const sealed = mac(secrets.secret, cursor, binding);
+      return Buffer.concat([microsOf(cursor.micros), Buffer.from(cursor.id, "utf8"), sealed]).toString("base64url");
     },
     open(token, binding) {
       const read = readPageToken(token);
       if (read === undefined) return undefined;
-      return timingSafeEqual(read.mac, mac(read.cursor, binding)) ? read.cursor : undefined;
+      return keys.some((key) => timingSafeEqual(read.mac, mac(key, read.cursor, binding))) ? read.cursor : undefined;
     },
   };
 }
 
-/** The cursor and MAC a token holds if it has a token's shape (no check of its MAC); else undefined. */
+/**
+ * The cursor and MAC a token holds if it has a token's shape (no check of its
+ * MAC): canonical base64url, an id of UTF-8, a time a row can have; else undefined.
+ */
 export function readPageToken(token: string): { cursor: PageCursor; mac: Buffer } | undefined {
   const bytes = Buffer.from(token, "base64url");
   // Node skips characters outside the alphabet: only the canonical text of the bytes is a token.
@@ -68,7 +83,10 @@ export function readPageToken(token: string): { cursor: PageCursor; mac: Buffer 
   const idBytes = bytes.subarray(microsBytes, bytes.length - macBytes);
   const id = idBytes.toString("utf8");
   if (!Buffer.from(id, "utf8").equals(idBytes)) return undefined;
-  return { cursor: { micros: bytes.readBigInt64BE(0), id }, mac: bytes.subarray(bytes.length - macBytes) };
+  // Read before the MAC is checked: a forged time out of range must be a bad token, not a failed conversion.
+  const micros = bytes.readBigInt64BE(0);
+  if (micros < earliestMicros || micros > latestMicros) return undefined;
+  return { cursor: { micros, id }, mac: bytes.subarray(bytes.length - macBytes) };
 }
 
 /** A binding's parameters: the call's normalised parameters (the page token is not among them), in name order. */

@@ -24,6 +24,7 @@ import { pagingProblems } from "./paging-checks.js";
 import { personalDataProblems, readsUnmasked } from "./personal-data.js";
 import { placeholderProblems } from "./sql-placeholders.js";
 import { tablesReadBy } from "./tables-read.js";
+import { type Deprecation, deprecationOf } from "./version-lifecycle.js";
 import { isWatchMethod, watchMethodOf } from "./watch-methods.js";
 
 /** One request parameter: a string field of the request message and its rules. */
@@ -64,6 +65,8 @@ export interface Endpoint {
   tablesRead: ReadonlySet<string>;
   /** The saved query's own read limits (`max_rows_to_read`, `max_bytes_to_read` options; 0 is none). */
   readLimits: ReadLimitValues;
+  /** Set when this version is deprecated (`deprecated`, `sunset`, `successor` options; version-lifecycle.ts). */
+  deprecation?: Deprecation;
   /**
    * Whether its rows hold personal data that its SQL masks unless the caller
    * may see it (personal-data.ts): its result then depends on the credential.
@@ -94,7 +97,8 @@ export interface EndpointRegistryOptions {
  * or id repeats, a request field is not a string, the SQL's placeholders and
  * the request fields do not match one for one (`now` is the service's, and a
  * page token's are its cursor's), an allowed value of a parameter is not a
- * quoted literal of the SQL, a saved query is declared sandboxed
+ * quoted literal of the SQL, a deprecation's options do not hold together
+ * (version-lifecycle.ts), a saved query is declared sandboxed
  * (definition-checks.ts), one with a page token cannot page
  * (paging-checks.ts), or personal data marked on a row field is not masked
  * by the SQL (personal-data.ts): a mistake in `proto/` or `sql/` must stop start-up, not
@@ -162,6 +166,12 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
       }
       endpoints.push(endpoint);
     }
+  }
+  const names = new Set(endpoints.map((e) => e.definition.name));
+  for (const endpoint of endpoints) {
+    const { deprecation, problems } = deprecationOf(endpoint.definition, names);
+    if (problems.length > 0) throw new Error(problems.join("; "));
+    if (deprecation !== undefined) endpoint.deprecation = deprecation;
   }
 
   return {

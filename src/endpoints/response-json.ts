@@ -1,4 +1,5 @@
-// The JSON body of a successful GET: {"result": [rows]} written straight from
+// The JSON body of a successful GET: {"result": [rows], "truncated",
+// "rows_before_limit_at_least"} written straight from
 // the warehouse rows, field by field from the row schema, as proto3 JSON
 // would write the row messages (proto field names, every field present,
 // timestamps as RFC 3339 UTC strings, metadata as the stored JSON array), but
@@ -10,17 +11,21 @@
 // messages rowMessageFromWarehouse builds from the same rows.
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { StructSchema, TimestampSchema } from "@bufbuild/protobuf/wkt";
-import type { WarehouseRow } from "../executor/index.js";
+import type { Truncation, WarehouseRow } from "../executor/index.js";
 import { readJsonObjects, timestampFromIso } from "./row-message.js";
 
 type Writer = (value: unknown) => unknown;
 
 const writers = new WeakMap<DescMessage, [string, Writer][]>();
 
-/** Serialises `rows` (warehouse rows of `rowSchema` messages), and a next page's token if any, to the bytes of the body. */
+/**
+ * Serialises `rows` (warehouse rows of `rowSchema` messages), whether they
+ * were cut short, and a next page's token if any, to the bytes of the body.
+ */
 export function responseJsonBytes(
   rows: readonly WarehouseRow[],
   rowSchema: DescMessage,
+  truncation: Truncation,
   nextPageToken?: string,
 ): Buffer {
   let fields = writers.get(rowSchema);
@@ -33,9 +38,12 @@ export function responseJsonBytes(
     for (const [name, write] of fields) out[name] = write(row[name]);
     return out;
   });
-  return Buffer.from(
-    JSON.stringify(nextPageToken === undefined ? { result } : { result, next_page_token: nextPageToken }),
-  );
+  const body = {
+    result,
+    truncated: truncation.truncated,
+    rows_before_limit_at_least: truncation.rowsBeforeLimitAtLeast,
+  };
+  return Buffer.from(JSON.stringify(nextPageToken === undefined ? body : { ...body, next_page_token: nextPageToken }));
 }
 
 function writerFor(field: DescField): Writer {

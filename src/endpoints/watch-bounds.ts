@@ -1,7 +1,9 @@
 // Admission of watch streams: how many may be open at once in all, per
-// caller and per client address; one past a bound is refused with
+// caller and per client address (IPv6 by its /64, network/address-key.ts);
+// one past a bound is refused with
 // RESOURCE_EXHAUSTED naming it, before anything is computed.
 import { Code, ConnectError } from "@connectrpc/connect";
+import { addressKey } from "../network/index.js";
 
 /** The bounds' defaults (MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CALLER, MAX_WATCH_STREAMS_PER_ADDRESS). */
 export const defaultWatchBounds: WatchBoundValues = { maxStreams: 10_000, perCaller: 100, perAddress: 100 };
@@ -11,7 +13,7 @@ export interface WatchBoundValues {
   maxStreams: number;
   /** Streams open at once for one caller (a credential id; "" is the keyless caller). */
   perCaller: number;
-  /** Streams open at once from one client address. */
+  /** Streams open at once from one client address (IPv6 by its /64). */
   perAddress: number;
 }
 
@@ -38,7 +40,8 @@ export function createWatchBounds(values: WatchBoundValues = defaultWatchBounds)
     get open() {
       return open;
     },
-    admit({ tenant = "", address }) {
+    admit({ tenant = "", address: client }) {
+      const address = client === undefined ? undefined : addressKey(client);
       if (open >= values.maxStreams) throw exhausted("MAX_WATCH_STREAMS", values.maxStreams);
       if ((byCaller.get(tenant) ?? 0) >= values.perCaller)
         throw exhausted("MAX_WATCH_STREAMS_PER_CALLER", values.perCaller);

@@ -83,16 +83,22 @@ export async function rowsAfter(
 /** The rows a tail message holds, for merging messages held for a full writer. */
 const tailRows = new WeakMap<EndpointResult, WarehouseRow[]>();
 
-/** A tail message of `rows`, ascending by (timestamp, id), as the saved query's response. */
-export function tailMessage(call: PreparedCall, rows: WarehouseRow[], computedAt: number): EndpointResult {
+/** A tail message of `rows`, ascending by (timestamp, id), as the saved query's response; `before`: the rows it was cut from. */
+export function tailMessage(
+  call: PreparedCall,
+  rows: WarehouseRow[],
+  computedAt: number,
+  before = rows.length,
+): EndpointResult {
   const ascending = rows
     .map((row) => ({ row, mark: markOfRow(row) }))
     .sort((a, b) => (isAfter(a.mark, b.mark) ? 1 : isAfter(b.mark, a.mark) ? -1 : 0))
     .map(({ row }) => row);
+  const truncation = { truncated: before > ascending.length, rowsBeforeLimitAtLeast: before };
   const result = computedResponse(
     call.endpoint,
     ascending,
-    { warehouseMs: 0, serializeMs: 0, computedAt },
+    { warehouseMs: 0, serializeMs: 0, computedAt, truncation },
     { unmasked: call.unmasked },
   );
   tailRows.set(result, ascending);
@@ -101,6 +107,6 @@ export function tailMessage(call: PreparedCall, rows: WarehouseRow[], computedAt
 
 /** One message of the rows of `held` and then `next`, the newest maxHeldTailRows of them. */
 export function mergeTail(call: PreparedCall, held: EndpointResult, next: EndpointResult): EndpointResult {
-  const rows = [...(tailRows.get(held) ?? []), ...(tailRows.get(next) ?? [])].slice(-maxHeldTailRows);
-  return tailMessage(call, rows, next.computation.computedAt);
+  const all = [...(tailRows.get(held) ?? []), ...(tailRows.get(next) ?? [])];
+  return tailMessage(call, all.slice(-maxHeldTailRows), next.computation.computedAt, all.length);
 }

@@ -64,6 +64,15 @@ export interface QueryResult {
   durationMs: number;
   /** Rows and bytes the query read and its time in the warehouse, as the warehouse reports them. */
   statistics?: QueryStatistics;
+  /** Whether rows were left out past the saved query's `maxRows`, and how many there were at least. Default: none left out. */
+  truncation?: Truncation;
+}
+
+/** Whether a result was cut short, and how many rows it had before the cut at least. */
+export interface Truncation {
+  truncated: boolean;
+  /** The warehouse's `rows_before_limit_at_least`, never fewer than the rows it sent. */
+  rowsBeforeLimitAtLeast: number;
 }
 
 /** Called after every query, for metrics; `readLimit` names the read limit a refused query ran past. */
@@ -239,13 +248,18 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
           request_id: executeOptions.requestId ?? "",
         },
       });
-      const { rows, statistics } = await queryWarehouse({ client, request, queryId, name: query.name, logger, trace });
+      const answer = await queryWarehouse({ client, request, queryId, name: query.name, logger, trace });
+      const { rows, statistics } = answer;
       const capped = rows.slice(0, query.maxRows);
+      const truncation: Truncation = {
+        truncated: rows.length > query.maxRows,
+        rowsBeforeLimitAtLeast: Math.max(answer.rowsBeforeLimit ?? 0, rows.length),
+      };
       const durationMs = performance.now() - started;
       observe({ query: query.name, durationMs });
       return statistics === undefined
-        ? { rows: capped, queryId, durationMs }
-        : { rows: capped, queryId, durationMs, statistics };
+        ? { rows: capped, queryId, durationMs, truncation }
+        : { rows: capped, queryId, durationMs, statistics, truncation };
     } catch (cause) {
       const failure = queryFailure(cause, {
         query,

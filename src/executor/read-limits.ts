@@ -1,7 +1,7 @@
 // Read limits a query runs under (`max_rows_to_read`, `max_bytes_to_read`),
 // each with whose it is, and the RESOURCE_EXHAUSTED that names the one a
-// query ran past. The warehouse enforces them; the endpoint service chooses
-// them (endpoints/read-limit-choice.ts).
+// query ran past or is estimated to pass. The warehouse enforces them; the
+// endpoint service chooses them (endpoints/read-limit-choice.ts).
 import { Code, ConnectError } from "@connectrpc/connect";
 
 /** The ClickHouse settings of the read limits. */
@@ -42,6 +42,23 @@ export function passedReadLimit(code: number, limits: ReadLimits | undefined): R
 export function readLimitError(name: ReadLimitName, limit: ReadLimit, cause?: unknown): ConnectError {
   const message = `${what[name]} to read past the limit of ${limit.value} set by ${whose[limit.source]}`;
   return new ConnectError(message, Code.ResourceExhausted, undefined, undefined, cause);
+}
+
+/**
+ * RESOURCE_EXHAUSTED for a query whose estimated rows (`EXPLAIN ESTIMATE`,
+ * query-estimator.ts) pass its rows limit, refused before it runs: the
+ * message of readLimitError plus the estimate. Undefined when the estimate
+ * is within the limit or there is none.
+ */
+export function estimatePastReadLimit(
+  estimate: { rows: number; parts: number; marks: number },
+  limits: ReadLimits | undefined,
+): ConnectError | undefined {
+  const limit = limits?.max_rows_to_read;
+  if (limit === undefined || estimate.rows <= limit.value) return undefined;
+  const refusal = readLimitError("max_rows_to_read", limit);
+  const message = `${refusal.rawMessage} (estimated ${estimate.rows} rows in ${estimate.parts} parts, ${estimate.marks} marks)`;
+  return new ConnectError(message, Code.ResourceExhausted);
 }
 
 /** The settings of `limits`, for the query's SETTINGS clause. */

@@ -18,6 +18,8 @@ import type { WarehouseRow } from "./saved-query.js";
 export interface ReadAnswer {
   rows: WarehouseRow[];
   statistics?: QueryStatistics;
+  /** The JSON format's `rows_before_limit_at_least`: rows before the result was cut, when the warehouse says. */
+  rowsBeforeLimit?: number;
 }
 
 /** The rows and statistics of `text`, or undefined when it is not exactly one JSON document or array of rows. */
@@ -33,11 +35,16 @@ export function readWarehouseAnswer(text: string): ReadAnswer | undefined {
     return rows === undefined ? undefined : { rows };
   }
   if (typeof document !== "object" || document === null) return undefined;
-  const { data, statistics: block } = document as { data?: unknown; statistics?: unknown };
+  const { data, statistics: block, rows_before_limit_at_least: beforeLimit } = document as Record<string, unknown>;
   const rows = Array.isArray(data) ? rowsOf(data) : undefined;
   if (rows === undefined) return undefined;
   const statistics = statisticsFromBlock(block);
-  return statistics === undefined ? { rows } : { rows, statistics };
+  const rowsBeforeLimit = Number(beforeLimit);
+  return {
+    rows,
+    ...(statistics === undefined ? {} : { statistics }),
+    ...(Number.isSafeInteger(rowsBeforeLimit) && rowsBeforeLimit >= 0 ? { rowsBeforeLimit } : {}),
+  };
 }
 
 /** The rows of `text`, or undefined when it is not exactly one JSON array of objects. */

@@ -15,6 +15,8 @@ export interface WarehouseAnswer {
   rows: WarehouseRow[];
   /** Rows and bytes read and the warehouse's time, when it reports them. */
   statistics?: QueryStatistics;
+  /** Rows before the warehouse cut the result (`rows_before_limit_at_least`), when it says. */
+  rowsBeforeLimit?: number;
 }
 
 /** How the round trips are traced (docs/observability.md). */
@@ -62,7 +64,12 @@ export async function queryWarehouse(query: WarehouseQuery): Promise<WarehouseAn
       throw new Error("the warehouse answered twice with something other than one JSON document of rows");
   }
   const statistics = mergedStatistics(statisticsFromHeaders(answer.response_headers), read.statistics);
-  return statistics === undefined ? { rows: read.rows } : { rows: read.rows, statistics };
+  const { rows, rowsBeforeLimit } = read;
+  return {
+    rows,
+    ...(statistics === undefined ? {} : { statistics }),
+    ...(rowsBeforeLimit === undefined ? {} : { rowsBeforeLimit }),
+  };
 }
 
 /** One request and its whole answer, in `span` when traced, with the span's traceparent when `propagate`. */

@@ -45,8 +45,9 @@ export function callSettings(input: WarehouseRequestInput): { max_execution_time
 export function querySettings(input: WarehouseRequestInput): Record<string, number | string> {
   const { query, tuning } = input;
   return {
-    // The warehouse cuts the result at the cap; the executor's slice holds it regardless.
-    limit: query.maxRows,
+    // The warehouse cuts the result one row past the cap, so that the row
+    // past it says the result was truncated; the executor's slice drops it.
+    limit: query.maxRows + 1,
     ...readLimitSettings(input.readLimits),
     ...(tuning?.stableText ? {} : callSettings(input)),
     date_time_output_format: "iso",

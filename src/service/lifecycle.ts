@@ -10,6 +10,7 @@ import { createMetricsRoutes, createSinglePortServer, trustedProxies } from "../
 import { keepSchema, openResilientWarehouse, ensureDemoData, warehouseCapabilities } from "../warehouse/index.js";
 import { createApp } from "../app/index.js";
 import { watchSchemaFit, type SchemaFit } from "./schema-fit.js";
+import { pageTokenSecrets } from "./page-token-secrets.js";
 import { tokenKeys } from "./token-keys.js";
 
 export interface RunningService {
@@ -81,6 +82,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     keyNote = `API key: ${stored.key}  (${stored.created ? "generated, " : ""}stored in ${stored.path})`;
   }
 
+  const pageTokens = pageTokenSecrets(config);
+  logger.info("page tokens", { secret: pageTokens.source });
   const proxies = trustedProxies(config.trustedProxies);
   // Set once the app (and so the registry) exists, just below.
   let fit: SchemaFit | undefined;
@@ -103,6 +106,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
       maxBodyBytes: config.limits.maxBodyBytes,
       maxImportBytes: config.limits.maxImportBytes,
       maxImportsRunning: config.limits.maxImportsRunning,
+      importBounds: {
+        maxFutureSeconds: config.limits.importMaxFutureSeconds,
+        minBytesPerSecond: config.limits.importMinBytesPerSecond,
+      },
       maxParameterLength: config.limits.maxParameterLength,
       maxQueryMs: config.limits.maxQueryMs,
       watch: { bounds: config.limits.watchBounds, tailPollMs: config.limits.tailPollMs },
@@ -125,6 +132,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       readLimits: config.limits.readLimits,
       callLog: config.callLog,
       rpcFastPath: config.rpcFastPath,
+      pageTokenSecrets: pageTokens.secrets,
     });
   } catch (error) {
     // A key file that does not read, say: nothing is served, and the warehouse is let go.

@@ -1,6 +1,7 @@
 // Cross-origin access for browser pages, on every route and every transport
 // (GET, Connect, gRPC-Web): preflights are answered here, before any route,
-// so they never reach authentication; every other answer carries the
+// so they never reach authentication (counted per client address as requests
+// needing no key, preflight-limit.ts); every other answer carries the
 // allowed origin and the headers a browser client must be able to read.
 // Credentials (cookies) are never allowed: callers send a key or a token.
 import { cors as connectCors } from "@connectrpc/connect";
@@ -16,6 +17,7 @@ import {
   StreamCall,
   type StreamHandler,
 } from "./node-http/index.js";
+import type { PreflightLimit } from "./preflight-limit.js";
 
 /** `"*"` for any origin, else the exact origins (`https://app.example.com`) allowed. */
 export type CorsOrigins = "*" | readonly string[];
@@ -25,6 +27,8 @@ export interface CorsOptions {
   origins?: CorsOrigins;
   /** How long a browser may keep a preflight's answer, in seconds. Default 600. */
   maxAgeSeconds?: number;
+  /** The bound of preflights per client address (the keyless one, KEYLESS_RATE_LIMIT_*). Default: none. */
+  limitPreflight?: PreflightLimit;
 }
 
 /** Methods a page may use: Connect unary (POST, and GET for Connect-GET), gRPC-Web (POST), the GET API. */
@@ -41,7 +45,7 @@ const corsAllowedHeaders = [
   "Accept",
 ];
 
-/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing, statistics and the next page. */
+/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing, statistics, truncation, deprecation and the next page. */
 const corsExposedHeaders = [
   ...connectCors.exposedHeaders,
   "X-Cache",
@@ -53,6 +57,10 @@ const corsExposedHeaders = [
   "Server-Timing",
   "X-Rows-Read",
   "X-Bytes-Read",
+  "X-Result-Truncated",
+  "X-Rows-Before-Limit",
+  "Deprecation",
+  "Sunset",
   "Link",
   "ETag",
   "Last-Modified",
@@ -127,6 +135,7 @@ export function withCors(next: CallHandler, options: CorsOptions = {}): RequestH
       const allow = decision.headers["access-control-allow-origin"];
       const vary = decision.headers.vary;
       const extra: Record<string, string> = vary === undefined ? {} : { vary };
+      if (options.limitPreflight?.(request, response, extra) === true) return;
       // A preflight has no body; one sent anyway is not read, and its HTTP/1.1 connection closes.
       if (request.httpVersionMajor === 1 && hasBody(request)) extra.connection = "close";
       return answerPreflight(response, allow, extra, preflightHeaders);

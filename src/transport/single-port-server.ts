@@ -14,9 +14,11 @@ import {
   budgetStreams,
   capConnections,
   closeGracefully,
+  headerListPastBound,
   http1Server,
   http2Server,
   idleSessions,
+  refuseHeaderList,
   refusedStreams,
   sniffProtocol,
   timeRequests,
@@ -128,9 +130,14 @@ export function createSinglePortServer(
   // Each stream's bookkeeping, before the request handler (the compatibility layer's own listener) runs so that
   // a stream past its address's budget never reaches it and the first write is counted, and one close listener
   // that ends it all: listeners cost on every call.
-  http2.prependListener("stream", (stream: ServerHttp2Stream, _headers: unknown, flags: number) => {
+  http2.prependListener("stream", (stream: ServerHttp2Stream, _headers: unknown, flags: number, raw: string[]) => {
     const session = stream.session;
     if (session === undefined) return; // already gone with its session: nothing to count or time
+    if (headerListPastBound(session, raw, maxHeaderSize)) {
+      refuseHeaderList(stream);
+      refused.add(stream);
+      return;
+    }
     const addressStreams = budget.of(session);
     if (!addressStreams.opened()) {
       budget.refuse(stream);

@@ -9,6 +9,7 @@
 // connection's for the connection's life, an address's until a sweep finds it
 // unused): a Map entry added and deleted on every call costs more than the
 // count (collections/linked-list.ts says why).
+import { addressKey } from "../network/index.js";
 import type { Clock } from "../observability/index.js";
 import { type Link, LinkedList, unlisted } from "../collections/index.js";
 
@@ -17,7 +18,7 @@ export interface UnsentBytesOptions {
   stallTimeoutMs?: number;
   /** Bytes queued on one connection, all its senders together. Default 4 MiB. */
   maxPerConnection?: number;
-  /** Bytes queued on all connections of one client address. Default 16 MiB. */
+  /** Bytes queued on all connections of one client address (IPv6 by its /64). Default 16 MiB. */
   maxPerAddress?: number;
   /** Addresses only `maxPerConnection` bounds (trusted proxies, which carry many clients). Default: none. */
   unboundedAddress?: (address: string) => boolean;
@@ -54,7 +55,7 @@ export interface UnsentBytes {
   watch(sender: Sender, connection: object, address: string): WatchedSender;
   /** Looks at every sender for progress; stops the stalled ones. Run every second by the server. */
   sweep(): void;
-  /** Bytes counted now, for one connection or one address. */
+  /** Bytes counted now, for one connection or one address (its /64 for IPv6). */
   queuedOn(key: object | string): number;
 }
 
@@ -146,7 +147,7 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
       const entry: Entry = {
         sender,
         onConnection: join(connections, connection),
-        onAddress: join(addresses, address),
+        onAddress: join(addresses, addressKey(address)),
         // Asked once per sender, not per write: a proxy list lookup costs more than the write's count.
         addressBounded: !unbounded(address),
         counted: 0,
@@ -190,6 +191,6 @@ export function createUnsentBytes(options: UnsentBytesOptions = {}): UnsentBytes
       }
       for (const [address, tally] of addresses) if (tally.senders === 0) addresses.delete(address);
     },
-    queuedOn: (key) => (typeof key === "string" ? addresses.get(key) : connections.get(key))?.bytes ?? 0,
+    queuedOn: (key) => (typeof key === "string" ? addresses.get(addressKey(key)) : connections.get(key))?.bytes ?? 0,
   };
 }

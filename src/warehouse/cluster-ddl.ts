@@ -65,7 +65,9 @@ const alterTable = /^ALTER TABLE (\w+)\s+([\s\S]+)$/;
  * cluster, in the order they must run. Understood: `CREATE TABLE IF NOT
  * EXISTS t (...) ENGINE = MergeTree ...`, and `ALTER TABLE t` of a log table
  * (one with a `project` column) with one command that adds, drops or
- * materializes an index or a column idempotently. Anything else throws.
+ * materializes an index or a column idempotently; `MODIFY SETTING
+ * non_replicated_deduplication_window`, which has no statement there.
+ * Anything else throws.
  */
 function clusterStatements(statement: string, layout: ClusterLayout): string[] {
   const create = createTable.exec(statement);
@@ -95,6 +97,8 @@ function clusterStatements(statement: string, layout: ClusterLayout): string[] {
   const alter = alterTable.exec(statement);
   if (alter === null) throw new Error(`cannot run on a cluster: ${firstLine(statement)}`);
   const [, table, command] = alter as unknown as [string, string, string];
+  // Replicated tables deduplicate inserts by their own window; the setting is for single-node tables only.
+  if (/^MODIFY SETTING non_replicated_deduplication_window = \d+$/.test(command)) return [];
   if (hasTopLevelComma(command)) {
     throw new Error(`cannot run on a cluster: ${firstLine(statement)} (one command per ALTER TABLE)`);
   }

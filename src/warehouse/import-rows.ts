@@ -1,24 +1,33 @@
 // Imports NDJSON into a log table, all or nothing: every line is checked
-// first (each bad one named by its number, with the messages `npm run import`
-// gives), then the good rows are inserted in batches. What the import route
-// calls; the command checks its lines with the same checkSourceLine.
+// as it arrives, in slices that give the event loop back (each bad one named
+// by its number, with the messages `npm run import` gives, reading stopping
+// at the hundredth), then every row goes in one insert. What the import
+// route calls; the command checks its lines with the same checkSourceLine.
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { BadRequestSchema, BadRequest_FieldViolationSchema } from "../gen/google/rpc/error_details_pb.js";
-import { boundedLines, type SourceLine } from "./bounded-lines.js";
+import { createLineSplitter, type SourceLine } from "./bounded-lines.js";
 import type { ShippedRow } from "./demo-data.js";
-import { checkLogLine, defaultMaxDepth, type LogLineCheck } from "./log-line.js";
+import { foreignRowProblem } from "./import-project.js";
+import { deduplicationToken, insertLogRows } from "./log-insert.js";
+import { checkLogLine, defaultMaxDepth, type LineBounds, type LogLineCheck } from "./log-line.js";
 import { type LogTable, logTables } from "./log-tables.js";
 import type { WarehouseClient } from "./reopening-client.js";
 
-/** Rows per insert when the caller does not say. */
+/** Rows per insert of `npm run import` into the warehouse it opened. */
 export const defaultImportBatchSize = 10_000;
 /** Longest line in bytes when the caller does not say; a longer one is a bad line. */
 export const defaultMaxLineBytes = 1024 * 1024;
 /** `MAX_IMPORT_BYTES` when unset: room for tens of thousands of rows a post. */
 export const defaultMaxImportBytes = 16 * 1024 * 1024;
-/** The most bad lines named one by one; the rest are counted. */
+/** The most bad lines `npm run import` names one by one; the rest are counted. */
 export const maxReportedLines = 20;
+/** Bad lines (or rows of another project) after which an import stops reading, each named. */
+export const defaultMaxRefusedLines = 100;
+/** The longest an import checks lines before it lets other work run. */
+const sliceMs = 10;
 
 export interface ImportRowsOptions {
   /** The warehouse the rows go into. */
@@ -29,78 +38,120 @@ export interface ImportRowsOptions {
   body: Buffer | string | AsyncIterable<Uint8Array>;
   /** `MAX_IMPORT_BYTES`: a larger body is RESOURCE_EXHAUSTED, and nothing is inserted. */
   maxBytes: number;
-  /** Rows per insert. Default 10,000. */
-  batchSize?: number;
   /** Longest line in bytes; a longer one is a bad line. Default 1 MiB. */
   maxLineBytes?: number;
-  /** Deepest nesting of a line or its metadata text; a deeper one is a bad line. Default 32. */
-  maxDepth?: number;
-  /** Ends the inserts with the caller. Default: none. */
+  /** Deepest nesting and latest timestamp of a line (log-line.ts). Default: 32 levels, no bound but the type's. */
+  bounds?: LineBounds;
+  /** The one project the caller may import rows of (its fixed `project`). Default: any. */
+  project?: string;
+  /** The caller's `Idempotency-Key` and who the caller is: the same import sent again stores nothing twice. Default: none. */
+  idempotency?: { key: string; caller: string };
+  /** Bad lines, or rows of another project, at which reading stops. Default 100. */
+  maxRefusedLines?: number;
+  /** Ends the insert with the caller. Default: none. */
   signal?: AbortSignal;
 }
 
+interface Refusal {
+  field: string;
+  description: string;
+}
+
 /**
- * Checks every line of `body`, then inserts its rows in batches. With any bad
- * line nothing is inserted: throws INVALID_ARGUMENT whose field violations
- * name each bad line (`line 3`, up to 20) with its problems. Blank lines are
- * skipped; a body of none but blank lines inserts nothing.
+ * Checks every line of `body`, then inserts its rows in one statement. With
+ * any bad line nothing is inserted: INVALID_ARGUMENT whose field violations
+ * name each bad line (`line 3`) with its problems; with a row of another
+ * project than `project`, PERMISSION_DENIED naming those rows. Reading stops
+ * at `maxRefusedLines` of either. Blank lines are skipped; a body of none but
+ * blank lines inserts nothing.
  */
 export async function importRows(options: ImportRowsOptions): Promise<{ inserted: number }> {
-  const { client, maxBytes, signal } = options;
+  const { client, maxBytes, signal, project } = options;
   const table = options.table as LogTable;
   if (!logTables.includes(table)) {
-    throw fieldError(`table must be one of ${logTables.join(", ")}`, [
+    throw fieldError(`table must be one of ${logTables.join(", ")}`, Code.InvalidArgument, [
       { field: "table", description: `table must be one of ${logTables.join(", ")}` },
     ]);
   }
-  const batchSize = options.batchSize ?? defaultImportBatchSize;
-  const bounds = {
-    maxLineBytes: options.maxLineBytes ?? defaultMaxLineBytes,
-    maxDepth: options.maxDepth ?? defaultMaxDepth,
-  };
+  const maxRefused = options.maxRefusedLines ?? defaultMaxRefusedLines;
+  const bounds = { maxLineBytes: options.maxLineBytes ?? defaultMaxLineBytes, ...options.bounds };
+  const splitter = createLineSplitter(bounds.maxLineBytes);
+  const digest = options.idempotency === undefined ? undefined : createHash("sha256");
 
   const rows: ShippedRow[] = [];
-  const bad: { field: string; description: string }[] = [];
-  let badCount = 0;
-  for await (const line of boundedLines(boundedBody(options.body, maxBytes), bounds.maxLineBytes)) {
-    const check = checkSourceLine(table, line, bounds);
-    if (check === undefined) continue;
-    if (check.ok) {
-      if (badCount === 0) rows.push(check.row);
-      continue;
+  const bad: Refusal[] = [];
+  const foreign: Refusal[] = [];
+  let stoppedAt: number | undefined;
+  let sliceStart = performance.now();
+  const take = (lines: SourceLine[]) => {
+    for (const line of lines) {
+      const check = checkSourceLine(table, line, bounds);
+      if (check === undefined) continue;
+      if (!check.ok) bad.push({ field: `line ${line.number}`, description: check.problems.join("; ") });
+      else {
+        const problem = project === undefined ? undefined : foreignRowProblem(check.owner, project);
+        if (problem !== undefined) foreign.push({ field: `line ${line.number}`, description: problem });
+        else if (bad.length === 0 && foreign.length === 0) rows.push(check.row);
+      }
+      if (bad.length >= maxRefused || foreign.length >= maxRefused) {
+        stoppedAt = line.number;
+        return;
+      }
     }
-    badCount += 1;
-    if (badCount <= maxReportedLines)
-      bad.push({ field: `line ${line.number}`, description: check.problems.join("; ") });
+  };
+  for await (const chunk of boundedBody(options.body, maxBytes)) {
+    digest?.update(chunk);
+    take(splitter.push(chunk));
+    if (stoppedAt !== undefined) break;
+    if (performance.now() - sliceStart > sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
   }
-  if (badCount > 0) {
-    if (badCount > maxReportedLines)
-      bad.push({ field: "body", description: `... and ${badCount - maxReportedLines} more bad lines` });
-    throw fieldError(`${badCount} bad line${badCount === 1 ? "" : "s"}; nothing was inserted`, bad);
-  }
+  if (stoppedAt === undefined) take(splitter.end());
 
-  let inserted = 0;
-  for (let i = 0; i < rows.length; i += batchSize) {
-    const values = rows.slice(i, i + batchSize);
-    await client.insert({ table, values, format: "JSONEachRow", abort_signal: signal });
-    inserted += values.length;
+  const stopped = stoppedAt === undefined ? "" : `, reading stopped at line ${stoppedAt}`;
+  if (bad.length > 0) {
+    const count = `${bad.length} bad line${bad.length === 1 ? "" : "s"}`;
+    throw fieldError(`${count}${stopped}; nothing was inserted`, Code.InvalidArgument, bad);
   }
-  return { inserted };
+  if (foreign.length > 0) {
+    const count = `${foreign.length} row${foreign.length === 1 ? "" : "s"} of another project than ${project}`;
+    throw fieldError(`${count}${stopped}; nothing was inserted`, Code.PermissionDenied, foreign);
+  }
+  if (rows.length === 0) return { inserted: 0 };
+  const token =
+    options.idempotency && deduplicationToken({ ...options.idempotency, table, bodyDigest: digest!.digest("hex") });
+  await insertLogRows(client, { table, values: Readable.from(slices(rows)), token, signal });
+  return { inserted: rows.length };
+}
+
+/** The rows one by one, the event loop given back every slice: the insert stringifies each as it reads it. */
+async function* slices(rows: ShippedRow[]): AsyncGenerator<ShippedRow> {
+  let sliceStart = performance.now();
+  for (const row of rows) {
+    yield row;
+    if (performance.now() - sliceStart > sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
 }
 
 /**
  * The check of one line of an import: undefined for a blank line, a bad line
- * for one longer than `maxLineBytes`, else checkLogLine's answer.
+ * for one longer than `maxLineBytes` or not UTF-8, else checkLogLine's answer.
  */
 export function checkSourceLine(
   table: LogTable,
   line: SourceLine,
-  bounds: { maxLineBytes: number; maxDepth: number },
+  bounds: LineBounds & { maxLineBytes: number },
 ): LogLineCheck | undefined {
   if ("tooLongBytes" in line)
     return { ok: false, problems: [`longer than ${bounds.maxLineBytes} bytes (${line.tooLongBytes})`] };
+  if (line.badUtf8) return { ok: false, problems: ["not valid UTF-8"] };
   if (line.text.trim() === "") return undefined;
-  return checkLogLine(table, line.text, bounds.maxDepth);
+  return checkLogLine(table, line.text, { maxDepth: bounds.maxDepth ?? defaultMaxDepth, latest: bounds.latest });
 }
 
 /** `body` as chunks, refused with RESOURCE_EXHAUSTED once past `maxBytes`. */
@@ -115,10 +166,10 @@ async function* boundedBody(body: ImportRowsOptions["body"], maxBytes: number): 
   }
 }
 
-/** INVALID_ARGUMENT with `message` and the violations as google.rpc.BadRequest field violations. */
-function fieldError(message: string, violations: { field: string; description: string }[]): ConnectError {
+/** `code` with `message` and the refusals as google.rpc.BadRequest field violations. */
+function fieldError(message: string, code: Code, violations: Refusal[]): ConnectError {
   const detail = create(BadRequestSchema, {
     fieldViolations: violations.map((v) => create(BadRequest_FieldViolationSchema, v)),
   });
-  return new ConnectError(message, Code.InvalidArgument, undefined, [{ desc: BadRequestSchema, value: detail }]);
+  return new ConnectError(message, code, undefined, [{ desc: BadRequestSchema, value: detail }]);
 }

@@ -14,15 +14,18 @@ export { sqlDirectory, readSavedQuerySql, readMigrationFiles, splitStatements } 
 export type { MigrationFile } from "./sql-files.js";
 export { toDateTime64Param } from "./datetime-param.js";
 export { readIsoTimestamp } from "./iso-timestamp.js";
-export { checkLogLine, defaultMaxDepth, shippedColumns } from "./log-line.js";
-export type { LogLineCheck } from "./log-line.js";
-export { boundedLines } from "./bounded-lines.js";
-export type { SourceLine } from "./bounded-lines.js";
+export { checkLogLine, defaultMaxDepth, defaultMaxFutureSeconds, latestTimestamp, shippedColumns } from "./log-line.js";
+export type { LineBounds, LogLineCheck, RowOwner } from "./log-line.js";
+export { deduplicationToken, insertLogRows } from "./log-insert.js";
+export type { LogInsert } from "./log-insert.js";
+export { boundedLines, createLineSplitter } from "./bounded-lines.js";
+export type { LineSplitter, SourceLine } from "./bounded-lines.js";
 export {
   checkSourceLine,
   defaultImportBatchSize,
   defaultMaxImportBytes,
   defaultMaxLineBytes,
+  defaultMaxRefusedLines,
   importRows,
   maxReportedLines,
 } from "./import-rows.js";

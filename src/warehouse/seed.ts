@@ -8,6 +8,7 @@ import type { Logger } from "../observability/index.js";
 import { toDateTime64Param } from "./datetime-param.js";
 import { demoRowShares, generateDemoRows, type DemoDataOptions } from "./demo-data.js";
 import { logTables, type LogTable } from "./log-tables.js";
+import { insertLogRows } from "./log-insert.js";
 
 export interface SeedOptions extends DemoDataOptions {
   /** Multiplies the 100,000 rows of the demo set. Default 1. */
@@ -38,7 +39,7 @@ export async function seedDemoData(client: WarehouseClient, options: SeedOptions
   let inserted = 0;
   for (const table of logTables) {
     for (const batch of generateDemoRows(table, counts[table], options)) {
-      await client.insert({ table, values: batch, format: "JSONEachRow" });
+      await insertLogRows(client, { table, values: batch });
       inserted += batch.length;
       options.onProgress?.({ table, inserted, total });
     }

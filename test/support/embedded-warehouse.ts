@@ -1,6 +1,6 @@
 // An embedded warehouse for one test process: a fresh chDB data directory,
 // migrated, plus helpers to insert rows the way a log shipper does.
-import { openWarehouse, migrate, type LogTable, type Warehouse } from "../../src/warehouse/index.js";
+import { insertLogRows, openWarehouse, migrate, type LogTable, type Warehouse } from "../../src/warehouse/index.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "./temp-directory.js";
 
 /** Opens the engine in a new temporary directory and applies the schema; closing it removes the directory. */
@@ -78,5 +78,5 @@ export function functionEdgeRow(init: FunctionRowInit) {
 }
 
 export async function insertRows(warehouse: Warehouse, table: LogTable, rows: object[]): Promise<void> {
-  await warehouse.client.insert({ table, values: rows, format: "JSONEachRow" });
+  await insertLogRows(warehouse.client, { table, values: rows });
 }

@@ -12,7 +12,7 @@ export const TEST_API_KEY = "test-key-0123456789";
 
 export interface TestServer {
   url: string;
-  /** `127.0.0.1:port`, for gRPC clients. */
+  /** `127.0.0.1:port` (`[host]:port` for an IPv6 host), for gRPC clients. */
   address: string;
   clock: ReturnType<typeof fixedClock>;
   app: App;
@@ -23,8 +23,9 @@ export async function startTestServer(
   warehouse: Warehouse,
   now: number,
   options: Partial<Omit<AppOptions, "warehouse" | "clock">> = {},
-  serverOptions: SinglePortServerOptions = {},
+  serverOptions: SinglePortServerOptions & { host?: string } = {},
 ): Promise<TestServer> {
+  const { host = "127.0.0.1", ...singlePortOptions } = serverOptions;
   const clock = fixedClock(now);
   // Warming runs when a test calls app.cache.runWarming(), after moving the clock.
   // The rate limits (per key, and per address for keyless requests) and the
@@ -42,11 +43,12 @@ export async function startTestServer(
     metricsReuseMs: 0,
     ...options,
   });
-  const server = createSinglePortServer(app.handler, { streams: app.streams, ...serverOptions });
-  const { port } = await server.listen(0, "127.0.0.1");
+  const server = createSinglePortServer(app.handler, { streams: app.streams, ...singlePortOptions });
+  const { port } = await server.listen(0, host);
+  const authority = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
-    address: `127.0.0.1:${port}`,
+    url: `http://${authority}`,
+    address: authority,
     clock,
     app,
     close: async () => {

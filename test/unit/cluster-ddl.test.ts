@@ -163,6 +163,13 @@ describe("cluster DDL", () => {
     );
   });
 
+  it("runs the single-node deduplication window nowhere on a cluster, its replicated tables keeping their own", () => {
+    const single = migrationStatements(migration("0006_log_tables_deduplication.sql"));
+    expect(single).toHaveLength(9);
+    expect(single[0]).toBe("ALTER TABLE edge_logs MODIFY SETTING non_replicated_deduplication_window = 10000");
+    expect(migrationStatements(migration("0006_log_tables_deduplication.sql"), layout)).toEqual([]);
+  });
+
   it("transforms every migration file", () => {
     for (const file of readMigrationFiles()) expect(() => migrationStatements(file, layout)).not.toThrow();
   });

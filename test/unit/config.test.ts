@@ -20,12 +20,15 @@ describe("readConfig", () => {
       demoData: true,
       warehouseRetryMs: 5000,
       logLevel: "info",
+      pageTokens: { secret: undefined, previousSecret: undefined },
       rateLimit: { perSecond: 100, burst: 200 },
       rpcFastPath: true,
       limits: {
         maxBodyBytes: 65_536,
         maxImportBytes: 16 * 1024 * 1024,
         maxImportsRunning: 2,
+        importMaxFutureSeconds: 300,
+        importMinBytesPerSecond: 16_384,
         maxParameterLength: 1024,
         maxConnections: 4096,
         maxConnectionsPerAddress: 256,
@@ -60,6 +63,8 @@ describe("readConfig", () => {
       MAX_BODY_BYTES: "1000",
       MAX_IMPORT_BYTES: "2000",
       MAX_IMPORTS_RUNNING: "3",
+      IMPORT_MAX_FUTURE_SECONDS: "60",
+      IMPORT_MIN_BYTES_PER_SECOND: "0",
       MAX_PARAMETER_LENGTH: "64",
       MAX_CONNECTIONS: "10",
       FIRST_REQUEST_TIMEOUT_SECONDS: "2",
@@ -87,6 +92,8 @@ describe("readConfig", () => {
       maxBodyBytes: 1000,
       maxImportBytes: 2000,
       maxImportsRunning: 3,
+      importMaxFutureSeconds: 60,
+      importMinBytesPerSecond: 0,
       maxParameterLength: 64,
       maxConnections: 10,
       maxConnectionsPerAddress: 256,
@@ -175,6 +182,22 @@ describe("readConfig", () => {
     expect(() => readConfig({ JWT_SECRET: "short" })).toThrow("JWT_SECRET must be at least 32 characters long, got 5");
     expect(() => readConfig({ JWT_SECRET: "s".repeat(32), JWT_JWKS_FILE: "/k.json" })).toThrow(
       "JWT_SECRET and JWT_JWKS_FILE: set one way of verifying tokens, not 2",
+    );
+  });
+
+  it("reads the page tokens' secrets, at least 32 characters, the previous one only beside a current one", () => {
+    const current = "c".repeat(32);
+    const previous = "p".repeat(40);
+    expect(readConfig({}).pageTokens).toEqual({ secret: undefined, previousSecret: undefined });
+    expect(readConfig({ PAGE_TOKEN_SECRET: current, PAGE_TOKEN_PREVIOUS_SECRET: previous }).pageTokens).toEqual({
+      secret: current,
+      previousSecret: previous,
+    });
+    expect(() => readConfig({ PAGE_TOKEN_SECRET: "short" })).toThrow(
+      "PAGE_TOKEN_SECRET must be at least 32 characters long, got 5",
+    );
+    expect(() => readConfig({ PAGE_TOKEN_PREVIOUS_SECRET: previous })).toThrow(
+      "PAGE_TOKEN_PREVIOUS_SECRET needs PAGE_TOKEN_SECRET",
     );
   });
 

@@ -59,10 +59,21 @@ describe("endpointListing", () => {
     expect(result.map((e) => e.name)).toEqual([
       "functions.invocation-stats",
       "usage.api-counts",
+      "usage.api-counts.v2",
       "logs.all",
       "service.call-stats",
     ]);
     for (const listed of result) expect(listed).not.toHaveProperty("fixed_parameters");
+  });
+
+  it("shows a deprecated version's day, sunset and successor, and nothing on the others", () => {
+    const { result } = endpointListing(registry);
+    expect(result.find((e) => e.name === "usage.api-counts")?.deprecated).toEqual({
+      since: "2026-12-01",
+      sunset: "2027-12-31",
+      successor: "usage.api-counts.v2",
+    });
+    expect(result.filter((e) => "deprecated" in e).map((e) => e.name)).toEqual(["usage.api-counts"]);
   });
 
   it("lists only the endpoints a scope allows", () => {
@@ -79,6 +90,7 @@ describe("endpointListing", () => {
     expect(result.map((e) => [e.name, e.fixed_parameters])).toEqual([
       ["functions.invocation-stats", { project: "p" }],
       ["usage.api-counts", { project: "p" }],
+      ["usage.api-counts.v2", { project: "p" }],
       ["logs.all", { project: "p", project_tier: "PRO" }],
       ["service.call-stats", undefined],
     ]);
@@ -86,7 +98,7 @@ describe("endpointListing", () => {
 
   it("leaves fixed_parameters out where a scope fixes none of the endpoint's", () => {
     const { result } = endpointListing(registry, { fixed: { project_tier: "PRO" } });
-    expect(result.map((e) => "fixed_parameters" in e)).toEqual([false, false, true, false]);
+    expect(result.map((e) => "fixed_parameters" in e)).toEqual([false, false, false, true, false]);
   });
 
   it("states the registry's longest parameter value", () => {

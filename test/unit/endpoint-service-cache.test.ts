@@ -136,7 +136,30 @@ describe("endpoint service cache", () => {
           total_realtime_requests: 0,
         },
       ],
+      truncated: false,
+      rows_before_limit_at_least: 1,
     });
+  });
+
+  it("keeps whether the result was cut short with it: a hit says so in its body and its message", async () => {
+    const executor: QueryExecutor = {
+      execute: async () => ({
+        rows: [{ timestamp: "2026-11-20T00:00:00Z" }],
+        queryId: "q",
+        durationMs: 1,
+        truncation: { truncated: true, rowsBeforeLimitAtLeast: 5000 },
+      }),
+    };
+    const cache = createResultCache<ComputedResponse>({ sweepIntervalMs: 0, jitter: 0 });
+    const service = createEndpointService({ executor, cache, clock: fakeClock(Date.UTC(2026, 10, 20)) });
+    const endpoint = registry.find("usage.api-counts")!;
+    const request = create(endpoint.method.input, { project: "p", interval: "daily" } as never);
+    await service.run(endpoint, request);
+    const hit = await service.run(endpoint, request);
+    expect(hit.cache?.status).toBe("HIT");
+    expect(hit.computation.truncation).toEqual({ truncated: true, rowsBeforeLimitAtLeast: 5000 });
+    expect(JSON.parse(hit.json().toString())).toMatchObject({ truncated: true, rows_before_limit_at_least: 5000 });
+    expect(hit.message()).toMatchObject({ truncated: true, rowsBeforeLimitAtLeast: 5000n });
   });
 
   it("refreshes with the service's own deadline, request id and turn, never the first caller's", async () => {

@@ -158,6 +158,6 @@ describe("import sources", () => {
 
   it("checks nesting outside strings only", () => {
     const inString = JSON.stringify({ ...JSON.parse(line(1)), event_message: "[".repeat(100) });
-    expect(checkLogLine("realtime_logs", inString, 8).ok).toBe(true);
+    expect(checkLogLine("realtime_logs", inString, { maxDepth: 8 }).ok).toBe(true);
   });
 });

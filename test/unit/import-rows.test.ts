@@ -1,6 +1,10 @@
 // importRows, what the import route calls, with the insert collected: every
 // line checked before any insert, bad lines named by number as field
-// violations, the body bounded in bytes, rows inserted in batches.
+// violations and reading stopped at the bound, rows of another project than
+// the caller's refused, the body bounded in bytes, every row in one insert
+// carrying its deduplication token.
+import { createHash } from "node:crypto";
+import type { Readable } from "node:stream";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { fieldViolationsOf } from "../../src/errors/index.js";
@@ -16,23 +20,33 @@ function line(n: number, overrides: Record<string, unknown> = {}) {
   });
 }
 
+interface Insert {
+  table: string;
+  ids: string[];
+}
+
 /** Runs importRows into realtime_logs; collects the inserts, and the error when it throws. */
 async function run(body: ImportRowsOptions["body"], options: Partial<ImportRowsOptions> = {}) {
-  const inserts: { table: string; ids: string[] }[] = [];
+  const inserts: Insert[] = [];
   const client = {
     insert: async (params: { table: string; values: unknown }) => {
-      inserts.push({ table: params.table, ids: (params.values as { id: string }[]).map((r) => r.id.slice(-2)) });
+      const ids: string[] = [];
+      for await (const row of params.values as Readable) ids.push((row as { id: string }).id.slice(-2));
+      inserts.push({ table: params.table, ids });
       return {} as never;
     },
   } as ImportRowsOptions["client"];
-  const result = await importRows({ client, table: "realtime_logs", body, maxBytes: 10_000, batchSize: 2, ...options })
+  const result = await importRows({ client, table: "realtime_logs", body, maxBytes: 10_000, ...options })
     .then((r) => r)
     .catch((error: unknown) => ConnectError.from(error));
   return { result, inserts };
 }
 
+const tokenOf = (insert: Insert) =>
+  /^realtime_logs SETTINGS insert_deduplication_token = '([\w-]+)'$/.exec(insert.table)?.[1];
+
 describe("importRows", () => {
-  it("inserts every row in batches, blank lines skipped, from a string, a Buffer or chunks", async () => {
+  it("inserts every row in one insert, blank lines skipped, from a string, a Buffer or chunks", async () => {
     const text = `${line(1)}\n\n${line(2)}\r\n${line(3)}`;
     const chunks = (async function* () {
       yield new TextEncoder().encode(text.slice(0, 50));
@@ -41,11 +55,26 @@ describe("importRows", () => {
     for (const body of [text, Buffer.from(text), chunks]) {
       const { result, inserts } = await run(body);
       expect(result).toEqual({ inserted: 3 });
-      expect(inserts).toEqual([
-        { table: "realtime_logs", ids: ["01", "02"] },
-        { table: "realtime_logs", ids: ["03"] },
-      ]);
+      expect(inserts.map((i) => i.ids)).toEqual([["01", "02", "03"]]);
     }
+  });
+
+  it("gives an import without a key a token of its own, and one sent with a key the same token again", async () => {
+    const body = `${line(1)}\n${line(2)}`;
+    const [a, b] = [(await run(body)).inserts[0]!, (await run(body)).inserts[0]!];
+    expect(tokenOf(a)).toBeDefined();
+    expect(tokenOf(a)).not.toBe(tokenOf(b));
+    const idempotency = { key: "k-1", caller: "shipper" };
+    const keyed = [(await run(body, { idempotency })).inserts[0]!, (await run(body, { idempotency })).inserts[0]!];
+    expect(tokenOf(keyed[0]!)).toBe(tokenOf(keyed[1]!));
+    // The token is the SHA-256 of the caller, table, key and the body's SHA-256, each ended by a NUL.
+    const bodyDigest = createHash("sha256").update(body).digest("hex");
+    const expected = createHash("sha256").update(`shipper\0realtime_logs\0k-1\0${bodyDigest}\0`).digest("hex");
+    expect(tokenOf(keyed[0]!)).toBe(expected);
+    const other = (await run(`${line(1)}\n`, { idempotency })).inserts[0]!;
+    expect(tokenOf(other)).not.toBe(expected);
+    const otherCaller = (await run(body, { idempotency: { key: "k-1", caller: "another" } })).inserts[0]!;
+    expect(tokenOf(otherCaller)).not.toBe(expected);
   });
 
   it("inserts nothing when a line is bad, naming each bad line by number with the command's messages", async () => {
@@ -61,19 +90,54 @@ describe("importRows", () => {
     ]);
   });
 
-  it("names the first 20 bad lines and counts the rest", async () => {
-    const { result } = await run(Array.from({ length: 23 }, () => "[]").join("\n"));
-    const violations = fieldViolationsOf(result as ConnectError);
-    expect(violations).toHaveLength(21);
-    expect(violations[19]).toEqual({ field: "line 20", description: "not a JSON object" });
-    expect(violations[20]).toEqual({ field: "body", description: "... and 3 more bad lines" });
+  it("stops reading at the hundredth bad line, naming each of the hundred", async () => {
+    let chunksRead = 0;
+    const body = (async function* () {
+      for (let i = 0; i < 1000; i++) {
+        chunksRead += 1;
+        yield Buffer.from("x\n".repeat(10));
+      }
+    })();
+    const { result, inserts } = await run(body, { maxBytes: 1 << 20 });
+    const error = result as ConnectError;
+    expect(error.rawMessage).toBe("100 bad lines, reading stopped at line 100; nothing was inserted");
+    const violations = fieldViolationsOf(error);
+    expect(violations).toHaveLength(100);
+    expect(violations[99]).toEqual({ field: "line 100", description: "not valid JSON" });
+    expect(chunksRead).toBe(10);
+    expect(inserts).toEqual([]);
   });
 
-  it("reports a line over maxLineBytes as a bad line", async () => {
-    const { result } = await run(`${line(1)}\n${line(2, { event_message: "x".repeat(300) })}`, { maxLineBytes: 200 });
+  it("reports a line over maxLineBytes, not UTF-8 or past the latest timestamp as a bad line", async () => {
+    const body = Buffer.concat([
+      Buffer.from(`${line(1)}\n${line(2, { event_message: "x".repeat(300) })}\n`),
+      Buffer.from(line(3, { event_message: "ab" }).replace("ab", "a\u00ff")),
+      Buffer.from([0x0a]),
+      Buffer.from(line(4, { event_message: "ab" })).map((byte) => (byte === 0x62 ? 0xff : byte)),
+      Buffer.from(`\n${line(5, { timestamp: "2026-11-20T22:05:00Z" })}`),
+    ]);
+    const { result } = await run(body, { maxLineBytes: 200, bounds: { latest: "2026-11-20 22:04:59.999999" } });
     expect(fieldViolationsOf(result as ConnectError)).toEqual([
       { field: "line 2", description: expect.stringMatching(/^longer than 200 bytes \(\d+\)$/) },
+      { field: "line 4", description: "not valid UTF-8" },
+      {
+        field: "line 5",
+        description: "timestamp must not be later than 2026-11-20 22:04:59 UTC (IMPORT_MAX_FUTURE_SECONDS past now)",
+      },
     ]);
+  });
+
+  it("refuses rows of another project than the caller's with permission_denied, naming them", async () => {
+    const body = [line(1), line(2, { metadata: [{ project: "q" }] }), line(3)].join("\n");
+    const { result, inserts } = await run(body, { project: "p" });
+    const error = result as ConnectError;
+    expect(error.code).toBe(Code.PermissionDenied);
+    expect(error.rawMessage).toBe("1 row of another project than p; nothing was inserted");
+    expect(fieldViolationsOf(error)).toEqual([
+      { field: "line 2", description: "metadata[0].project must be p, the project the credential fixes (not q)" },
+    ]);
+    expect(inserts).toEqual([]);
+    expect((await run(body.replace('"q"', '"p"'), { project: "p" })).result).toEqual({ inserted: 3 });
   });
 
   it("refuses a body past maxBytes with resource_exhausted, inserting nothing", async () => {

@@ -1,7 +1,7 @@
 // One line of a log file against the log-table contract: columns per table,
 // their types, and the metadata fields the tables derive columns from.
 import { describe, expect, it } from "vitest";
-import { checkLogLine } from "../../src/warehouse/index.js";
+import { checkLogLine, latestTimestamp } from "../../src/warehouse/index.js";
 
 const id = "0b6c4f3e-8a1c-4f3e-b5d7-9e1f3a5c7b9d";
 const edge = {
@@ -25,6 +25,11 @@ describe("checkLogLine", () => {
     expect(checkLogLine("edge_logs", line(edge))).toEqual({
       ok: true,
       row: { ...edge, timestamp: "2026-11-20 20:59:00.123456" },
+      owner: {
+        project: "abcdefghijklmnopqrst",
+        field: "project",
+        url: "https://abcdefghijklmnopqrst.supabase.co/rest/v1/todos",
+      },
     });
   });
 
@@ -36,6 +41,42 @@ describe("checkLogLine", () => {
         timestamp: "2026-11-20 21:59:00.000000",
         metadata: '[{"project_ref":"abcdefghijklmnopqrst","function_id":"f1","execution_time_ms":12.5}]',
       },
+      owner: { project: "abcdefghijklmnopqrst", field: "metadata[0].project_ref" },
+    });
+  });
+
+  it("reads the project of a realtime_logs row from metadata[0].project", () => {
+    const check = checkLogLine("realtime_logs", line({ ...fn, metadata: [{ project: "rt" }] }));
+    expect(check.ok && check.owner).toEqual({ project: "rt", field: "metadata[0].project" });
+  });
+
+  it("takes a timestamp up to the latest allowed and refuses one a microsecond past it", () => {
+    const latest = latestTimestamp(Date.UTC(2026, 10, 20, 21, 59), 300);
+    expect(latest).toBe("2026-11-20 22:04:00.000000");
+    const at = (timestamp: string) => checkLogLine("edge_logs", line({ ...edge, timestamp }), { latest });
+    expect(at("2026-11-20T23:04:00+01:00").ok).toBe(true);
+    expect(at("2026-11-20T22:04:00.000001Z")).toEqual({
+      ok: false,
+      problems: ["timestamp must not be later than 2026-11-20 22:04:00 UTC (IMPORT_MAX_FUTURE_SECONDS past now)"],
+    });
+    expect(at("2299-01-01T00:00:00Z").ok).toBe(false);
+  });
+
+  it("takes a surrogate pair, escaped or not, and refuses a lone surrogate in the line or in metadata text", () => {
+    const pair = line({ ...edge, event_message: "PAIR" }).replace("PAIR", "\\ud83d\\ude00");
+    expect(checkLogLine("edge_logs", pair).ok).toBe(true);
+    expect(checkLogLine("edge_logs", line({ ...edge, event_message: "😀" })).ok).toBe(true);
+    const lone = line({ ...edge, event_message: "LONE" }).replace("LONE", "a\\ud800b");
+    expect(checkLogLine("edge_logs", lone)).toEqual({
+      ok: false,
+      problems: ["holds a lone surrogate (\\ud800 to \\udfff)"],
+    });
+    const low = line({ ...edge, event_message: "LONE" }).replace("LONE", "\\udc00");
+    expect(checkLogLine("edge_logs", low).ok).toBe(false);
+    const inMetadata = line({ ...edge, metadata: '[{"request":[{"path":"/pLONE"}]}]' }).replace("LONE", "\\\\ud800");
+    expect(checkLogLine("edge_logs", inMetadata)).toEqual({
+      ok: false,
+      problems: ["metadata holds a lone surrogate (\\ud800 to \\udfff)"],
     });
   });
 

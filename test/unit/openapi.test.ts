@@ -29,6 +29,8 @@ describe("openApiDocument", () => {
         "/api/endpoints/query/c4e8a2b6-3d5f-4a7c-8e9b-1d3f5a7c9e2b",
         "/api/endpoints/usage.api-counts",
         "/api/endpoints/query/6b2d9e4f-8a1c-4f3e-b5d7-9e1f3a5c7b9d",
+        "/api/endpoints/usage.api-counts.v2",
+        "/api/endpoints/query/3f8a2c1d-5b7e-4d9a-8c6f-2e4b6d8f0a1c",
         "/api/endpoints/service.call-stats",
         "/api/endpoints/query/1d36b8df-50a5-4f41-ba2e-fa4ed9458c33",
       ].sort(),
@@ -84,13 +86,27 @@ describe("openApiDocument", () => {
     expect(headers("logs.all")).not.toContain("Age");
   });
 
-  it("documents next_page_token and the Link header only on paged endpoints", () => {
+  it("documents next_page_token and the Link header only on paged endpoints, the truncation fields on all", () => {
     const ok = (name: string) => byName(name).responses["200"];
     const properties = (name: string) => Object.keys(ok(name).content["application/json"].schema.properties);
-    expect(properties("logs.all")).toEqual(["result", "next_page_token"]);
+    const truncation = ["truncated", "rows_before_limit_at_least"];
+    expect(properties("logs.all")).toEqual(["result", ...truncation, "next_page_token"]);
     expect(Object.keys(ok("logs.all").headers)).toContain("Link");
-    expect(properties("usage.api-counts")).toEqual(["result"]);
+    expect(properties("usage.api-counts")).toEqual(["result", ...truncation]);
+    expect(Object.keys(ok("usage.api-counts").headers)).toEqual(
+      expect.arrayContaining(["X-Result-Truncated", "X-Rows-Before-Limit"]),
+    );
     expect(Object.keys(ok("usage.api-counts").headers)).not.toContain("Link");
+  });
+
+  it("marks a deprecated version deprecated, naming its successor, and no other", () => {
+    const deprecated = Object.entries(paths)
+      .filter(([, item]) => (item as Json).get?.deprecated === true)
+      .map(([path]) => path);
+    expect(deprecated.sort()).toEqual(
+      ["/api/endpoints/usage.api-counts", "/api/endpoints/query/6b2d9e4f-8a1c-4f3e-b5d7-9e1f3a5c7b9d"].sort(),
+    );
+    expect(byName("usage.api-counts").description).toContain("call usage.api-counts.v2");
   });
 
   it("answers every error status with the Error schema", () => {

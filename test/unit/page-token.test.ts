@@ -6,7 +6,7 @@ import { createPageTokens, type PageBinding, readPageToken } from "../../src/end
 import { dateTime64Of, microsOfIso } from "../../src/endpoints/result-page.js";
 
 const secret = Buffer.alloc(32, 7);
-const tokens = createPageTokens(secret);
+const tokens = createPageTokens({ secret });
 const cursor = { micros: 1_795_178_096_789_123n, id: "6f0c2a4e-1b3d-4c5e-8f7a-9b1c3d5e7f90" };
 const binding: PageBinding = { parameters: '[["project","p"],["project_tier","FREE"]]', caller: "key-a" };
 const token = tokens.seal(cursor, binding);
@@ -58,8 +58,29 @@ describe("page tokens", () => {
   });
 
   it("do not open in a service with another secret (a restart draws a new one)", () => {
-    expect(createPageTokens(Buffer.alloc(32, 8)).open(token, binding)).toBeUndefined();
+    expect(createPageTokens({ secret: Buffer.alloc(32, 8) }).open(token, binding)).toBeUndefined();
     expect(createPageTokens().open(token, binding)).toBeUndefined();
+  });
+
+  it("open in another service given the same secret, as text or bytes", () => {
+    const text = "a-page-token-secret-of-32-characters";
+    const sealed = createPageTokens({ secret: text }).seal(cursor, binding);
+    expect(createPageTokens({ secret: text }).open(sealed, binding)).toEqual(cursor);
+    expect(createPageTokens({ secret: Buffer.from(text, "utf8") }).open(sealed, binding)).toEqual(cursor);
+  });
+
+  it("open while rotating if sealed with the previous secret, and are sealed with the new one", () => {
+    const previous = Buffer.alloc(32, 7);
+    const current = Buffer.alloc(32, 9);
+    const rotating = createPageTokens({ secret: current, previousSecret: previous });
+    expect(rotating.open(token, binding)).toEqual(cursor);
+    const resealed = rotating.seal(cursor, binding);
+    expect(resealed).not.toBe(token);
+    // The new token is the one the new secret alone seals; the old secret no longer opens it.
+    expect(resealed).toBe(createPageTokens({ secret: current }).seal(cursor, binding));
+    expect(tokens.open(resealed, binding)).toBeUndefined();
+    // Once the previous secret is dropped, its tokens no longer open.
+    expect(createPageTokens({ secret: current }).open(token, binding)).toBeUndefined();
   });
 
   it("are read for their shape without the secret", () => {
@@ -77,5 +98,30 @@ describe("cursor times", () => {
   ])("%s is %i microseconds, %s as a parameter", (iso, micros, parameter) => {
     expect(microsOfIso(iso)).toBe(micros);
     expect(dateTime64Of(micros)).toBe(parameter);
+  });
+});
+
+describe("cursor times a token may hold", () => {
+  /** A token of `micros`, sealed with the test's secret: its MAC is right, only its time is in question. */
+  const sealedAt = (micros: bigint) => tokens.seal({ micros, id: "x" }, binding);
+  const firstOf1900 = BigInt(Date.UTC(1900, 0, 1)) * 1000n;
+  const lastOf2299 = BigInt(Date.UTC(2299, 11, 31, 23, 59, 59, 999)) * 1000n + 999n;
+
+  it.each([
+    ["1900-01-01 00:00:00.000000", firstOf1900],
+    ["2299-12-31 23:59:59.999999", lastOf2299],
+  ])("include %s, DateTime64's bounds", (parameter, micros) => {
+    expect(tokens.open(sealedAt(micros), binding)?.micros).toBe(micros);
+    expect(dateTime64Of(micros)).toBe(parameter);
+  });
+
+  it.each([
+    ["a microsecond before 1900", firstOf1900 - 1n],
+    ["a microsecond after 2299", lastOf2299 + 1n],
+    ["the largest 64-bit time, past Date's range", 2n ** 63n - 1n],
+    ["the smallest 64-bit time", -(2n ** 63n)],
+  ])("exclude %s: no shape of a token", (_label, micros) => {
+    expect(readPageToken(sealedAt(micros))).toBeUndefined();
+    expect(tokens.open(sealedAt(micros), binding)).toBeUndefined();
   });
 });

@@ -128,7 +128,7 @@ describe("parameter length bound", () => {
   });
 
   it("is 1,024 characters by default", () => {
-    expect(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.maxLength))).toEqual(Array(13).fill(1024));
+    expect(registry.endpoints.flatMap((e) => e.parameters.map((p) => p.maxLength))).toEqual(Array(15).fill(1024));
   });
 
   it("refuses a usage pattern with a Unicode class before it reaches the warehouse", () => {

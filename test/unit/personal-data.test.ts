@@ -52,14 +52,11 @@ describe("the marks of proto/", () => {
 
   it("are masked by every saved query of sql/ whose row has them, and only by those", () => {
     const registry = createEndpointRegistry({ services: savedQueryServices });
-    const masking = registry.endpoints.map((e) => [e.definition.name, personalFieldsOf(e.rowSchema).length > 0]);
-    expect(masking).toEqual([
-      ["functions.invocation-stats", false],
-      ["usage.api-counts", false],
-      ["logs.all", true],
-      ["service.call-stats", false],
-    ]);
-    expect(registry.endpoints.map((e) => [e.definition.name, e.masksPersonalData])).toEqual(masking);
+    for (const e of registry.endpoints) {
+      const marked = personalFieldsOf(e.rowSchema).length > 0;
+      expect([e.definition.name, e.masksPersonalData]).toEqual([e.definition.name, marked]);
+    }
+    expect(registry.endpoints.filter((e) => e.masksPersonalData).map((e) => e.definition.name)).toEqual(["logs.all"]);
   });
 });
 

@@ -159,6 +159,7 @@ describe("createEndpointRegistry", () => {
     expect(registry.endpoints.map((e) => e.definition.name)).toEqual([
       "functions.invocation-stats",
       "usage.api-counts",
+      "usage.api-counts.v2",
       "logs.all",
       "service.call-stats",
     ]);

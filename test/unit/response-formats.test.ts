@@ -85,7 +85,12 @@ describe("response bodies", () => {
         bodies.set(name, body);
         kept.push(name);
       },
-      computation: { warehouseMs: 0, serializeMs: 0, computedAt: 0 },
+      computation: {
+        warehouseMs: 0,
+        serializeMs: 0,
+        computedAt: 0,
+        truncation: { truncated: false, rowsBeforeLimitAtLeast: 0 },
+      },
     };
     return { response, kept };
   }

@@ -1,7 +1,7 @@
 // The GET body written straight from warehouse rows, held to protobuf-es's
 // own proto3 JSON of the row messages built from the same rows (with int64
 // read as numbers), for hand-picked and for random rows.
-import { create, toJson, type DescMessage } from "@bufbuild/protobuf";
+import { create, fromJsonString, toJson, type DescMessage } from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -32,8 +32,35 @@ function reference(responseSchema: DescMessage, rowSchema: DescMessage, rows: Wa
   return JSON.parse(JSON.stringify({ result })) as unknown;
 }
 
-const body = (rows: WarehouseRow[], rowSchema: DescMessage) =>
-  JSON.parse(responseJsonBytes(rows, rowSchema).toString()) as unknown;
+/** The body's `result`, of rows not cut short. */
+const body = (rows: WarehouseRow[], rowSchema: DescMessage) => {
+  const truncation = { truncated: false, rowsBeforeLimitAtLeast: rows.length };
+  const { result } = JSON.parse(responseJsonBytes(rows, rowSchema, truncation).toString()) as { result: unknown };
+  return { result };
+};
+
+describe("the body's truncation fields", () => {
+  it("are those of the response message's proto3 JSON, the count as a number, and read back into it", () => {
+    const bytes = responseJsonBytes([], ApiCountsRowSchema, { truncated: true, rowsBeforeLimitAtLeast: 1234 });
+    expect(JSON.parse(bytes.toString())).toEqual({ result: [], truncated: true, rows_before_limit_at_least: 1234 });
+    const message = create(GetApiCountsResponseSchema, { truncated: true, rowsBeforeLimitAtLeast: 1234n });
+    expect(toJson(GetApiCountsResponseSchema, message, { useProtoFieldName: true })).toEqual({
+      truncated: true,
+      rows_before_limit_at_least: "1234",
+    });
+    expect(fromJsonString(GetApiCountsResponseSchema, bytes.toString())).toMatchObject({
+      truncated: true,
+      rowsBeforeLimitAtLeast: 1234n,
+    });
+  });
+
+  it("put the next page's token after them", () => {
+    const bytes = responseJsonBytes([], LogRecordSchema, { truncated: true, rowsBeforeLimitAtLeast: 101 }, "t");
+    expect(bytes.toString()).toBe(
+      '{"result":[],"truncated":true,"rows_before_limit_at_least":101,"next_page_token":"t"}',
+    );
+  });
+});
 
 describe("timestampJson", () => {
   it.each([
@@ -132,7 +159,7 @@ describe("responseJsonBytes", () => {
     const rows: WarehouseRow[] = [
       { id: "e1", timestamp: "2026-11-20T21:59:00Z", event_message: "GET", metadata: '{"not":"an array"}' },
     ];
-    expect(() => responseJsonBytes(rows, LogRecordSchema)).toThrow(/metadata/);
+    expect(() => body(rows, LogRecordSchema)).toThrow(/metadata/);
     expect(() => rowMessageFromWarehouse(LogRecordSchema, rows[0]!)).toThrow(/metadata/);
   });
 

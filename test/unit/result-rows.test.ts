@@ -1,7 +1,7 @@
 // Reading a warehouse answer written as one JSON array of rows, and refusing
 // anything else: the shapes below are what chDB 3.4 was seen to send.
 import { describe, expect, it } from "vitest";
-import { readResultRows } from "../../src/executor/result-rows.js";
+import { readResultRows, readWarehouseAnswer } from "../../src/executor/result-rows.js";
 
 describe("readResultRows", () => {
   it("reads one array of rows, empty or not", () => {
@@ -26,5 +26,24 @@ describe("readResultRows", () => {
     expect(readResultRows("[null]")).toBeUndefined();
     expect(readResultRows("[[1]]")).toBeUndefined();
     expect(readResultRows("")).toBeUndefined();
+  });
+});
+
+describe("readWarehouseAnswer", () => {
+  it("reads rows_before_limit_at_least beside the rows and statistics, and leaves it out when absent", () => {
+    const document = {
+      meta: [{ name: "n", type: "UInt64" }],
+      data: [{ n: 0 }, { n: 1 }],
+      rows: 2,
+      rows_before_limit_at_least: 100,
+      statistics: { elapsed: 0.5, rows_read: 100, bytes_read: 800 },
+    };
+    expect(readWarehouseAnswer(JSON.stringify(document))).toEqual({
+      rows: [{ n: 0 }, { n: 1 }],
+      statistics: { rowsRead: 100, bytesRead: 800, elapsedMs: 500 },
+      rowsBeforeLimit: 100,
+    });
+    const { rows_before_limit_at_least: _, ...without } = document;
+    expect(readWarehouseAnswer(JSON.stringify(without))).not.toHaveProperty("rowsBeforeLimit");
   });
 });

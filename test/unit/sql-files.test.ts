@@ -25,6 +25,7 @@ describe("saved query SQL", () => {
     expect(registry.endpoints.map((e) => e.definition.name)).toEqual([
       "functions.invocation-stats",
       "usage.api-counts",
+      "usage.api-counts.v2",
       "logs.all",
       "service.call-stats",
     ]);

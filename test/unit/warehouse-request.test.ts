@@ -16,10 +16,11 @@ const input = (extra: Partial<WarehouseRequestInput> = {}): WarehouseRequestInpu
 });
 
 describe("querySettings", () => {
-  it("carries the row cap, the deadline and log_comment as JSON of endpoint, caller and request id", () => {
+  it("carries the row cap and one row past it, the deadline and log_comment as JSON of endpoint, caller and request id", () => {
     const settings = querySettings(input());
     expect(settings).toEqual({
-      limit: 1000,
+      // maxRows 1000, and the row that says more were left out.
+      limit: 1001,
       max_execution_time: 2.5,
       log_comment: '{"endpoint":"usage.api-counts","caller":"studio","request_id":"req-1"}',
       date_time_output_format: "iso",

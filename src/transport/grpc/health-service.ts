@@ -4,7 +4,7 @@
 // streams are bounded in all and per client address.
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { throttledAddress } from "../../auth/index.js";
+import { addressKey } from "../../network/index.js";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
 import { callOf } from "../rpc/index.js";
 import { createReadinessPoller } from "./readiness-poller.js";
@@ -64,7 +64,7 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   }
 
   async function* watch(service: string, context: HandlerContext) {
-    const address = throttledAddress(callOf(context.values)?.client ?? "");
+    const address = addressKey(callOf(context.values)?.client ?? "");
     const fromAddress = watchingFrom.get(address) ?? 0;
     if (watching >= maxWatches || fromAddress >= maxPerAddress) {
       const whose = watching >= maxWatches ? "" : " from this address";

@@ -5,7 +5,13 @@
 // result-answer.ts writes a result's answer; get-call-context.ts is what
 // the warehouse is asked with.
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Endpoint, EndpointResult, EndpointService, PreparedCall } from "../../endpoints/index.js";
+import {
+  dryRunAnswer,
+  type Endpoint,
+  type EndpointResult,
+  type EndpointService,
+  type PreparedCall,
+} from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
 import {
   asksFreshness,
@@ -19,6 +25,7 @@ import {
 import { createCacheHeadersWriter } from "./cache-answer.js";
 import type { BodyFormat } from "./content-negotiation.js";
 import { sendError } from "./error-body.js";
+import { sendJson } from "./respond.js";
 import { GetCallContext } from "./get-call-context.js";
 import { createResponseBodies } from "./response-body.js";
 import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
@@ -55,6 +62,11 @@ export interface EndpointCalls {
   answerHit(call: ValidatedCall): boolean;
   /** Answers the call's prepared call; failures become the JSON error body. */
   answer(call: ValidatedCall): void;
+  /**
+   * Answers the call's prepared call with its estimate (`dry_run=1`), the
+   * query not run: `{"estimate": {"rows", "parts", "marks"}}`, never cached.
+   */
+  answerDryRun(call: ValidatedCall): void;
   /** Answers a call of `endpoint` whose parameters were refused, counted and logged as calls are. */
   reject(call: AuthenticatedCall, endpoint: Endpoint, error: unknown): void;
 }
@@ -134,6 +146,22 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
             return fail(call, prepared.endpoint, error);
           }
           finish(call, prepared.endpoint, "ok", result);
+        },
+        (error: unknown) => fail(call, prepared.endpoint, error),
+      );
+    },
+    answerDryRun(call) {
+      const { prepared } = call;
+      call.started = performance.now();
+      const exchange = call.exchange();
+      service.estimate(prepared, new GetCallContext(call, defaultTimeoutMs, undefined)).then(
+        (estimate) => {
+          sendJson(exchange, 200, dryRunAnswer(estimate), {
+            "cache-control": "no-store",
+            "x-request-id": call.requestId,
+            ...prepared.endpoint.deprecation?.headers,
+          });
+          finish(call, prepared.endpoint, "ok");
         },
         (error: unknown) => fail(call, prepared.endpoint, error),
       );

@@ -24,6 +24,8 @@ export interface EndpointListing {
     default: string | null;
     max_length: number;
   }[];
+  /** Present for a deprecated version: since when (RFC 3339 date), its sunset if set, and its successor's name. */
+  deprecated?: { since: string; sunset?: string; successor: string };
   /** Present for a credential that fixes some of this endpoint's parameters: their values. */
   fixed_parameters?: Record<string, string>;
 }
@@ -31,7 +33,7 @@ export interface EndpointListing {
 export function endpointListing(registry: EndpointRegistry, scope: Scope = {}): { result: EndpointListing[] } {
   const callable = registry.endpoints.filter((e) => scope.endpoints?.has(e.definition.name) ?? true);
   return {
-    result: callable.map(({ definition, grpcMethod, grpcWatchMethod, parameters }) => ({
+    result: callable.map(({ definition, grpcMethod, grpcWatchMethod, parameters, deprecation }) => ({
       name: definition.name,
       id: definition.id,
       max_rows: definition.maxRows,
@@ -49,6 +51,15 @@ export function endpointListing(registry: EndpointRegistry, scope: Scope = {}): 
         default: p.defaultValue === "" ? null : p.defaultValue,
         max_length: p.maxLength,
       })),
+      ...(deprecation === undefined
+        ? {}
+        : {
+            deprecated: {
+              since: definition.deprecated,
+              ...(definition.sunset === "" ? {} : { sunset: definition.sunset }),
+              successor: deprecation.successor,
+            },
+          }),
       ...fixedOf(parameters, scope),
     })),
   };

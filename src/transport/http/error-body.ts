@@ -1,7 +1,7 @@
 // The JSON error body of GET responses (docs/http-api.md, Errors):
 // {"error": {"code", "message", "details": [{"field", "description"}]}}.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { isNotCachedError } from "../../endpoints/index.js";
+import { isNotCachedError, isPastSunsetError } from "../../endpoints/index.js";
 import { fieldViolationsOf } from "../../errors/index.js";
 import { codeName, hasBody, httpStatusFromCode, type RequestAndResponse } from "../node-http/index.js";
 import { sendJson } from "./respond.js";
@@ -25,7 +25,8 @@ export function errorResponse(error: unknown): ErrorResponse {
   }
   return {
     // Only-if-cached with nothing cached is the gateway timeout RFC 9111 §5.2.1.7 names.
-    status: isNotCachedError(e) ? 504 : httpStatusFromCode(e.code),
+    // A version past its sunset is Gone (RFC 8594 §1), not merely unimplemented.
+    status: isNotCachedError(e) ? 504 : isPastSunsetError(e) ? 410 : httpStatusFromCode(e.code),
     headers,
     body: { error: { code: codeName(e.code), message: e.rawMessage, details: fieldViolationsOf(e) } },
   };

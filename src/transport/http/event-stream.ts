@@ -5,6 +5,7 @@
 // rows carries and whose data is that GET's JSON body, on one line; a
 // `: heartbeat` comment keeps idle connections (and the proxies between)
 // open; an end other than the client leaving is an `event: error`.
+import type { Message } from "@bufbuild/protobuf";
 import type { ConnectError } from "@connectrpc/connect";
 import type { EndpointResult } from "../../endpoints/index.js";
 import {
@@ -22,7 +23,7 @@ export interface EventStreams {
    * what the hub throws: RESOURCE_EXHAUSTED past a watch bound, UNAVAILABLE
    * at shutdown.
    */
-  serve(call: ValidatedCall): void;
+  serve(call: ValidatedCall, request: Message): void;
 }
 
 /** Whether a GET asks for an event stream: its Accept names text/event-stream. */
@@ -36,7 +37,7 @@ const endOfEvent = Buffer.from("\n\n");
 
 export function createEventStreams(openWatch: OpenWatch): EventStreams {
   return {
-    serve(call) {
+    serve(call, request) {
       // A reconnect that holds the current result already is not sent it again.
       let skipTag = headerText(call.head.headers["last-event-id"]);
       let response: HttpResponse | undefined;
@@ -48,6 +49,7 @@ export function createEventStreams(openWatch: OpenWatch): EventStreams {
       call.started = performance.now();
       const session = openWatch({
         call,
+        request,
         protocol: "get",
         writer: {
           result(result) {

@@ -1,11 +1,12 @@
 // Requests that need no key (/healthz, /readyz, /metrics, /openapi.json, a
-// path that is no route), counted per client address: one address cannot
+// path that is no route), counted per client address (IPv6 by its /64): one address cannot
 // take the event loop from the keyed callers by asking them in a flood. Probes
 // (/healthz, /readyz) have buckets of their own, so an address's scrapes or
 // a scanner's misses never refuse its health checks. The RPC gate bounds gRPC
 // health, reflection and unknown procedures with the same buckets.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { createTokenBuckets, type HeaderReader, throttledAddress } from "../../auth/index.js";
+import { createTokenBuckets, type HeaderReader } from "../../auth/index.js";
+import { addressKey } from "../../network/index.js";
 import type { Clock } from "../../observability/index.js";
 import { clientAddress, type TrustedProxies } from "../node-http/client-address.js";
 
@@ -40,7 +41,7 @@ export function createKeylessLimit(options: KeylessLimitOptions = {}): KeylessLi
   const trusted = options.trustedProxies;
   return (kind, headers, peer) => {
     const client = trusted === undefined ? peer : clientAddress(peer, headers.get("x-forwarded-for"), trusted);
-    const retryAfter = buckets.take(`${kind} ${throttledAddress(client)}`);
+    const retryAfter = buckets.take(`${kind} ${addressKey(client)}`);
     if (retryAfter === 0) return;
     const error = new ConnectError("too many requests from this address, try again later", Code.ResourceExhausted);
     error.metadata.set("retry-after", String(retryAfter));

@@ -5,7 +5,15 @@ import { ParameterFormat } from "../../gen/endpoints/v1/endpoint_options_pb.js";
 import type { Endpoint, EndpointRegistry } from "../../endpoints/index.js";
 import { bodyFormats } from "./body-formats.js";
 import { JSON_FORMAT } from "./content-negotiation.js";
-import { corsHeaders, formatParameter, nextPageHeaders, nextPageToken, otherBodies } from "./response-documentation.js";
+import {
+  corsHeaders,
+  dryRunParameter,
+  formatParameter,
+  nextPageHeaders,
+  nextPageToken,
+  otherBodies,
+  truncationFields,
+} from "./response-documentation.js";
 
 type Schema = Record<string, unknown>;
 
@@ -49,10 +57,13 @@ export function openApiDocument(registry: EndpointRegistry): Schema {
     schemas[endpoint.rowSchema.name] = rowSchema(endpoint.rowSchema);
     const byName = operation(endpoint, "ByName");
     // The format parameter, which every endpoint takes, at the path level.
-    paths[`/api/endpoints/${endpoint.definition.name}`] = { get: byName, parameters: [formatParameter] };
+    paths[`/api/endpoints/${endpoint.definition.name}`] = {
+      get: byName,
+      parameters: [formatParameter, dryRunParameter],
+    };
     paths[`/api/endpoints/query/${endpoint.definition.id}`] = {
       get: operation(endpoint, "ById"),
-      parameters: [formatParameter],
+      parameters: [formatParameter, dryRunParameter],
     };
   }
   paths["/api/endpoints"] = {
@@ -95,9 +106,10 @@ function operation(endpoint: Endpoint, suffix: string): Schema {
         [bodyFormats[JSON_FORMAT]!.mediaType]: {
           schema: {
             type: "object",
-            required: ["result"],
+            required: ["result", "truncated", "rows_before_limit_at_least"],
             properties: {
               result: { type: "array", items: { $ref: `#/components/schemas/${endpoint.rowSchema.name}` } },
+              ...truncationFields,
               ...(paged ? { next_page_token: nextPageToken } : {}),
             },
           },
@@ -110,6 +122,12 @@ function operation(endpoint: Endpoint, suffix: string): Schema {
   return {
     operationId: `${camel(definition.name)}${suffix}`,
     summary: `Run the saved query ${definition.name}`,
+    ...(endpoint.deprecation === undefined
+      ? {}
+      : {
+          deprecated: true,
+          description: `Deprecated since ${definition.deprecated}${definition.sunset === "" ? "" : `, retired on ${definition.sunset} (410)`}: call ${endpoint.deprecation.successor}`,
+        }),
     "x-grpc-method": endpoint.grpcMethod,
     "x-cache-ttl-seconds": definition.cacheTtlSeconds,
     parameters: endpoint.parameters.map((p) => ({

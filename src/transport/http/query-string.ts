@@ -15,6 +15,8 @@ export interface QueryStringRequest {
   violations: FieldViolation[];
   /** The body format `format=` named; reserved for every endpoint, never a query parameter. */
   format?: BodyFormat;
+  /** `dry_run=1`: answer the estimate instead of running the query; reserved like `format`. */
+  dryRun?: true;
 }
 
 /**
@@ -27,6 +29,7 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
   const seen = new Map<string, string>();
   let format: BodyFormat | undefined;
   let formatGiven = false;
+  let dryRun: boolean | undefined;
   for (const pair of search === "" ? [] : search.split("&")) {
     if (pair === "") continue;
     const eq = pair.indexOf("=");
@@ -59,6 +62,16 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
       }
       continue;
     }
+    if (name === "dry_run") {
+      if (dryRun !== undefined) {
+        if (!violations.some((v) => v.field === name))
+          violations.push({ field: name, description: "dry_run is given more than once" });
+      } else {
+        dryRun = value === "1";
+        if (value !== "1" && value !== "0") violations.push({ field: name, description: "dry_run must be 0 or 1" });
+      }
+      continue;
+    }
     const spec = endpoint.parameters.find((p) => p.name === name);
     if (spec === undefined) {
       const known = endpoint.parameters.map((p) => p.name).join(", ");
@@ -80,7 +93,12 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
     if (value !== undefined && !named) init[spec.field.localName] = value;
   }
   const request = create(endpoint.method.input, init as never);
-  return format === undefined ? { request, violations } : { request, violations, format };
+  return {
+    request,
+    violations,
+    ...(format === undefined ? {} : { format }),
+    ...(dryRun === true ? { dryRun: true as const } : {}),
+  };
 }
 
 /** application/x-www-form-urlencoded decoding; undefined when malformed. */

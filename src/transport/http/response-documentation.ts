@@ -13,6 +13,25 @@ export const formatParameter = {
   schema: { type: "string", enum: bodyFormats.map((f) => f.name), default: json!.name },
 };
 
+/** The `dry_run` query parameter every endpoint takes. */
+export const dryRunParameter = {
+  name: "dry_run",
+  in: "query",
+  required: false,
+  description:
+    'With 1, the query is not run: the answer is {"estimate": {"rows", "parts", "marks"}}, what the warehouse expects it to read (EXPLAIN ESTIMATE)',
+  schema: { type: "string", enum: ["0", "1"], default: "0" },
+};
+
+/** The JSON body's fields besides `result` that say whether rows were left out. */
+export const truncationFields = {
+  truncated: { type: "boolean", description: "Whether rows were left out past max_rows, or past the page" },
+  rows_before_limit_at_least: {
+    type: "integer",
+    description: "Rows before the cut at least, as the warehouse counts them; never fewer than the rows answered",
+  },
+};
+
 /** The other bodies of a 200 besides JSON, by media type: the same rows and fields. */
 export const otherBodies = Object.fromEntries(
   others.map((f) => [f.mediaType, { schema: { type: "string" }, description: f.description }]),
@@ -36,6 +55,8 @@ export const corsHeaders = {
       "Rows the query read, when the warehouse reports it (a ClickHouse server does, the embedded engine does not); for a hit, those of the query that computed it",
   },
   "X-Bytes-Read": { schema: { type: "integer" }, description: "Bytes the query read, as X-Rows-Read" },
+  "X-Result-Truncated": { schema: { type: "string", enum: ["true", "false"] }, description: "The body's truncated" },
+  "X-Rows-Before-Limit": { schema: { type: "integer" }, description: "The body's rows_before_limit_at_least" },
 };
 
 /** The next page's token in the JSON body of a paged endpoint, present while older rows remain. */

@@ -1,6 +1,7 @@
 // The 200 answer of a GET call's result: its body in the asked format and
-// content coding, cache headers, Server-Timing, paging link and the rows and
-// bytes its query read.
+// content coding, cache headers, Server-Timing, paging link, whether rows
+// were left out, a deprecated version's Deprecation and Sunset, and the rows
+// and bytes its query read.
 import type { EndpointResult } from "../../endpoints/index.js";
 import { type ValidatedCall, warehouseTimingOf } from "../node-http/index.js";
 import { bodyFormats } from "./body-formats.js";
@@ -56,7 +57,12 @@ export function sendResult(answering: Answering, call: ValidatedCall, result: En
   const page = call.prepared.page;
   if (result.nextPageToken !== undefined && page !== undefined)
     headers.link = nextPageLink(call.head.url ?? "/", page.parameter, result.nextPageToken);
-  const statistics = result.computation.statistics;
+  const { deprecation } = call.prepared.endpoint;
+  if (deprecation !== undefined) Object.assign(headers, deprecation.headers);
+  const { statistics, truncation } = result.computation;
+  // In every format: a CSV or NDJSON body has nowhere else to say it.
+  headers["x-result-truncated"] = truncation.truncated ? "true" : "false";
+  headers["x-rows-before-limit"] = String(truncation.rowsBeforeLimitAtLeast);
   if (statistics !== undefined) {
     headers["x-rows-read"] = String(statistics.rowsRead);
     headers["x-bytes-read"] = String(statistics.bytesRead);

@@ -6,7 +6,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Authenticator, isScopedFor } from "../../auth/index.js";
 import { type FieldViolation, fieldViolationsOf, invalidArgument } from "../../errors/index.js";
-import type { Endpoint, EndpointService } from "../../endpoints/index.js";
+import type { Message } from "@bufbuild/protobuf";
+import type { EndpointService } from "../../endpoints/index.js";
 import type { Logger } from "../../observability/index.js";
 import {
   type AuthenticatedCall,
@@ -54,7 +55,7 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
     if (endpoint === "malformed-name")
       return fail(new ConnectError("malformed endpoint name in path", Code.InvalidArgument));
     if (typeof endpoint !== "object") return fail(new ConnectError("no endpoint of that name or id", Code.NotFound));
-    const { request: message, violations, format } = requestFromQueryString(endpoint, queryOf(url));
+    const { request: message, violations, format, dryRun } = requestFromQueryString(endpoint, queryOf(url));
     let prepared: GetCall;
     try {
       prepared = service.prepare(endpoint, message, credential);
@@ -62,20 +63,28 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
       return calls.reject(call, endpoint, withViolations(violations, error));
     }
     if (violations.length > 0) return calls.reject(call, endpoint, invalidArgument(violations));
+    // A dry run, after the same credential, scope and parameter checks: the estimate, never the query.
+    if (dryRun === true) return calls.answerDryRun(validated(call, prepared));
     if (format !== undefined) prepared = { ...prepared, format }; // the body's format only: the same rows, the same cache entry
     // A call prepared under a scope of this endpoint depends on the credential too: only unscoped calls are kept by target.
     // Each page's target is new, so calls with a page token are not kept.
-    if (!isScopedFor(credential, endpoint) && prepared.page?.token === undefined) preparedCalls.remember(url, prepared);
+    // A version with a sunset is prepared each time, so that the sunset is checked on each call.
+    if (
+      !isScopedFor(credential, endpoint) &&
+      prepared.page?.token === undefined &&
+      endpoint.deprecation?.sunsetAt === undefined
+    )
+      preparedCalls.remember(url, prepared);
     const ready = validated(call, prepared);
-    if (eventStreams !== undefined && asksEventStream(call)) return openEventStream(eventStreams, ready, endpoint);
+    if (eventStreams !== undefined && asksEventStream(call)) return openEventStream(eventStreams, ready, message);
     calls.answer(ready);
   }
 
-  function openEventStream(eventStreams: EventStreams, call: ValidatedCall, endpoint: Endpoint): void {
+  function openEventStream(eventStreams: EventStreams, call: ValidatedCall, request: Message): void {
     try {
-      eventStreams.serve(call);
+      eventStreams.serve(call, request);
     } catch (error) {
-      calls.reject(call, endpoint, error);
+      calls.reject(call, call.prepared.endpoint, error);
     }
   }
 

@@ -1,49 +1,84 @@
-// Watch streams opened with a key of the key file, on every transport (RPC
-// watch methods, Server-Sent Events): each time the file's keys change, a
-// stream whose key the file no longer holds ends UNAUTHENTICATED, so a
-// revoked key's streams stop within the file's poll period.
+// Watch streams end when their credential may no longer open them, on every
+// transport (RPC watch methods, Server-Sent Events): at a token's expiry
+// (UNAUTHENTICATED), when the key file drops the key (UNAUTHENTICATED), and
+// when it narrows the key's endpoints or fixed parameters so that the stream's
+// call would be refused or would run other parameters (PERMISSION_DENIED).
 import { Code, ConnectError } from "@connectrpc/connect";
+import { type Credential, expiryOf } from "../../auth/index.js";
+import { type Clock, systemClock } from "../../observability/index.js";
 
 /** The key file's keys, as the watch streams need them. */
 export interface RevocableKeys {
-  /** Whether the key file holds `secret` now. */
-  holds(secret: string): boolean;
+  /** The credential the key file gives `secret` now; undefined when it holds it no more. */
+  credentialOf(secret: string): Credential | undefined;
   /** Calls `listener` after each change of the keys in force; returns its removal. */
   onChange(listener: () => void): () => void;
 }
 
+/** What a stream is followed by: its caller's credential and secret, and how to check its call again. */
+export interface WatchAccess {
+  credential: Credential;
+  secret: string | undefined;
+  /** Throws (PERMISSION_DENIED) when `credential` may not run the stream's call as it runs. */
+  recheck(credential: Credential): void;
+}
+
 export interface WatchRevocation {
-  /**
-   * A signal aborted (with UNAUTHENTICATED) once the key file no longer
-   * holds `secret`, and the stop of that watch; a secret the file does not
-   * hold now (a full-access key, a token) is not followed.
-   */
-  follow(secret: string | undefined): { signal?: AbortSignal; stop(): void };
+  /** A signal aborted with the reason once `access` no longer holds, and the stop of that following. */
+  follow(access: WatchAccess): { signal?: AbortSignal; stop(): void };
   /** Stops following the key file. */
   close(): void;
 }
 
+/** The longest delay a Node timer keeps (a longer one fires at once). */
+const maxTimerMs = 2 ** 31 - 1;
+
 const noFollow = { stop() {} };
 
-export function createWatchRevocation(keys?: RevocableKeys): WatchRevocation {
-  if (keys === undefined) return { follow: () => noFollow, close() {} };
-  const followed = new Map<AbortController, string>();
-  const removeListener = keys.onChange(() => {
-    for (const [controller, secret] of followed) {
-      if (keys.holds(secret)) continue;
-      followed.delete(controller);
-      controller.abort(new ConnectError("the API key was revoked", Code.Unauthenticated));
+export function createWatchRevocation(keys?: RevocableKeys, clock: Clock = systemClock): WatchRevocation {
+  const followed = new Map<AbortController, WatchAccess & { secret: string }>();
+  const removeListener = keys?.onChange(() => {
+    for (const [controller, access] of followed) {
+      const credential = keys.credentialOf(access.secret);
+      if (credential === undefined) {
+        end(controller, new ConnectError("the API key was revoked", Code.Unauthenticated));
+        continue;
+      }
+      try {
+        access.recheck(credential);
+      } catch (error) {
+        end(controller, ConnectError.from(error));
+      }
     }
   });
+  const end = (controller: AbortController, reason: ConnectError) => {
+    followed.delete(controller);
+    controller.abort(reason);
+  };
   return {
-    follow(secret) {
-      if (secret === undefined || !keys.holds(secret)) return noFollow;
+    follow(access) {
+      const { secret, credential } = access;
+      const fromFile = secret !== undefined && keys?.credentialOf(secret) !== undefined;
+      const expiry = expiryOf(credential);
+      const expiresInMs = expiry === undefined ? undefined : expiry - clock();
+      if (!fromFile && (expiresInMs === undefined || expiresInMs > maxTimerMs)) return noFollow;
       const controller = new AbortController();
-      followed.set(controller, secret);
-      return { signal: controller.signal, stop: () => followed.delete(controller) };
+      if (fromFile) followed.set(controller, { ...access, secret });
+      const timer =
+        expiresInMs === undefined || expiresInMs > maxTimerMs
+          ? undefined
+          : setTimeout(() => end(controller, new ConnectError("the token expired", Code.Unauthenticated)), expiresInMs);
+      timer?.unref();
+      return {
+        signal: controller.signal,
+        stop: () => {
+          clearTimeout(timer);
+          followed.delete(controller);
+        },
+      };
     },
     close() {
-      removeListener();
+      removeListener?.();
       followed.clear();
     },
   };

@@ -1,13 +1,15 @@
 // One watch stream's life, the same on every transport (gRPC, gRPC-Web and
 // Connect through the router, Server-Sent Events on GET): opened on the hub
 // under the caller's bounds (keyed by `call.client`, as every per-address
-// bound is), ended by the client leaving, its deadline, shutdown or its key's
-// revocation, kept alive by a heartbeat where the protocol has one, and
-// counted and recorded as one call when it ends. A writer only turns results
-// and the end into its protocol's bytes.
+// bound is), ended by the client leaving, its deadline, shutdown, or its
+// credential no longer allowing it (watch-revocation.ts), kept alive by a
+// heartbeat where the protocol has one, and counted and recorded as one call
+// when it ends. A writer only turns results and the end into its protocol's
+// bytes.
+import type { Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { presentedSecret } from "../../auth/index.js";
-import type { EndpointResult, WatchHub, WatchStream } from "../../endpoints/index.js";
+import { type Credential, presentedSecret } from "../../auth/index.js";
+import type { Endpoint, EndpointResult, PreparedCall, WatchHub, WatchStream } from "../../endpoints/index.js";
 import type { Metrics } from "../../observability/index.js";
 import type { CallProtocol } from "../../warehouse/index.js";
 import type { ValidatedCall } from "./authenticated.js";
@@ -37,6 +39,8 @@ export interface WatchSession {
 
 export interface WatchSessionsOptions {
   hub: WatchHub;
+  /** Prepares a call again under a changed credential, to check a stream may go on. */
+  service: { prepare(endpoint: Endpoint, request: Message, credential: Credential): PreparedCall };
   /** Ends the streams of a key the key file no longer holds. */
   revocation: WatchRevocation;
   metrics?: Metrics;
@@ -52,33 +56,37 @@ export const defaultHeartbeatMs = 15_000;
 /** How a stream is opened: the call it answers, its protocol, its writer, and its deadline if it has one. */
 export interface WatchOpening {
   call: ValidatedCall;
+  /** The request message the call was prepared from. */
+  request: Message;
   protocol: CallProtocol;
   writer: WatchWriter;
-  /** Milliseconds until the stream ends DEADLINE_EXCEEDED. Default: none. */
-  timeoutMs?: number;
+  /** Aborted when the transport ends the call (its deadline, the client cancelling): the session ends with its reason. */
+  signal?: AbortSignal;
 }
 
 /** Opens watch streams. Throws, before anything is written, what the hub throws (a watch bound, shutdown). */
 export type OpenWatch = (opening: WatchOpening) => WatchSession;
 
 export function createWatchSessions(options: WatchSessionsOptions): OpenWatch {
-  const { hub, revocation, metrics } = options;
+  const { hub, revocation, metrics, service } = options;
   const record = options.record ?? recordNoCall;
   const heartbeatMs = options.heartbeatMs ?? defaultHeartbeatMs;
 
-  return ({ call, protocol, writer, timeoutMs }) => {
+  return ({ call, request, protocol, writer, signal }) => {
     const started = performance.now();
     const { credential, prepared } = call;
     let first: EndpointResult | undefined;
     let ended = false;
-    const timers: NodeJS.Timeout[] = [];
+    let heartbeat: NodeJS.Timeout | undefined;
     let revoked: ReturnType<WatchRevocation["follow"]> | undefined;
     let stream: WatchStream | undefined;
+    const aborted = () => end(ConnectError.from(signal?.reason), true);
 
     const end = (error: ConnectError | undefined, closeHub: boolean) => {
       if (ended) return;
       ended = true;
-      for (const timer of timers) clearTimeout(timer);
+      clearInterval(heartbeat);
+      signal?.removeEventListener("abort", aborted);
       revoked?.stop();
       if (closeHub) stream?.close();
       writer.end(error);
@@ -107,21 +115,31 @@ export function createWatchSessions(options: WatchSessionsOptions): OpenWatch {
       },
     );
     // Followed once the hub admitted the stream: a refused one is not.
-    revoked = revocation.follow(presentedSecret(call));
-    const signal = revoked.signal;
-    signal?.addEventListener("abort", () => end(ConnectError.from(signal.reason), true), { once: true });
-    if (timeoutMs !== undefined)
-      timers.push(
-        setTimeout(() => end(new ConnectError("the operation timed out", Code.DeadlineExceeded), true), timeoutMs),
-      );
+    revoked = revocation.follow({
+      credential,
+      secret: presentedSecret(call),
+      recheck: (changed) => sameCall(service.prepare(prepared.endpoint, request, changed), prepared),
+    });
+    const access = revoked.signal;
+    access?.addEventListener("abort", () => end(ConnectError.from(access.reason), true), { once: true });
+    signal?.addEventListener("abort", aborted, { once: true });
+    if (signal?.aborted) aborted();
     if (writer.heartbeat !== undefined) {
-      const beat = setInterval(() => writer.heartbeat?.(), heartbeatMs);
-      beat.unref();
-      timers.push(beat);
+      heartbeat = setInterval(() => writer.heartbeat?.(), heartbeatMs);
+      heartbeat.unref();
     }
     return {
       drained: () => stream?.drained(),
       end: (error) => end(error, true),
     };
   };
+}
+
+/** Throws PERMISSION_DENIED unless `again` runs the query `prepared` runs: a narrowed fixed parameter changes it. */
+function sameCall(again: PreparedCall, prepared: PreparedCall): void {
+  const before = prepared.queryParams;
+  const after = again.queryParams;
+  const names = Object.keys(before);
+  if (names.length === Object.keys(after).length && names.every((name) => before[name] === after[name])) return;
+  throw new ConnectError("this credential may no longer run this stream's parameters", Code.PermissionDenied);
 }

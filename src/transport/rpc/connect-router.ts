@@ -18,6 +18,8 @@ import {
 } from "@connectrpc/connect-node";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Compression } from "./connect-internals.js";
+import { sendRpcError } from "./rpc-error-response.js";
+import { rpcProtocolOf } from "./rpc-protocol.js";
 import type { Logger } from "../../observability/index.js";
 import {
   type HttpRequest,
@@ -56,7 +58,20 @@ export function createConnectRouterHandler(options: ConnectRouterHandlerOptions)
     serve(request, response, values, body) {
       const handler = handlers.get(pathOf(request.url));
       if (handler === undefined) return options.fallback(request, response);
-      const universal = universalRequestFromNodeRequest(request, response, undefined, values);
+      let universal: ReturnType<typeof universalRequestFromNodeRequest>;
+      try {
+        universal = universalRequestFromNodeRequest(request, response, undefined, values);
+      } catch {
+        // Its URL cannot be made (an :authority that is no host): the caller's mistake, never the process's end.
+        const protocol =
+          rpcProtocolOf(request.method, request.headers["content-type"], request.url ?? "/") ?? "connect";
+        return sendRpcError(
+          [request, response],
+          protocol,
+          new ConnectError("malformed request authority", Code.InvalidArgument),
+          400,
+        );
+      }
       if (body !== undefined) universal.body = body;
       handler(universal)
         .then((answer) => {

@@ -1,8 +1,8 @@
 // One watch session as the async generator of a server-streaming handler:
 // results are taken as the router's writer pulls them, so a slow reader
 // holds the hub back (it then keeps only the newest result), and the stream
-// ends with the session's error, or with the signal's reason (deadline,
-// cancellation).
+// ends with the session's error (the call's deadline or cancellation among
+// them, through the session's signal).
 import { ConnectError } from "@connectrpc/connect";
 import type { EndpointResult } from "../../endpoints/index.js";
 import type { OpenWatch, WatchOpening } from "../node-http/index.js";
@@ -12,13 +12,12 @@ export type RouterWatchOpening = Omit<WatchOpening, "writer"> & { bytes(): numbe
 
 /**
  * The results of the session `openWatch` opens, until it ends (its error is
- * thrown after the result already taken) or `signal` aborts (its reason is
- * thrown). Leaving the loop early ends the session as the client leaving.
+ * thrown after the result already taken). Leaving the loop early ends the
+ * session as the client leaving.
  */
 export async function* watchMessages(
   openWatch: OpenWatch,
   opening: RouterWatchOpening,
-  signal: AbortSignal,
 ): AsyncGenerator<EndpointResult> {
   let held: EndpointResult | undefined;
   let ended: ConnectError | "left" | undefined;
@@ -44,8 +43,6 @@ export async function* watchMessages(
       bytes: opening.bytes,
     },
   });
-  const aborted = () => session.end(ConnectError.from(signal.reason));
-  signal.addEventListener("abort", aborted);
   try {
     for (;;) {
       if (held !== undefined) {
@@ -57,13 +54,11 @@ export async function* watchMessages(
       }
       if (ended instanceof ConnectError) throw ended;
       if (ended === "left") return;
-      if (signal.aborted) throw ConnectError.from(signal.reason);
       await new Promise<void>((resolve) => {
         wake = resolve;
       });
     }
   } finally {
-    signal.removeEventListener("abort", aborted);
     session.end();
   }
 }

@@ -35,9 +35,15 @@ export function watchRoutes(options: WatchRoutesOptions): (router: ConnectRouter
           rpcProtocolOf(context.requestMethod, context.requestHeader.get("content-type") ?? undefined, context.url),
         );
         // The messages' bytes: the trailers that close the stream are written after the session ends.
-        const opening = { call, protocol, bytes: () => responseBytesOf(context.values) };
+        const opening = {
+          call,
+          request,
+          protocol,
+          signal: context.signal,
+          bytes: () => responseBytesOf(context.values),
+        };
         let first = true;
-        for await (const result of watchMessages(openWatch, opening, context.signal)) {
+        for await (const result of watchMessages(openWatch, opening)) {
           if (first) setFirstResultHeaders(context, result);
           first = false;
           yield result.message();

@@ -1,15 +1,17 @@
 // The bounds on open connections: all of them together (the TCP server's own
-// maxConnections) and those of one client address, which are refused at once
+// maxConnections) and those of one client address (IPv6 by its /64,
+// network/address-key.ts), which are refused at once
 // while the open ones keep working; refusals are summed up in one log line a
 // second at most.
 import type { Server as NetServer, Socket } from "node:net";
+import { addressKey } from "../../network/index.js";
 import type { Logger } from "../../observability/index.js";
 import type { TrustedProxies } from "../node-http/client-address.js";
 
 export interface ConnectionCapsOptions {
   /** Open connections, all addresses together. */
   maxConnections: number;
-  /** Open connections from one client address. */
+  /** Open connections from one client address (IPv6 by its /64). */
   maxConnectionsPerAddress: number;
   /** Proxies that carry many clients' connections: only `maxConnections` bounds theirs. */
   trustedProxies: TrustedProxies | undefined;
@@ -48,9 +50,10 @@ export function capConnections(tcp: NetServer, options: ConnectionCapsOptions): 
   return {
     open,
     admit(socket) {
-      const address = socket.remoteAddress ?? "";
+      const peer = socket.remoteAddress ?? "";
+      const address = addressKey(peer);
       const count = perAddress.get(address) ?? 0;
-      if (count >= maxConnectionsPerAddress && trustedProxies?.has(address) !== true) {
+      if (count >= maxConnectionsPerAddress && trustedProxies?.has(peer) !== true) {
         countRefused("one address holds its bound of open connections");
         socket.destroy();
         return false;

@@ -6,6 +6,7 @@ export { capConnections } from "./connection-caps.js";
 export type { ConnectionCaps, ConnectionCapsOptions } from "./connection-caps.js";
 export { closeGracefully } from "./graceful-close.js";
 export type { PortParts } from "./graceful-close.js";
+export { headerListPastBound, refuseHeaderList } from "./header-list-bound.js";
 export { http1Server, http2Server } from "./http-servers.js";
 export type { Http1ServerOptions, Http2ServerOptions } from "./http-servers.js";
 export { refusedStreams } from "./refused-streams.js";

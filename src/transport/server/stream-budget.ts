@@ -1,5 +1,5 @@
 // The HTTP/2 streams open at once on all the sessions of one client address
-// together. Once the address holds its budget open, each of its sessions is
+// (IPv6 by its /64, network/address-key.ts) together. Once the address holds its budget open, each of its sessions is
 // announced (SETTINGS) the streams it holds as its concurrent streams, so that
 // nghttp2 refuses further ones (REFUSED_STREAM, which tells its client it was
 // not processed) before Node builds anything; the announcement is raised back
@@ -7,6 +7,7 @@
 // applies the lowered SETTINGS are counted and refused here, before any
 // handler sees them (docs/reliability.md).
 import { constants as http2Constants, type Http2Server, type Http2Session, type ServerHttp2Stream } from "node:http2";
+import { addressKey } from "../../network/index.js";
 import type { Logger } from "../../observability/index.js";
 import type { TrustedProxies } from "../node-http/client-address.js";
 import { sessionAddress } from "../node-http/index.js";
@@ -67,11 +68,12 @@ export function budgetStreams(http2: Http2Server, options: StreamBudgetOptions):
   };
   const ofSession = new WeakMap<Http2Session, AddressStreams>();
   http2.on("session", (session) => {
-    const address = sessionAddress(session);
-    if (trustedProxies?.has(address) === true) {
+    const peer = sessionAddress(session);
+    if (trustedProxies?.has(peer) === true) {
       ofSession.set(session, unbounded);
       return;
     }
+    const address = addressKey(peer);
     let tally = tallies.get(address);
     if (tally === undefined) {
       tally = { open: 0, sessions: new Map(), lowered: false };

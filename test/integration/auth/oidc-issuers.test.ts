@@ -250,5 +250,5 @@ describe("keys that rotate", () => {
     const fetched = provider.jwksFetches() - fetchesBefore;
     expect(fetched).toBeGreaterThanOrEqual(1);
     expect(fetched).toBeLessThanOrEqual(4);
-  });
+  }, 120_000);
 });

@@ -146,7 +146,13 @@ describe.skipIf(skip)("the explorer in Chromium", () => {
     expect(await statusText()).toContain("Type an API key");
     await useKey(TEST_API_KEY);
     const listed = await page.$$eval("#endpoint option", (options) => options.map((o) => o.textContent));
-    expect(listed).toEqual(["functions.invocation-stats", "usage.api-counts", "logs.all", "service.call-stats"]);
+    expect(listed).toEqual([
+      "functions.invocation-stats",
+      "usage.api-counts",
+      "usage.api-counts.v2",
+      "logs.all",
+      "service.call-stats",
+    ]);
   });
 
   /** A second page on the explorer, with nothing typed. */

@@ -90,6 +90,8 @@ describe("GET /api/endpoints/<name> and /api/endpoints/query/<id>", () => {
         count,
         error_count: errors,
       })),
+      truncated: false,
+      rows_before_limit_at_least: expectedInvocationStats.length,
     });
   });
 
@@ -103,6 +105,8 @@ describe("GET /api/endpoints/<name> and /api/endpoints/query/<id>", () => {
         total_auth_requests: auth,
         total_realtime_requests: realtime,
       })),
+      truncated: false,
+      rows_before_limit_at_least: expectedApiCounts.length,
     });
   });
 
@@ -351,6 +355,12 @@ describe("listing, OpenAPI, health and metrics", () => {
             max_length: 1024,
           },
         ],
+        deprecated: { since: "2026-12-01", sunset: "2027-12-31", successor: "usage.api-counts.v2" },
+      }),
+      expect.objectContaining({
+        name: "usage.api-counts.v2",
+        grpc_method: "usage.v1.UsageService/GetApiCountsV2",
+        cache_ttl_seconds: 900,
       }),
       expect.objectContaining({
         name: "logs.all",

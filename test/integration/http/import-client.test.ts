@@ -149,6 +149,27 @@ describe("npm run import through a service", () => {
     ]);
   });
 
+  it("sends each post of a file with an Idempotency-Key of its bytes: the same file sent again is stored once", async () => {
+    const text = `${[61, 62, 63, 64, 65].map(line).join("\n")}\n`;
+    const send = (url: string, maxBytes?: number) =>
+      importThroughService({
+        url,
+        key: TEST_API_KEY,
+        table: "auth_logs",
+        source: fileOf(`again-${Math.random()}.ndjson`, text),
+        say: () => {},
+        maxBytes,
+      });
+    expect(await send(small.url, smallMaxBytes)).toEqual({ inserted: 5 });
+    const sixties = async () => (await ids("auth_logs")).filter((id) => id.startsWith("6"));
+    expect(await send(small.url, smallMaxBytes)).toEqual({ inserted: 5 });
+    expect(await sixties()).toEqual(["61", "62", "63", "64", "65"]);
+    expect(await send(server.url)).toEqual({ inserted: 5 });
+    expect(await send(server.url)).toEqual({ inserted: 5 });
+    // One post of the whole file is another body than any of the parts: stored once more, then not again.
+    expect(await sixties()).toEqual(["61", "61", "62", "62", "63", "63", "64", "64", "65", "65"]);
+  });
+
   it("checks the whole file first and sends nothing when a line is bad", async () => {
     const said: string[] = [];
     const outcome = await importThroughService({

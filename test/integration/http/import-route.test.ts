@@ -134,12 +134,24 @@ describe("POST /api/import/<table>", () => {
       total_rest_requests: rest,
       total_storage_requests: 0,
     });
-    expect(await apiCounts()).toEqual({ status: 200, cache: "MISS", body: { result: [counts(1)] } });
-    expect(await apiCounts()).toEqual({ status: 200, cache: "HIT", body: { result: [counts(1)] } });
+    expect(await apiCounts()).toEqual({
+      status: 200,
+      cache: "MISS",
+      body: { result: [counts(1)], truncated: false, rows_before_limit_at_least: 1 },
+    });
+    expect(await apiCounts()).toEqual({
+      status: 200,
+      cache: "HIT",
+      body: { result: [counts(1)], truncated: false, rows_before_limit_at_least: 1 },
+    });
     const answer = await post("edge_logs", `${edgeLine(1, 5)}\n\n${edgeLine(2, 6)}\n`);
     expect(answer).toEqual({ status: 200, body: { inserted: 2 } });
     // Refreshed by the import before it answered: a hit, with the two rows counted.
-    expect(await apiCounts()).toEqual({ status: 200, cache: "HIT", body: { result: [counts(3)] } });
+    expect(await apiCounts()).toEqual({
+      status: 200,
+      cache: "HIT",
+      body: { result: [counts(3)], truncated: false, rows_before_limit_at_least: 1 },
+    });
     const logs = await curl(["-H", `x-api-key: ${TEST_API_KEY}`, `${server.url}/api/endpoints/logs.all?project=rpc`]);
     expect(logs.body.result!.map((row) => row.id)).toEqual(expect.arrayContaining([uuid(1), uuid(2)]));
   });

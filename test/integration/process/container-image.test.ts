@@ -190,7 +190,10 @@ describe("the container image", () => {
       const answer = await fetch(`${url}/api/endpoints/logs.all?project=abcdefghijklmnopqrst`, {
         headers: { "x-api-key": key },
       });
-      expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 200, body: { result: [] } });
+      expect({ status: answer.status, body: await answer.json() }).toEqual({
+        status: 200,
+        body: { result: [], truncated: false, rows_before_limit_at_least: 0 },
+      });
       await receiver.waitFor((spans) => spans.some((span) => span.name === "logs.all"));
       await receiver.close();
       await service.stop();

@@ -189,7 +189,11 @@ describe("traces with a receiver that is not there", () => {
         headers: { "x-api-key": key, traceparent: traceparent(`00000000000000a${i}`) },
       });
       expect(answer.status).toBe(200);
-      expect(await answer.json()).toEqual({ result: expect.any(Array) });
+      expect(await answer.json()).toEqual({
+        result: expect.any(Array),
+        truncated: false,
+        rows_before_limit_at_least: expect.any(Number),
+      });
       // Past a schedule delay, so that exports are tried (and fail) between the calls.
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -1,6 +1,7 @@
 // Property-based tests (fast-check) against the real server: random query
 // strings, headers and gRPC messages never cause a 5xx or a crash, and every
 // 4xx carries a JSON error that says what was wrong.
+import * as http2 from "node:http2";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
@@ -128,6 +129,27 @@ describe("hostile input, property-based", () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it("answers an RPC call whose :authority is no host (an IPv6 address without brackets) with an error", async () => {
+    const session = http2.connect(server.url);
+    try {
+      const stream = session.request({
+        ":method": "POST",
+        ":path": `/${UsageService.typeName}/GetApiCounts`,
+        ":authority": "fd00::1:80",
+        "content-type": "application/json",
+        "x-api-key": TEST_API_KEY,
+      });
+      stream.end('{"project":"p","interval":"hourly"}');
+      const [status] = await new Promise<[number]>((resolve) =>
+        stream.once("response", (headers) => resolve([Number(headers[":status"])])),
+      );
+      stream.resume();
+      expect(status).toBe(400);
+    } finally {
+      session.close();
+    }
   });
 
   it("is still serving after all of it", async () => {

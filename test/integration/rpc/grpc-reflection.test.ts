@@ -181,6 +181,7 @@ describe("the GET API's documents", () => {
       "functions.v1.FunctionsService/GetInvocationStats",
       "logs.v1.LogsService/GetAllLogs",
       "usage.v1.UsageService/GetApiCounts",
+      "usage.v1.UsageService/GetApiCountsV2",
     ]);
     const openapi = await (await fetch(`${server().url}/openapi.json`)).text();
     expect(openapi).not.toMatch(/grpc\.(health|reflection)|ServerReflection/);
@@ -230,6 +231,7 @@ describe("buf curl without --schema", () => {
       [
         "functions.v1.FunctionsService/GetInvocationStats",
         "usage.v1.UsageService/GetApiCounts",
+        "usage.v1.UsageService/GetApiCountsV2",
         "logs.v1.LogsService/GetAllLogs",
         "calls.v1.CallsService/GetCallStats",
         "functions.v1.FunctionsService/WatchInvocationStats",

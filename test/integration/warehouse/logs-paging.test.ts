@@ -92,14 +92,18 @@ describe("logs.all paging", () => {
   it("writes the token beside the result in the GET body, and leaves it out on the last page", async () => {
     const first = await call({});
     const body = JSON.parse(first.json().toString()) as { result: { id: string }[]; next_page_token?: string };
-    expect(Object.keys(body)).toEqual(["result", "next_page_token"]);
+    expect(Object.keys(body)).toEqual(["result", "truncated", "rows_before_limit_at_least", "next_page_token"]);
     expect(body.next_page_token).toBe(first.nextPageToken);
     expect(body.result.map((r) => r.id)).toEqual(expectedIds.slice(0, 100));
 
     const second = await call({ page_token: first.nextPageToken! });
     const last = await call({ page_token: second.nextPageToken! });
     expect(last.nextPageToken).toBeUndefined();
-    expect(Object.keys(JSON.parse(last.json().toString()) as object)).toEqual(["result"]);
+    expect(Object.keys(JSON.parse(last.json().toString()) as object)).toEqual([
+      "result",
+      "truncated",
+      "rows_before_limit_at_least",
+    ]);
   });
 
   it("answers a call without page_token whose records fit one page with today's body", async () => {

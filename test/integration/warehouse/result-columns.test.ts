@@ -1,8 +1,11 @@
 // The start-up check of result columns against row messages, asked of the
-// embedded engine with DESCRIBE.
+// embedded engine with DESCRIBE: every saved query's SQL in sql/ fits its row
+// message (the SQL half of the contract check, docs/commands.md), and each
+// kind of mismatch is named.
+import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEndpointRegistry, resultColumnProblems, savedQueryServices } from "../../../src/endpoints/index.js";
-import { readSavedQuerySql, type Warehouse } from "../../../src/warehouse/index.js";
+import { readSavedQuerySql, sqlDirectory, type Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
 
 let warehouse: Warehouse;
@@ -28,12 +31,23 @@ const filters = `FROM edge_logs WHERE project = {project:String} AND {project_ti
   AND {iso_timestamp_start:Nullable(DateTime64(6, 'UTC'))} IS NULL AND {iso_timestamp_end:Nullable(DateTime64(6, 'UTC'))} IS NULL AND {cursor_timestamp:Nullable(String)} IS NULL AND {cursor_id:Nullable(String)} IS NULL
   AND timestamp < {now:DateTime64(6, 'UTC')}`;
 
-describe("resultColumnProblems", () => {
-  it("finds none in the project's own saved queries", async () => {
-    const registry = createEndpointRegistry({ services: savedQueryServices });
-    expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual([]);
+const ownEndpoints = createEndpointRegistry({ services: savedQueryServices }).endpoints;
+
+describe("the saved queries' own SQL", () => {
+  it("is a file in sql/ for every saved query, and a saved query for every file", () => {
+    const files = readdirSync(sqlDirectory()).filter((file) => file.endsWith(".sql"));
+    expect(ownEndpoints.map((e) => `${e.definition.name}.sql`).sort()).toEqual(files.sort());
   });
 
+  it.each(ownEndpoints.map((endpoint) => [endpoint.definition.name, endpoint] as const))(
+    "of %s gives the fields of its row message, of types that fill them",
+    async (_name, endpoint) => {
+      expect(await resultColumnProblems([endpoint], warehouse.client)).toEqual([]);
+    },
+  );
+});
+
+describe("resultColumnProblems", () => {
   it("names the endpoint and a result column that is not a row field", async () => {
     const registry = registryWithLogsAll(`SELECT id, timestamp, event_message, metadata, project ${filters}`);
     expect(await resultColumnProblems(registry.endpoints, warehouse.client)).toEqual([

@@ -1,0 +1,78 @@
+// What a saved query would read, asked of the warehouse without running it:
+// `EXPLAIN ESTIMATE` answers one row per table read (database, table, parts,
+// rows, marks), from the parts' indexes alone. The estimator answers their
+// sums; it is not a warehouse query of the call (no admission turn, no query
+// metrics), as the figures come from the tables' metadata.
+import { randomUUID } from "node:crypto";
+import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
+import { toDateTime64Param, type WarehouseClient } from "../warehouse/index.js";
+import { connectErrorFromClickHouse } from "./clickhouse-error.js";
+import type { QueryParamValue, SavedQuery, WarehouseRow } from "./saved-query.js";
+import { queryWarehouse } from "./warehouse-query.js";
+
+/** What the engine expects a query to read, summed over the tables it reads. */
+export interface QueryEstimate {
+  rows: number;
+  parts: number;
+  marks: number;
+}
+
+export interface QueryEstimatorOptions {
+  client: WarehouseClient;
+  /** Source of `now`, as the executor's. Default: the system clock. */
+  clock?: Clock;
+  /** Default: silent. */
+  logger?: Logger;
+  /** How long the warehouse may take to estimate, in milliseconds. Default 5000. */
+  timeoutMs?: number;
+}
+
+export interface QueryEstimator {
+  /**
+   * The estimate of `query` with `params` (plus `now`). Throws only
+   * ConnectError, translated as the executor's failures are.
+   */
+  estimate(query: SavedQuery, params: Record<string, QueryParamValue>, requestId?: string): Promise<QueryEstimate>;
+}
+
+/** The sums of `EXPLAIN ESTIMATE`'s rows; zeros when it reads no table. */
+export function estimateOf(rows: readonly WarehouseRow[]): QueryEstimate {
+  const sum = (column: keyof QueryEstimate) =>
+    rows.reduce((total, row) => {
+      const value = Number(row[column]);
+      return Number.isSafeInteger(value) && value >= 0 ? total + value : total;
+    }, 0);
+  return { rows: sum("rows"), parts: sum("parts"), marks: sum("marks") };
+}
+
+export function createQueryEstimator(options: QueryEstimatorOptions): QueryEstimator {
+  const { client } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const timeoutSeconds = (options.timeoutMs ?? 5000) / 1000;
+  return {
+    async estimate(query, params, requestId = "") {
+      const queryId = randomUUID();
+      const request = {
+        query: `EXPLAIN ESTIMATE\n${query.sql.trimEnd()}\nSETTINGS max_execution_time = ${timeoutSeconds}`,
+        clickhouse_settings: { wait_end_of_query: 1 } as const,
+        format: "JSON" as const,
+        query_params: { ...params, now: toDateTime64Param(clock()) },
+        abort_signal: undefined,
+      };
+      try {
+        const { rows } = await queryWarehouse({ client, request, queryId, name: query.name, logger });
+        return estimateOf(rows);
+      } catch (cause) {
+        const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter });
+        logger.debug("warehouse could not estimate a query", {
+          query: query.name,
+          queryId,
+          requestId,
+          code: error.code,
+        });
+        throw error;
+      }
+    },
+  };
+}
