@@ -4,12 +4,13 @@
 // gRPC watch stream, and an unmasked key-file key, an unmasked token and an
 // API_KEYS key as stored; a caller cannot set the masking itself; masked and
 // unmasked callers of the same parameters never share a prepared call, a
-// body or an ETag, in either order. Expected values are written out by hand
+// body or an ETag, in either order; a key whose unmasked the key file
+// withdraws has its streams ended. Expected values are written out by hand
 // from the inserted rows.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
-import { createClient, type Transport } from "@connectrpc/connect";
+import { Code, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueToken, keyDigest } from "../../../src/auth/index.js";
@@ -21,6 +22,7 @@ import { allClients, type RpcClient } from "../../support/rpc-clients.js";
 import { NOW } from "../../support/scenario.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
+import { connectWatch } from "../../support/watch-clients.js";
 
 const MINUTE = 60_000;
 const secret = "personal-data-test-secret-0123456789";
@@ -86,6 +88,7 @@ const masked = [
 
 let warehouse: Warehouse;
 let directory: string;
+let keysPath: string;
 let server: TestServer;
 let clients: RpcClient[];
 let maskedToken: string;
@@ -104,17 +107,8 @@ beforeAll(async () => {
     { id: "p1", timestamp: ts(NOW - MINUTE), event_message: "GET | 200 | /", project: "plain", metadata: "[{}]" },
   ]);
   directory = makeTemporaryDirectory("sqe-personal-");
-  const keysPath = join(directory, "keys.json");
-  writeFileSync(
-    keysPath,
-    JSON.stringify({
-      keys: [
-        { id: "scoped", sha256: keyDigest(scopedKey), endpoints: ["logs.all"], fixed: { project: "people" } },
-        { id: "unscoped", sha256: keyDigest(unscopedKey) },
-        { id: "unmasked", sha256: keyDigest(unmaskedKey), fixed: { project: "people" }, unmasked: true },
-      ],
-    }),
-  );
+  keysPath = join(directory, "keys.json");
+  writeKeys(true);
   server = await startTestServer(warehouse, NOW, { keyFile: { path: keysPath, pollMs: 0 }, tokens: { secret } });
   clients = allClients(server.url, server.address);
   maskedToken = await issueToken({ sub: "reader" }, { secret, ttlSeconds: 3600, now: NOW });
@@ -126,6 +120,16 @@ afterAll(async () => {
   await warehouse?.close();
   removeTemporaryDirectory(directory);
 });
+
+/** The key file, its unmasked key with `unmasked` as given. */
+function writeKeys(unmasked: boolean) {
+  const keys = [
+    { id: "scoped", sha256: keyDigest(scopedKey), endpoints: ["logs.all"], fixed: { project: "people" } },
+    { id: "unscoped", sha256: keyDigest(unscopedKey) },
+    { id: "unmasked", sha256: keyDigest(unmaskedKey), fixed: { project: "people" }, unmasked },
+  ];
+  writeFileSync(keysPath, JSON.stringify({ keys }));
+}
 
 const logsPath = "/api/endpoints/logs.all?project=people";
 
@@ -297,6 +301,28 @@ describe("masked and unmasked callers of the same parameters", () => {
     expect(answers.get(TEST_API_KEY)!.etag).not.toBe(answers.get(unscopedKey)!.etag);
     const grpc = createGrpcTransport({ baseUrl: server.url });
     expect((await connectCall(grpc, unscopedKey, request("people", tier))).records).toEqual(masked);
+  });
+});
+
+describe("a watch stream of a key whose unmasked is withdrawn", () => {
+  it("ends PERMISSION_DENIED once the key file no longer says unmasked", async () => {
+    const transport = createGrpcTransport({ baseUrl: server.url });
+    const watch = connectWatch(transport, LogsService, LogsService.method.watchAllLogs, request("people"), {
+      headers: { "x-api-key": unmaskedKey },
+    });
+    const [first] = await watch.until(1);
+    expect(rpcRecordsOf((first as never as { result: LogRecord[] }).result)).toEqual(stored);
+    writeKeys(false);
+    try {
+      expect(server.app.reloadCredentials()).toBe(true);
+      expect((await watch.ended).code).toBe(Code.PermissionDenied);
+      // The key now reads masked data.
+      expect(recordsOf((await getJson(logsPath, unmaskedKey)).json)).toEqual(masked);
+    } finally {
+      watch.cancel();
+      writeKeys(true);
+      server.app.reloadCredentials();
+    }
   });
 });
 
