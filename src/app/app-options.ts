@@ -94,8 +94,14 @@ export interface AppOptions {
   maxImportBytes?: number;
   /** Imports running at once, all callers together (MAX_IMPORTS_RUNNING). Default 2. */
   maxImportsRunning?: number;
-  /** The import route's bounds on rows and uploads (IMPORT_MAX_FUTURE_SECONDS, IMPORT_MIN_BYTES_PER_SECOND; transport/http/import-route.ts). Default: theirs. */
-  importBounds?: { maxFutureSeconds?: number; minBytesPerSecond?: number; uploadGraceMs?: number };
+  /** The import route's bounds on rows, uploads and refreshes (IMPORT_MAX_FUTURE_SECONDS, IMPORT_MIN_BYTES_PER_SECOND, IMPORT_REFRESH_SECONDS; transport/http/import-route.ts). Default: theirs. */
+  importBounds?: {
+    maxFutureSeconds?: number;
+    minBytesPerSecond?: number;
+    uploadGraceMs?: number;
+    refreshWaitMs?: number;
+    refreshIntervalMs?: number;
+  };
   /** How long the /metrics text is reused. Default 1000 ms. */
   metricsReuseMs?: number;
   /** Whether the API port serves /metrics (false: `App.scrape` is served elsewhere, METRICS_ADDRESS). Default true. */

@@ -5,7 +5,7 @@
 // goes to the GET routes (transport/http/http-routes.ts) or the RPC stack
 // (transport/rpc-stack.ts). Every dependency is passed in, so tests build the
 // same app with their own clock and warehouse.
-import { createEndpointRegistry, createWatchHub, savedQueryServices } from "../endpoints/index.js";
+import { createEndpointRegistry, createWatchHub, savedQueryServices, watchQueryRow } from "../endpoints/index.js";
 import { defaultQueryTimeoutMs } from "../executor/index.js";
 import { createMetrics, createMetricsScrape, silentLogger, systemClock } from "../observability/index.js";
 import {
@@ -100,6 +100,8 @@ export function createApp(options: AppOptions): App {
     pollTimeoutMs: maxQueryMs,
     bounds: options.watch?.bounds,
     onOpenStreams: (open) => metrics.watchStreams.set(open),
+    // Each poll is a record of its own, against the caller it ran as.
+    onQuery: recording ? (query) => callLog.record(watchQueryRow(query)) : undefined,
     logger,
   });
   // One session per watch stream, on every transport: bounds, revocation, deadline, heartbeat and its record.

@@ -1,10 +1,12 @@
 // Refreshing the live entries a change of the data touched (an import): those
 // asked for within their warming period (as warming would refresh them) are
-// recomputed through their key's single flight, a few at a time, and dropped
+// recomputed through their key's single flight, a few at a time within
+// warming's share of the warehouse's time (refresh-share.ts), and dropped
 // when their refresh fails; the idle rest are dropped, for the next call to compute.
 import type { Logger } from "../observability/index.js";
 import type { CacheEvent, CachePolicy, Computed } from "./cache-types.js";
 import type { JoinComputation } from "./computation-join.js";
+import type { RefreshShare } from "./refresh-share.js";
 import { type Entry, type EntryStore, isLive, storeNow } from "./entry-store.js";
 import type { SingleFlight } from "./single-flight.js";
 
@@ -17,6 +19,8 @@ export interface RefreshWhereOptions<V> {
   join: JoinComputation<V>;
   /** Stores a refreshed result of `entry`. */
   renew: (key: string, computed: Computed<V>, entry: Entry<V>) => void;
+  /** Warming's share of the warehouse's time, which these refreshes take their turns in. */
+  share: RefreshShare;
   onEvent: (event: CacheEvent, label: string) => void;
   logger: Logger;
 }
@@ -34,7 +38,7 @@ export function isWanted(entry: Entry<unknown>, now: number): boolean {
 export function createRefreshWhere<V>(
   options: RefreshWhereOptions<V>,
 ): (matches: (key: string, policy: CachePolicy) => boolean) => Promise<void> {
-  const { store, flights, join, renew, onEvent, logger } = options;
+  const { store, flights, join, renew, share, onEvent, logger } = options;
 
   /** The recomputation of one entry, through the key's single flight. */
   async function refreshNow(key: string, entry: Entry<V>): Promise<void> {
@@ -45,6 +49,8 @@ export function createRefreshWhere<V>(
         renew(key, computed, entry);
         return computed;
       });
+    await share.turn();
+    const started = performance.now();
     try {
       await join(key, entry.policy, start);
       onEvent("refresh", entry.policy.label ?? "");
@@ -53,6 +59,8 @@ export function createRefreshWhere<V>(
       if (store.find(key) === entry) store.delete(key);
       onEvent("refresh_failure", entry.policy.label ?? "");
       logger.warn("cache refresh failed", { key, error });
+    } finally {
+      share.spent(started, performance.now());
     }
   }
 

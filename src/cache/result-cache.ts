@@ -18,6 +18,7 @@ import type {
 import { createEntryStore, type Entry, isLive, storeNow } from "./entry-store.js";
 import { createComputationJoin } from "./computation-join.js";
 import { createRefreshWhere } from "./refresh-where.js";
+import { createRefreshShare } from "./refresh-share.js";
 import { createSingleFlight } from "./single-flight.js";
 import { createWarming } from "./warming.js";
 
@@ -105,11 +106,13 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
   const { tracing } = options;
   const logger = options.logger ?? silentLogger;
   const join = createComputationJoin(flights, tracing);
+  // One share of the warehouse's time for warming and the refreshes after imports.
+  const refreshShare = createRefreshShare(options.warmShare ?? 0.25);
   const warming = createWarming<V>({
     store,
     renew: (key, entry, computed) => put(key, computed, entry, entry.lastAskedAt),
     warmConcurrency: options.warmConcurrency ?? 1,
-    warmShare: options.warmShare ?? 0.25,
+    share: refreshShare,
     jitter: options.jitter ?? 0.1,
     random: options.random ?? Math.random,
     sweepIntervalMs: options.sweepIntervalMs ?? 1000,
@@ -127,6 +130,7 @@ export function createResultCache<V>(options: ResultCacheOptions = {}): ResultCa
     flights,
     join,
     renew: (key, computed, entry) => put(key, computed, entry, entry.lastAskedAt),
+    share: refreshShare,
     onEvent,
     logger,
   });

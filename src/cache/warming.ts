@@ -6,6 +6,7 @@
 import { traceAttribute, type Logger, type Tracing } from "../observability/index.js";
 import type { CacheEvent, CachePolicy, Computed } from "./cache-types.js";
 import { storeNow, type Entry, type EntryStore } from "./entry-store.js";
+import type { RefreshShare } from "./refresh-share.js";
 import { createWarmingTurns } from "./warming-turns.js";
 
 export interface WarmingOptions<V> {
@@ -14,8 +15,8 @@ export interface WarmingOptions<V> {
   renew: (key: string, entry: Entry<V>, computed: Computed<V>) => void;
   /** Most refreshes running at once. */
   warmConcurrency: number;
-  /** The largest share of the (real) time refreshes may keep a warehouse query running. */
-  warmShare: number;
+  /** The largest share of the (real) time refreshes may keep a warehouse query running, shared with refreshWhere. */
+  share: RefreshShare;
   /** A refresh is due up to this fraction of the warming period early, at random. */
   jitter: number;
   random: () => number;
@@ -48,14 +49,9 @@ export interface Warming<V> {
 }
 
 export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
-  const { store, renew, warmConcurrency, warmShare, jitter, random, onEvent, logger } = options;
+  const { store, renew, warmConcurrency, share, jitter, random, onEvent, logger } = options;
   const { retryAfterFailureMs, maxRetryAfterFailureMs, keepsIdle } = options;
   let closed = false;
-  /**
-   * performance.now() before which no refresh starts: keeps refreshes within
-   * their share of the warehouse's time (real time, whatever the clock says).
-   */
-  let nextRefreshAt = 0;
   const turns = createWarmingTurns();
   let working = 0;
   /** The pass under way: ends when no refresh is left to start or running. */
@@ -139,8 +135,7 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
     }
     try {
       while (!closed) {
-        const wait = nextRefreshAt - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
+        await share.turn();
         if (closed) return;
         // Taken after the wait, so that what fell due meanwhile has its turn.
         const next = turns.take((key) => {
@@ -150,8 +145,7 @@ export function createWarming<V>(options: WarmingOptions<V>): Warming<V> {
         if (next === undefined) return;
         const started = performance.now();
         await refresh(...next);
-        const ended = performance.now();
-        nextRefreshAt = Math.max(nextRefreshAt, ended + (ended - started) * (1 / warmShare - 1));
+        share.spent(started, performance.now());
       }
     } finally {
       working -= 1;

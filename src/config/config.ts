@@ -95,6 +95,8 @@ export interface Limits {
   importMaxFutureSeconds: number;
   /** `IMPORT_MIN_BYTES_PER_SECOND`: the slowest import upload kept past its grace; 0: no floor. */
   importMinBytesPerSecond: number;
+  /** `IMPORT_REFRESH_SECONDS`, in ms: the least time between two refreshes of one table's cached results after imports. */
+  importRefreshMs: number;
   /** `MAX_PARAMETER_LENGTH`: longest value of any parameter, in characters. */
   maxParameterLength: number;
   /** `MAX_CONNECTIONS`: open connections; more are refused while existing ones keep working. */

@@ -136,6 +136,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxImportsRunning: value.MAX_IMPORTS_RUNNING,
       importMaxFutureSeconds: value.IMPORT_MAX_FUTURE_SECONDS,
       importMinBytesPerSecond: value.IMPORT_MIN_BYTES_PER_SECOND,
+      importRefreshMs: value.IMPORT_REFRESH_SECONDS,
       maxParameterLength: value.MAX_PARAMETER_LENGTH,
       maxConnections: value.MAX_CONNECTIONS,
       maxConnectionsPerAddress: value.MAX_CONNECTIONS_PER_ADDRESS,

@@ -25,6 +25,7 @@ import { defaultCallLog } from "../warehouse/call-log.js";
 import { defaultMaxImportBytes } from "../warehouse/import-rows.js";
 import { defaultMaxImportsRunning } from "../transport/http/import-admission.js";
 import { defaultImportMinBytesPerSecond } from "../transport/http/import-upload-floor.js";
+import { defaultImportRefreshIntervalMs } from "../transport/http/import-refresh.js";
 import { defaultMaxFutureSeconds } from "../warehouse/log-line.js";
 import { defaultMaxRetryMs } from "../warehouse/retry-with-backoff.js";
 import {
@@ -407,6 +408,14 @@ export const variables = {
     default: defaultImportMinBytesPerSecond,
     description:
       "the slowest an import body may arrive, averaged from its start, once 10 seconds have passed; a slower one is cut with 408 `deadline_exceeded`; `0` turns the floor off",
+  }),
+  IMPORT_REFRESH_SECONDS: variable({
+    name: "IMPORT_REFRESH_SECONDS",
+    section: "Bounds",
+    parser: seconds(1),
+    default: defaultImportRefreshIntervalMs,
+    description:
+      "the least time between two refreshes of the cached results reading one table after imports; the imports arriving meanwhile share the next one, so each cached result is refreshed at most once per period however many imports arrive",
   }),
   MAX_WATCH_STREAMS: variable({
     name: "MAX_WATCH_STREAMS",

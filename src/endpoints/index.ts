@@ -17,6 +17,7 @@ export { resultColumnProblems } from "./result-columns.js";
 export type { Scope } from "./scope.js";
 export { createWatchHub, defaultTailPollMs } from "./watch-hub.js";
 export type { WatchContext, WatchHub, WatchHubOptions, WatchStream } from "./watch-hub.js";
+export { watchQueryRow, type WatchQuery } from "./watch-query.js";
 export type { WatchListener } from "./watch-delivery.js";
 export { createWatchBounds, defaultWatchBounds } from "./watch-bounds.js";
 export type { WatchBoundValues, WatchBounds } from "./watch-bounds.js";

@@ -4,18 +4,31 @@
 // the cache when it stores the key anew, sent only when the rows changed)
 // and keep it warm, and one whose entry is gone is computed again at the next
 // poll tick; a paged call (logs.all) is a live tail polled once per
-// key (watch-tail.ts); any other call is polled whole, once per key.
+// key (watch-tail.ts); any other call is polled whole, once per key. The
+// first result of an uncached key is computed once for the watchers that
+// open before its next poll, and every poll runs as the key's caller and is
+// told to `onQuery` (the call log) with what it read.
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ResultCache } from "../cache/index.js";
-import { defaultQueryTimeoutMs, type QueryExecutor } from "../executor/index.js";
+import { defaultQueryTimeoutMs, type QueryExecutor, type WarehouseRow } from "../executor/index.js";
 import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
 import type { EndpointResult, PreparedCall } from "./call-types.js";
 import type { ComputedResponse } from "./computed-response.js";
 import type { EndpointService } from "./endpoint-service.js";
 import { createWatchBounds, type WatchBoundValues, type WatchOpener } from "./watch-bounds.js";
 import { Delivery, type WatchListener } from "./watch-delivery.js";
-import { type TailMark, isAfter, markOfResult, markOfRow, mergeTail, rowsAfter, tailMessage } from "./watch-tail.js";
+import {
+  type TailMark,
+  isAfter,
+  markOfRow,
+  mergeTail,
+  microsOfMs,
+  rowsAfter,
+  startOfResult,
+  tailMessage,
+} from "./watch-tail.js";
+import { codeName, type WatchQuery } from "./watch-query.js";
 
 /** TAIL_POLL_SECONDS's default, in milliseconds. */
 export const defaultTailPollMs = 2000;
@@ -36,6 +49,8 @@ export interface WatchHubOptions {
   bounds?: WatchBoundValues;
   /** Told the number of open streams after each change (a gauge). Default: nothing. */
   onOpenStreams?: (open: number) => void;
+  /** Told each warehouse query a poll ran, for the call log. Default: nothing. */
+  onQuery?: (query: WatchQuery) => void;
   /** Default: silent. */
   logger?: Logger;
 }
@@ -78,13 +93,17 @@ interface Group {
   members: Set<Member>;
   timer?: NodeJS.Timeout;
   polling?: Promise<void>;
+  /** The first result of an uncached key, shared by the watchers that open until its next poll. */
+  first?: Promise<EndpointResult>;
 }
 
 /** One watcher: the hub's side of its stream, its delivery's listener, and the transport's handle of it. */
 class Member implements WatchListener, WatchStream {
   readonly delivery: Delivery = new Delivery(this);
-  /** For a tail: the newest row sent; undefined until its first message. */
+  /** For a tail: the newest row sent, never past now; undefined until its first message. */
   mark?: TailMark;
+  /** For a tail: rows of its first message dated past its time, not to be sent again when their time comes. */
+  ahead = new Map<string, TailMark>();
   /** For a tail: its first message was sent. */
   ready = false;
 
@@ -118,6 +137,7 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
   const tailPollMs = options.tailPollMs ?? defaultTailPollMs;
   const pollTimeoutMs = options.pollTimeoutMs ?? defaultQueryTimeoutMs;
   const logger = options.logger ?? silentLogger;
+  const onQuery = options.onQuery ?? (() => {});
   const bounds = createWatchBounds(options.bounds);
   const onOpenStreams = options.onOpenStreams ?? (() => {});
   const groups = new Map<string, Group>();
@@ -155,7 +175,7 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
     const key =
       kind === "cached"
         ? call.cacheEntry!.key
-        : `${kind}\n${call.endpoint.definition.name}\n${JSON.stringify(call.queryParams)}\n${JSON.stringify(call.readLimits ?? null)}\n${tenant}`;
+        : `${kind}\n${call.endpoint.definition.name}\n${JSON.stringify(call.queryParams)}\n${JSON.stringify(call.readLimits ?? null)}\n${call.page?.size ?? ""}\n${call.page?.token ?? ""}\n${tenant}`;
     let group = groups.get(key);
     if (group === undefined) {
       group = { key, call, kind, tenant, members: new Set() };
@@ -182,10 +202,15 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
   });
 
   async function poll(group: Group): Promise<void> {
+    // Watchers opening from now on are sent a result newer than this poll's.
+    group.first = undefined;
+    const options = pollOptions(group);
+    const told = { endpoint: group.call.endpoint.definition.name, tenant: group.tenant, requestId: options.requestId };
     try {
-      if (group.kind === "cached") return await reask(group);
+      if (group.kind === "cached") return await reask(group, options);
       if (group.kind === "polled") {
-        const result = await service.execute(group.call, pollOptions(group));
+        const result = await service.execute(group.call, options);
+        onQuery({ ...told, code: "ok", ...costOf(result) });
         for (const member of group.members) member.delivery.offerResult(result);
         return;
       }
@@ -194,37 +219,76 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
       // The oldest mark among the watchers: rows past it are new to one of them at least.
       let floor = ready[0]!.mark;
       for (const member of ready) if (floor !== undefined && !isAfter(member.mark ?? floor, floor)) floor = member.mark;
-      const rows = await rowsAfter(executor, group.call, floor, pollOptions(group));
+      const upTo = microsOfMs(clock());
+      const read = await rowsAfter(executor, group.call, { floor, upTo }, options);
+      onQuery({ ...told, code: "ok", statistics: read.statistics, durationMs: read.durationMs });
       const computedAt = clock();
-      for (const member of ready) {
-        const mine = rows.filter((row) => isAfter(markOfRow(row), member.mark));
-        if (mine.length === 0) continue;
-        const message = tailMessage(group.call, mine, computedAt);
-        for (const row of mine) if (isAfter(markOfRow(row), member.mark)) member.mark = markOfRow(row);
-        member.delivery.offerRows(message, (held, next) => mergeTail(group.call, held, next));
-      }
+      for (const member of ready) deliverTail(group, member, read.rows, computedAt);
     } catch (error) {
+      onQuery({ ...told, code: codeName(error), statistics: { rowsRead: 0, bytesRead: 0 }, durationMs: 0 });
       logger.warn("watch poll failed", { endpoint: group.call.endpoint.definition.name, error });
     }
+  }
+
+  /** Sends `member` the rows of a poll past its mark that it was not sent already, and moves its mark past them. */
+  function deliverTail(group: Group, member: Member, rows: WarehouseRow[], computedAt: number) {
+    const past = rows.filter((row) => isAfter(markOfRow(row), member.mark));
+    const mine = past.filter((row) => member.ahead.get(String(row.id))?.micros !== markOfRow(row).micros);
+    for (const row of past) if (isAfter(markOfRow(row), member.mark)) member.mark = markOfRow(row);
+    for (const [id, mark] of member.ahead) if (!isAfter(mark, member.mark)) member.ahead.delete(id);
+    if (mine.length === 0) return;
+    const message = tailMessage(group.call, mine, computedAt);
+    member.delivery.offerRows(message, (held, next) => mergeTail(group.call, held, next));
   }
 
   /**
    * A watched key whose entry is gone (evicted, or dropped by a failed
    * refresh) gets no renewal: it is computed again, once for all its watchers.
    */
-  async function reask(group: Group): Promise<void> {
+  async function reask(group: Group, options: ReturnType<typeof pollOptions>): Promise<void> {
     // Watched counts as asked; a key whose first result is still coming is left to that computation.
     if (cache!.markAsked(group.key) || ![...group.members].some((m) => m.delivery.started)) return;
-    const result = await service.execute(group.call, pollOptions(group));
+    const result = await service.execute(group.call, options);
+    const { endpoint } = group.call;
+    onQuery({
+      endpoint: endpoint.definition.name,
+      tenant: group.tenant,
+      requestId: options.requestId,
+      code: "ok",
+      ...costOf(result),
+    });
     for (const member of group.members) member.delivery.offerResult(result);
+  }
+
+  /**
+   * The first result for a watcher of `group`: a cached call's through the
+   * cache (its key's single flight); an uncached one's computed once for all
+   * the watchers opening until the group's next poll.
+   */
+  function firstResult(group: Group, call: PreparedCall, context: WatchContext): Promise<EndpointResult> {
+    const peeked = service.peek(call);
+    if (peeked !== undefined) return Promise.resolve(peeked);
+    const run = () => service.execute(call, { tenant: context.tenant, requestId: context.requestId });
+    if (group.kind === "cached") return run();
+    if (group.first === undefined) {
+      const first = run();
+      group.first = first;
+      // A failure is this run's: the next watcher tries again.
+      first.catch(() => {
+        if (group.first === first) group.first = undefined;
+      });
+    }
+    return group.first;
   }
 
   async function first(group: Group, member: Member, call: PreparedCall, context: WatchContext) {
     try {
-      const result =
-        service.peek(call) ?? (await service.execute(call, { tenant: context.tenant, requestId: context.requestId }));
+      const result = await firstResult(group, call, context);
       if (group.kind === "tail") {
-        member.mark = markOfResult(result);
+        // Rows dated after the result was computed are not a mark: a row of 2299 cannot freeze the tail.
+        const start = startOfResult(result, microsOfMs(result.computation.computedAt));
+        member.mark = start.mark;
+        member.ahead = start.ahead;
         member.ready = true;
         member.delivery.offerResult(result);
         return;
@@ -235,6 +299,15 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
     } catch (error) {
       member.delivery.end(ConnectError.from(error));
     }
+  }
+
+  /** What a poll's result cost: the warehouse's figures when it computed it, none when it was a hit. */
+  function costOf(result: EndpointResult): Pick<WatchQuery, "statistics" | "durationMs"> {
+    const { statistics, warehouseMs } = result.computation;
+    const computed = result.cache === undefined || result.cache.status !== "HIT";
+    return computed
+      ? { statistics: statistics ?? { rowsRead: 0, bytesRead: 0 }, durationMs: warehouseMs }
+      : { statistics: { rowsRead: 0, bytesRead: 0 }, durationMs: 0 };
   }
 
   /** Takes `member` out of its group (the group out of the hub once empty) and out of the bounds, once. */

@@ -109,6 +109,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       importBounds: {
         maxFutureSeconds: config.limits.importMaxFutureSeconds,
         minBytesPerSecond: config.limits.importMinBytesPerSecond,
+        refreshIntervalMs: config.limits.importRefreshMs,
       },
       maxParameterLength: config.limits.maxParameterLength,
       maxQueryMs: config.limits.maxQueryMs,

@@ -34,7 +34,7 @@ export interface CorsOptions {
 /** Methods a page may use: Connect unary (POST, and GET for Connect-GET), gRPC-Web (POST), the GET API. */
 const corsAllowedMethods = [...new Set([...connectCors.allowedMethods, "GET", "HEAD"])];
 
-/** Headers a page may send: the Connect, gRPC-Web and Connect-GET ones, credentials, request id and trace context. */
+/** Headers a page may send: the Connect, gRPC-Web and Connect-GET ones, credentials, request id, trace context and a dry run. */
 const corsAllowedHeaders = [
   ...connectCors.allowedHeaders,
   "X-API-KEY",
@@ -43,9 +43,10 @@ const corsAllowedHeaders = [
   "Traceparent",
   "Tracestate",
   "Accept",
+  "X-Dry-Run",
 ];
 
-/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing, statistics, truncation, deprecation and the next page. */
+/** Headers a page may read: gRPC status and details, cache, request id, rate limits, timing, statistics, truncation, deprecation, a dry run's estimate and the next page. */
 const corsExposedHeaders = [
   ...connectCors.exposedHeaders,
   "X-Cache",
@@ -61,6 +62,9 @@ const corsExposedHeaders = [
   "X-Rows-Before-Limit",
   "Deprecation",
   "Sunset",
+  "X-Estimate-Rows",
+  "X-Estimate-Parts",
+  "X-Estimate-Marks",
   "Link",
   "ETag",
   "Last-Modified",

@@ -11,8 +11,11 @@ import type { WarehouseClient } from "./reopening-client.js";
 /** The defaults of CALL_LOG_FLUSH_SECONDS, CALL_LOG_MAX_ROWS and CALL_LOG_RETENTION_DAYS. */
 export const defaultCallLog = { flushMs: 5_000, maxRows: 100_000, retentionDays: 30 } as const;
 
-/** How a call reached the service: GET (and HEAD), Connect, gRPC or gRPC-Web. */
-export type CallProtocol = "get" | "connect" | "grpc" | "grpc-web";
+/**
+ * How a call reached the service: GET (and HEAD), Connect, gRPC or gRPC-Web;
+ * `watch` is a poll a watch stream ran, recorded on its own.
+ */
+export type CallProtocol = "get" | "connect" | "grpc" | "grpc-web" | "watch";
 
 /** What the result cache did for a call: served it, computed it, served it while refreshing, or nothing. */
 export type CacheOutcome = "hit" | "miss" | "stale" | "none";

@@ -1,5 +1,6 @@
-// The refresh after imports: one per table at a time, imports arriving while
-// it runs sharing the one queued after it, and an import's wait bounded.
+// The refresh after imports: one per table at a time and one start per
+// interval, imports arriving meanwhile sharing the one queued after it, and
+// an import's wait bounded.
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/observability/index.js";
 import { createImportRefreshes } from "../../src/transport/http/import-refresh.js";
@@ -21,7 +22,7 @@ const tick = () => new Promise((r) => setTimeout(r, 0));
 describe("import refreshes", () => {
   it("run one at a time per table, the imports arriving meanwhile sharing one queued run", async () => {
     const held = heldRefresh();
-    const refreshes = createImportRefreshes(held.refresh, { waitMs: 60_000, logger: silentLogger });
+    const refreshes = createImportRefreshes(held.refresh, { waitMs: 60_000, intervalMs: 0, logger: silentLogger });
     const first = refreshes.after("edge_logs");
     const second = refreshes.after("edge_logs");
     const third = refreshes.after("edge_logs");
@@ -45,6 +46,29 @@ describe("import refreshes", () => {
     await refreshes.after("edge_logs");
     expect(performance.now() - started).toBeLessThan(1000);
     expect(held.runs).toEqual(["edge_logs"]);
+    held.release();
+  });
+
+  it("start a table's refreshes an interval apart, however many imports arrive meanwhile", async () => {
+    const held = heldRefresh();
+    let now = 0;
+    const refreshes = createImportRefreshes(held.refresh, {
+      waitMs: 0,
+      intervalMs: 40,
+      now: () => now,
+      logger: silentLogger,
+    });
+    await refreshes.after("edge_logs");
+    held.release();
+    await tick();
+    // Twenty imports within the interval after the first refresh started: none starts another yet.
+    for (let i = 0; i < 20; i++) await refreshes.after("edge_logs");
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(held.runs).toEqual(["edge_logs"]);
+    // The interval over, the twenty share one refresh.
+    now = 40;
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(held.runs).toEqual(["edge_logs", "edge_logs"]);
     held.release();
   });
 });

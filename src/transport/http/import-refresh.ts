@@ -1,10 +1,15 @@
 // The refresh of a table's cached results after an import: one at a time per
-// table, with the imports that arrive meanwhile joining the one queued after
-// it; and the import's answer waits for it only so long, the refresh going on.
+// table and at most one start per interval, with the imports that arrive
+// meanwhile joining the one queued after it, so that however many imports
+// arrive each cached key is refreshed once an interval; and the import's
+// answer waits for it only so long, the refresh going on.
 import type { Logger } from "../../observability/index.js";
 
 /** How long an import's answer waits for its refresh when the caller does not say. */
 export const defaultImportRefreshWaitMs = 2000;
+
+/** The least time between the starts of two refreshes of one table when the caller does not say. */
+export const defaultImportRefreshIntervalMs = 1000;
 
 export interface ImportRefreshes {
   /** Refreshes `table`'s results after the rows just inserted; resolves when done or after the wait, whichever is first. */
@@ -14,16 +19,31 @@ export interface ImportRefreshes {
 interface TableState {
   running?: Promise<void>;
   queued?: Promise<void>;
+  /** When the last refresh started (the `now` option's time). */
+  startedAt: number;
+}
+
+export interface ImportRefreshOptions {
+  /** How long an import's answer waits for its refresh. Default 2,000 ms. */
+  waitMs?: number;
+  /** The least time between the starts of two refreshes of one table. Default 1,000 ms. */
+  intervalMs?: number;
+  /** Monotonic milliseconds. Default performance.now. */
+  now?: () => number;
+  logger: Logger;
 }
 
 export function createImportRefreshes(
   refresh: (table: string) => Promise<void>,
-  options: { waitMs?: number; logger: Logger },
+  options: ImportRefreshOptions,
 ): ImportRefreshes {
   const waitMs = options.waitMs ?? defaultImportRefreshWaitMs;
+  const intervalMs = options.intervalMs ?? defaultImportRefreshIntervalMs;
+  const now = options.now ?? (() => performance.now());
   const states = new Map<string, TableState>();
 
   function run(table: string, state: TableState): Promise<void> {
+    state.startedAt = now();
     const running: Promise<void> = refresh(table)
       .catch((error: unknown) => options.logger.warn("refresh after import failed", { table, error }))
       .finally(() => {
@@ -33,16 +53,24 @@ export function createImportRefreshes(
     return running;
   }
 
-  /** A refresh that starts after every row inserted so far: the running one may have read the table before them. */
+  /**
+   * A refresh that starts after every row inserted so far (the running one
+   * may have read the table before them): now, or once the running one has
+   * ended and the interval since its start has passed.
+   */
   function request(table: string): Promise<void> {
     let state = states.get(table);
-    if (state === undefined) states.set(table, (state = {}));
+    if (state === undefined) states.set(table, (state = { startedAt: Number.NEGATIVE_INFINITY }));
     if (state.queued !== undefined) return state.queued;
-    if (state.running === undefined) return run(table, state);
-    const queued = state.running.then(() => {
+    if (state.running === undefined && now() - state.startedAt >= intervalMs) return run(table, state);
+    const queued = (async () => {
+      await state.running;
+      for (let left = state.startedAt + intervalMs - now(); left > 0; left = state.startedAt + intervalMs - now()) {
+        await new Promise((resolve) => setTimeout(resolve, left).unref());
+      }
       state.queued = undefined;
       return run(table, state);
-    });
+    })();
     state.queued = queued;
     return queued;
   }

@@ -41,6 +41,8 @@ export interface ImportRouteOptions {
   maxRunning?: number;
   /** How long the answer waits for the refresh of the table's cached results, which goes on past it. Default 2000 ms. */
   refreshWaitMs?: number;
+  /** `IMPORT_REFRESH_SECONDS`, in ms: the least time between two refreshes of one table's cached results. Default 1000 ms. */
+  refreshIntervalMs?: number;
   /** `IMPORT_MAX_FUTURE_SECONDS`: how far past now a row's timestamp may be. Default 300. */
   maxFutureSeconds?: number;
   /** `IMPORT_MIN_BYTES_PER_SECOND`: the slowest upload kept past the grace; 0: any. Default 16 KiB. */
@@ -85,7 +87,7 @@ export function createImportRoute(options: ImportRouteOptions): ImportRoute {
       const names = readers.get(table)!;
       return cache.refreshWhere((_key, policy) => names.has(policy.label ?? ""));
     },
-    { waitMs: options.refreshWaitMs, logger },
+    { waitMs: options.refreshWaitMs, intervalMs: options.refreshIntervalMs, logger },
   );
 
   /** A refusal before the body is read, else the table and the caller's Idempotency-Key. */

@@ -1,6 +1,6 @@
 // Connect, gRPC and gRPC-Web routes: every saved query of the registry as a
 // unary method that calls the shared endpoint service.
-import type { DescMessage, DescMethodUnary } from "@bufbuild/protobuf";
+import { create, type DescMessage, type DescMethodUnary } from "@bufbuild/protobuf";
 import { ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
 import { queryOf } from "../node-http/index.js";
@@ -30,26 +30,30 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
       router.rpc(method, async (request, context) => {
         const call = authenticatedCallOf(context.values);
         const credential = call.credential;
+        const callContext = {
+          signal: context.signal,
+          timeoutMs: context.timeoutMs() ?? defaultTimeoutMs,
+          requestId: call.requestId,
+          tenant: credential.id,
+          freshness: rpcFreshness(context.requestHeader),
+        };
+        const set = (name: string, value: string) => context.responseHeader.set(name, value);
+        // A deprecated version says so on every answer, errors included (docs/endpoints.md).
+        for (const [name, value] of Object.entries(endpoint.deprecation?.headers ?? {})) set(name, value);
         let result: EndpointResult;
         try {
-          result = await service.run(
-            endpoint,
-            request,
-            {
-              signal: context.signal,
-              timeoutMs: context.timeoutMs() ?? defaultTimeoutMs,
-              requestId: call.requestId,
-              tenant: credential.id,
-              freshness: rpcFreshness(context.requestHeader),
-            },
-            credential,
-          );
+          if (isDryRun(context.requestHeader)) {
+            const estimate = await service.estimate(service.prepare(endpoint, request, credential), callContext);
+            return dryRunAnswer(set, estimate, method);
+          }
+          result = await service.run(endpoint, request, callContext, credential);
         } catch (error) {
           const connectError = ConnectError.from(error);
           connectError.metadata.set("cache-control", "no-store");
+          for (const [name, value] of Object.entries(endpoint.deprecation?.headers ?? {}))
+            connectError.metadata.set(name, value);
           throw connectError;
         }
-        const set = (name: string, value: string) => context.responseHeader.set(name, value);
         const form = messageForm(isBinary(context.requestMethod, context.requestHeader, context.url));
         setRpcCacheHeaders(set, result, { form, staleIfErrorSeconds, cors: call.cors });
         // Connect answers a unary call's trailers as headers named `trailer-…`: its statistics are plain headers.
@@ -65,4 +69,22 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
 function isBinary(method: string, headers: Headers, url: string): boolean {
   if (method === "GET") return new URLSearchParams(queryOf(url)).get("encoding") !== "json";
   return rpcContentTypeOf(headers.get("content-type") ?? "")?.binary ?? true;
+}
+
+/** Whether the call asks for its estimate only (`x-dry-run: 1`, docs/usage-accounting.md). */
+export function isDryRun(headers: { get(name: string): string | null }): boolean {
+  return headers.get("x-dry-run") === "1";
+}
+
+/** A dry run's answer: an empty response message, the estimate as `x-estimate-rows`, `-parts` and `-marks`. */
+function dryRunAnswer(
+  set: (name: string, value: string) => void,
+  estimate: { rows: number; parts: number; marks: number },
+  method: DescMethodUnary<DescMessage, DescMessage>,
+) {
+  set("cache-control", "no-store");
+  set("x-estimate-rows", String(estimate.rows));
+  set("x-estimate-parts", String(estimate.parts));
+  set("x-estimate-marks", String(estimate.marks));
+  return create(method.output);
 }

@@ -71,11 +71,11 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
   const { service, toRouter, encodings, log, record, maxBodyBytes, bindContext } = options;
   // Each saved query with the prepared calls' group of its messages in either form: made once, so that each is one
   // string.
+  // A deprecated version is the router's: its answers carry Deprecation and Sunset, and its sunset is checked each call.
   const procedures = new Map<Endpoint, Procedure>(
-    options.registry.endpoints.map((e) => [
-      e,
-      { endpoint: e, groups: { binary: `${e.grpcMethod} proto`, json: `${e.grpcMethod} json` } },
-    ]),
+    options.registry.endpoints
+      .filter((e) => e.deprecation === undefined)
+      .map((e) => [e, { endpoint: e, groups: { binary: `${e.grpcMethod} proto`, json: `${e.grpcMethod} json` } }]),
   );
   const preparedCalls = createPreparedCalls(options.preparedCalls?.maxEntries, options.preparedCalls?.maxChars);
   const accepted = options.acceptCompression;
@@ -173,7 +173,10 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     const form = unaryRequestForm(call.head, procedure.endpoint.method, accepted);
     if (form === undefined || !canCompress(form.compression)) return toRouter(call);
     // A caller's freshness directive is execute's to read, and a conditional Connect GET (304) the router's.
-    if (asksFreshness(call.head.headers) || (form.get && isConditional(call.head.headers))) return toRouter(call);
+    // A dry run (x-dry-run) is the router's too: it answers an estimate, not the result.
+    const headers = call.head.headers;
+    if (asksFreshness(headers) || (form.get && isConditional(headers)) || headers["x-dry-run"] !== undefined)
+      return toRouter(call);
     if (form.get) {
       // The message is in the query string, which names the call whole.
       if (answerHit(call, procedure, form, url)) return;

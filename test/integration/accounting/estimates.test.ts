@@ -5,7 +5,10 @@
 // without a warehouse query. The expected figures are the whole parts of
 // edge_logs holding a row of the window, counted from the rows themselves
 // (the parts' time ranges are what lets the engine skip the others).
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UsageService } from "../../../src/gen/usage/v1/usage_pb.js";
 import { seedDemoData, type Warehouse } from "../../../src/warehouse/index.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
@@ -68,6 +71,24 @@ describe("a dry run (dry_run=1)", () => {
     expect(await warehouseQueries()).toBe(before);
     // Nothing was cached: the first real call is a miss.
     expect((await get("project=supabase&interval=hourly")).headers.get("x-cache")).toBe("MISS");
+  });
+
+  it("answers an RPC call with x-dry-run: 1 with the same estimate as metadata and an empty message", async () => {
+    const daily = await partsFrom("2026-11-13 12:00:00");
+    const before = await warehouseQueries();
+    const transport = createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" });
+    let received = new Headers();
+    const response = await createClient(UsageService, transport).getApiCounts(
+      { project: "supabase", interval: "daily" },
+      { headers: { "x-api-key": TEST_API_KEY, "x-dry-run": "1" }, onHeader: (h) => (received = h) },
+    );
+    expect(response.result).toEqual([]);
+    expect([
+      received.get("x-estimate-rows"),
+      received.get("x-estimate-parts"),
+      received.get("x-estimate-marks"),
+    ]).toEqual([String(daily.rows), String(daily.parts), String(daily.parts)]);
+    expect(await warehouseQueries()).toBe(before);
   });
 
   it("checks the credential and the parameters first", async () => {

@@ -5,7 +5,8 @@
 // neither; past the sunset the first answers 410 over GET and UNIMPLEMENTED
 // over RPC, naming the second.
 import { create, type Message } from "@bufbuild/protobuf";
-import { Code } from "@connectrpc/connect";
+import { Code, createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UsageService } from "../../../src/gen/usage/v1/usage_pb.js";
 import type { Warehouse } from "../../../src/warehouse/index.js";
@@ -40,6 +41,7 @@ afterAll(async () => {
   await warehouse?.close();
 });
 
+const headers = { "x-api-key": TEST_API_KEY };
 const get = (on: TestServer, path: string) =>
   fetch(`${on.url}/api/endpoints/${path}`, {
     headers: { "x-api-key": TEST_API_KEY, origin: "https://elsewhere.example" },
@@ -74,6 +76,30 @@ describe("before the sunset", () => {
       ["2026-11-09T00:00:00Z", 1],
       ["2026-11-16T00:00:00Z", 1],
     ]);
+  });
+
+  it("answers the deprecated version's RPC calls, hits included, with Deprecation and Sunset metadata", async () => {
+    const transport = createConnectTransport({ baseUrl: server.url, httpVersion: "2" });
+    const usage = createClient(UsageService, transport);
+    for (const [name, call] of [
+      [
+        "v1",
+        (onHeader: (h: Headers) => void) => usage.getApiCounts({ project, interval: "daily" }, { headers, onHeader }),
+      ],
+      [
+        "v1 again (a hit)",
+        (onHeader: (h: Headers) => void) => usage.getApiCounts({ project, interval: "daily" }, { headers, onHeader }),
+      ],
+      [
+        "v2",
+        (onHeader: (h: Headers) => void) => usage.getApiCountsV2({ project, interval: "daily" }, { headers, onHeader }),
+      ],
+    ] as const) {
+      let received = new Headers();
+      await call((h) => (received = h));
+      const expected = name === "v2" ? [null, null] : ["@1796083200", "Fri, 31 Dec 2027 00:00:00 GMT"];
+      expect([received.get("deprecation"), received.get("sunset")], name).toEqual(expected);
+    }
   });
 
   it("refuses a weekly interval on the old version", async () => {
