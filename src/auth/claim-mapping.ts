@@ -1,17 +1,19 @@
 // What an identity provider's token may do, read from its claims by the
 // issuer's mapping: which claim lists the endpoints, which claims fix which
 // parameters (a tenant claim such as `org_id` becomes `project`), and which
-// carry the rate limit, read limits and the import scope. A mapped claim that
-// is missing or of the wrong shape refuses the token, naming the claim.
+// carry the rate limit, read limits, the import scope and whether personal
+// data is seen as stored. A mapped claim that is missing or of the wrong
+// shape refuses the token, naming the claim.
 import type { Credential } from "./credential.js";
 import { rateProblem, readLimitFields, readLimitsOf } from "./credential-limits.js";
 import { InvalidTokenError } from "./token-verifier.js";
 
 /**
  * Claim names per credential field. Every mapped claim must be present,
- * except `import`, which when absent means no. Without a mapping an issuer's
- * tokens carry the service's own claims (`endpoints`, `fixed`, `rps`,
- * `import`, `max_rows_to_read`, `max_bytes_to_read`), each optional.
+ * except `import` and `unmasked`, which when absent mean no. Without a
+ * mapping an issuer's tokens carry the service's own claims (`endpoints`,
+ * `fixed`, `rps`, `import`, `unmasked`, `max_rows_to_read`,
+ * `max_bytes_to_read`), each optional.
  */
 export interface ClaimMapping {
   /** An array of endpoint names, or a space-separated string of scopes (`scope`) of which those naming endpoints count. */
@@ -24,10 +26,20 @@ export interface ClaimMapping {
   max_bytes_to_read?: string;
   /** `true` or `false`. */
   import?: string;
+  /** `true` or `false`: personal data as stored (docs/credentials.md#personal-data). */
+  unmasked?: string;
 }
 
 /** The fields a mapping may have, for the configuration's checks. */
-export const mappedFields = ["endpoints", "fixed", "rps", "max_rows_to_read", "max_bytes_to_read", "import"] as const;
+export const mappedFields = [
+  "endpoints",
+  "fixed",
+  "rps",
+  "max_rows_to_read",
+  "max_bytes_to_read",
+  "import",
+  "unmasked",
+] as const;
 
 /** The mapping that reads the service's own claim names, each optional (docs/credentials.md#signed-tokens). */
 const ownClaims = {
@@ -36,6 +48,7 @@ const ownClaims = {
   max_rows_to_read: "max_rows_to_read",
   max_bytes_to_read: "max_bytes_to_read",
   import: "import",
+  unmasked: "unmasked",
 } as const;
 
 export interface MappingContext {
@@ -55,7 +68,7 @@ export function mappedCredential(
   const claim = (name: string | undefined): unknown => {
     if (name === undefined) return undefined;
     const value = claims[name];
-    if (value === undefined && required && name !== names.import)
+    if (value === undefined && required && name !== names.import && name !== names.unmasked)
       throw new InvalidTokenError(`claim ${name} is missing`);
     return value;
   };
@@ -97,6 +110,11 @@ export function mappedCredential(
   if (mayImport !== undefined && typeof mayImport !== "boolean")
     throw new InvalidTokenError(`claim ${names.import} must be true or false`);
   if (mayImport === true) credential.mayImport = true;
+
+  const unmasked = claim(names.unmasked);
+  if (unmasked !== undefined && typeof unmasked !== "boolean")
+    throw new InvalidTokenError(`claim ${names.unmasked} must be true or false`);
+  if (unmasked === true) credential.unmasked = true;
   return credential;
 }
 

@@ -24,6 +24,11 @@ export interface Credential {
   mayImport?: true;
   /** Rows and bytes the warehouse may read for one of its calls; the smallest limit that applies wins. */
   readLimits?: ReadLimitValues;
+  /**
+   * It sees personal data as stored (docs/credentials.md#personal-data).
+   * Full-access keys have it; undefined: saved queries mask it.
+   */
+  unmasked?: true;
 }
 
 // Beside the credential, not in it: what a credential says it may do is compared whole in many places.

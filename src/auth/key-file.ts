@@ -1,7 +1,7 @@
 // Scoped API keys from a JSON file (API_KEYS_FILE), stored only as SHA-256
 // digests: {"keys": [{"id", "sha256", "endpoints"?, "fixed"?,
-// "rate_limit_per_second"?, "rate_limit_burst"?, "import"?, "max_rows_to_read"?,
-// "max_bytes_to_read"?}]}. The file is read again on
+// "rate_limit_per_second"?, "rate_limit_burst"?, "import"?, "unmasked"?,
+// "max_rows_to_read"?, "max_bytes_to_read"?}]}. The file is read again on
 // `reload()` (SIGHUP) and when its content changes (a hash of it, read on each
 // poll: a file rewritten in place with the same size and time is noticed); a
 // file that does not read keeps the keys in force and says why in one log
@@ -183,6 +183,10 @@ export function parseKeyFile(
     if (mayImport !== undefined && typeof mayImport !== "boolean")
       throw new Error(`${where}.import must be true or false`);
     if (mayImport === true) credential.mayImport = true;
+    const { unmasked } = entry;
+    if (unmasked !== undefined && typeof unmasked !== "boolean")
+      throw new Error(`${where}.unmasked must be true or false`);
+    if (unmasked === true) credential.unmasked = true;
     const { limits, problem } = readLimitsOf(entry);
     if (problem !== undefined) throw new Error(`${where}.${problem.field} ${problem.description}`);
     if (limits !== undefined) credential.readLimits = limits;
@@ -199,6 +203,7 @@ const entryFields = new Set([
   "rate_limit_per_second",
   "rate_limit_burst",
   "import",
+  "unmasked",
   ...Object.keys(readLimitFields),
 ]);
 

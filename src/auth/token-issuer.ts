@@ -12,6 +12,8 @@ export interface TokenClaims {
   rps?: number;
   /** The `import` scope. Default: without it. */
   import?: boolean;
+  /** Personal data as stored (docs/credentials.md#personal-data). Default: masked. */
+  unmasked?: boolean;
   /** Rows the warehouse may read for one of its calls. */
   max_rows_to_read?: number;
   /** Bytes the warehouse may read for one of its calls. */
@@ -36,6 +38,7 @@ export async function issueToken(claims: TokenClaims, options: IssueOptions): Pr
   if (claims.fixed !== undefined) payload.fixed = { ...claims.fixed };
   if (claims.rps !== undefined) payload.rps = claims.rps;
   if (claims.import === true) payload.import = true;
+  if (claims.unmasked === true) payload.unmasked = true;
   if (claims.max_rows_to_read !== undefined) payload.max_rows_to_read = claims.max_rows_to_read;
   if (claims.max_bytes_to_read !== undefined) payload.max_bytes_to_read = claims.max_bytes_to_read;
   const token = new SignJWT(payload)

@@ -1,8 +1,8 @@
 // Signed tokens (JWT, verified with jose): HS256 with a shared secret, or
 // RS256, ES256 and EdDSA with a public key or a JWKS. Claims: `exp`
 // (required), `nbf`, `sub` (the caller's id), `endpoints`, `fixed`, `rps`,
-// `import`, `max_rows_to_read` and `max_bytes_to_read`, with the meaning of the
-// key file's fields. A token verified once is kept
+// `import`, `unmasked`, `max_rows_to_read` and `max_bytes_to_read`, with the
+// meaning of the key file's fields. A token verified once is kept
 // until it expires, so a repeated call costs a Map lookup, not a signature.
 import { createPublicKey, hash, type KeyObject } from "node:crypto";
 import type { JSONWebKeySet, JWTPayload } from "jose";
@@ -105,11 +105,13 @@ function credentialOf(token: string, payload: JWTPayload, known: TokenVerifierOp
     fixed,
     rps,
     import: mayImport,
+    unmasked,
   } = payload as JWTPayload & {
     endpoints?: unknown;
     fixed?: unknown;
     rps?: unknown;
     import?: unknown;
+    unmasked?: unknown;
   };
   // Token callers are named apart from keys and the service's own work. Without
   // a subject the signed part is the caller (by a hash, never the token): the
@@ -144,6 +146,9 @@ function credentialOf(token: string, payload: JWTPayload, known: TokenVerifierOp
   if (mayImport !== undefined && typeof mayImport !== "boolean")
     throw new InvalidTokenError("claim import must be true or false");
   if (mayImport === true) credential.mayImport = true;
+  if (unmasked !== undefined && typeof unmasked !== "boolean")
+    throw new InvalidTokenError("claim unmasked must be true or false");
+  if (unmasked === true) credential.unmasked = true;
   const { limits, problem } = readLimitsOf(payload as Record<string, unknown>);
   if (problem !== undefined) throw new InvalidTokenError(`claim ${problem.field} ${problem.description}`);
   if (limits !== undefined) credential.readLimits = limits;

@@ -13,7 +13,7 @@ const parameters = new Set(registry.endpoints.flatMap((e) => e.parameters.map((p
 
 const { values } = readCommandLine({
   usage: `usage: npm run token -- --sub ID [--endpoints NAME,...] [--fixed NAME=VALUE]... [--ttl 1h] [--rps N] [--import]
-       [--max-rows-to-read N] [--max-bytes-to-read N]
+       [--unmasked] [--max-rows-to-read N] [--max-bytes-to-read N]
 
 Prints a token signed with JWT_SECRET (HS256), which the service accepts in
 X-API-KEY or Authorization: Bearer like a key.
@@ -28,6 +28,7 @@ options:
   --rps N              its own rate limit, calls a second, from one a day to 1000000
                        (default: the service's)
   --import             the import scope: it may post rows to POST /api/import/<table>
+  --unmasked           it sees personal data (IP addresses, marked metadata) as stored
   --max-rows-to-read N   rows the warehouse may read for one of its calls (default: no limit of its own)
   --max-bytes-to-read N  bytes the warehouse may read for one of its calls (default: no limit of its own)
   -h, --help           print this and exit`,
@@ -38,6 +39,7 @@ options:
     ttl: { type: "string", default: "1h" },
     rps: { type: "string" },
     import: { type: "boolean", default: false },
+    unmasked: { type: "boolean", default: false },
     "max-rows-to-read": { type: "string" },
     "max-bytes-to-read": { type: "string" },
   },
@@ -78,7 +80,7 @@ await runCli(async () => {
   const rps = values.rps === undefined ? undefined : Number(values.rps);
   const ttlSeconds = parseDuration(values.ttl)!;
   process.stdout.write(
-    `${await issueToken({ sub: values.sub!, endpoints: endpointNames(values.endpoints), fixed, rps, import: values.import, ...readLimitClaims(values) }, { secret, ttlSeconds })}\n`,
+    `${await issueToken({ sub: values.sub!, endpoints: endpointNames(values.endpoints), fixed, rps, import: values.import, unmasked: values.unmasked, ...readLimitClaims(values) }, { secret, ttlSeconds })}\n`,
   );
 });
 

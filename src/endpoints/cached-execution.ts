@@ -75,7 +75,8 @@ export function createCachedExecution(options: CachedExecutionOptions): CachedEx
     // Bodies in other formats and encodings are counted as they are made.
     // (The closure sees the prepared call only: nothing of the caller's `options`.)
     const key = call.cacheEntry.key;
-    const response = cachedResponse(call.endpoint, json, computation, (self, bytes) => cache.grow(key, self, bytes));
+    const kept = { json, rowsTag: value.rowsTag() };
+    const response = cachedResponse(call.endpoint, kept, computation, (self, bytes) => cache.grow(key, self, bytes));
     return { value: response, bytes: 2 * json.buffer.byteLength };
   }
 

@@ -6,21 +6,26 @@ import { fromJsonString, type Message } from "@bufbuild/protobuf";
 import { converting, type Computation, type ComputedResponse } from "./computed-response.js";
 import { exactBuffer, KeptBodies } from "./kept-bodies.js";
 import type { Endpoint } from "./registry.js";
-import { rowsTagOf } from "./rows-tag.js";
+
+/** What the cache keeps of a computed response: its JSON body and its rows' tag (which is not always the body's hash alone: rows-tag.ts). */
+export interface KeptResult {
+  json: Buffer;
+  rowsTag: string;
+}
 
 /**
- * `json` must own its memory (exactBuffer), since the cache counts its
+ * `kept.json` must own its memory (exactBuffer), since the cache counts its
  * length; `grew` is told each change of the bytes kept besides it.
  */
 export function cachedResponse(
   endpoint: Endpoint,
-  json: Buffer,
+  kept: KeptResult,
   computation: Computation,
   grew: (response: ComputedResponse, bytes: number) => void,
 ): ComputedResponse {
   let message: Message | undefined;
   const bodies = new KeptBodies();
-  const rowsTag = rowsTagOf(json);
+  const { json, rowsTag } = kept;
   const response: ComputedResponse = {
     message: () => (message ??= converting(() => fromJsonString(endpoint.method.output, json.toString()))),
     json: () => json,

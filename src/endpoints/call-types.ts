@@ -61,6 +61,12 @@ export interface PreparedCall {
   readLimits?: ReadLimits;
   /** Its paging, for an endpoint with a page token; its token is checked against the caller when it runs. */
   page?: PageRequest;
+  /**
+   * Set when its saved query masks personal data and the caller may see it
+   * as stored: `{unmasked}` is 1, and the result has a cache entry and an
+   * entity tag of its own.
+   */
+  unmasked?: true;
 }
 
 export interface EndpointResult extends ComputedResponse {

@@ -53,13 +53,22 @@ export interface Computation {
   truncation: Truncation;
 }
 
+/** What a response says besides its rows. */
+export interface ResponseLabels {
+  /** The token of the next page (result-page.ts). Default: none. */
+  nextPageToken?: string;
+  /** Its rows hold personal data as stored (prepare-call.ts): its rows tag is its own. Default: false. */
+  unmasked?: boolean;
+}
+
 /** The response of freshly read rows, which are let go once both the message and the JSON body are made. */
 export function computedResponse(
   endpoint: Endpoint,
   warehouseRows: WarehouseRow[],
   computation: Computation,
-  nextPageToken?: string,
+  labels: ResponseLabels = {},
 ): ComputedResponse {
+  const { nextPageToken, unmasked } = labels;
   let rows: WarehouseRow[] | undefined = warehouseRows;
   let message: Message | undefined;
   let json: Buffer | undefined;
@@ -73,7 +82,7 @@ export function computedResponse(
     nextPageToken,
     body: (name) => bodies.get(name),
     keepBody: (name, body) => void bodies.keep(name, body),
-    rowsTag: () => (rowsTag ??= rowsTagOf(response.json())),
+    rowsTag: () => (rowsTag ??= rowsTagOf(response.json(), unmasked)),
     message() {
       if (message === undefined) {
         const result = converting(() => rows!.map((row) => rowMessageFromWarehouse(endpoint.rowSchema, row)));

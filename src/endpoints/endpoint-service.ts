@@ -144,7 +144,7 @@ export function createEndpointService(options: EndpointServiceOptions): Endpoint
       endpoint,
       answered,
       { warehouseMs: durationMs, serializeMs: 0, statistics, computedAt: clock(), truncation: cut },
-      nextPageToken,
+      { nextPageToken, unmasked: call.unmasked },
     );
   }
 

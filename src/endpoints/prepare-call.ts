@@ -1,7 +1,8 @@
 // Preparing a call: the caller's scope applied, the parameters bound and
-// checked, the read limits it runs under, and where its result is cached
-// (the endpoint and its normalised parameters, and the limits when the
-// credential's are among them), all from the request and its scope alone.
+// checked, the read limits it runs under, whether personal data is masked,
+// and where its result is cached (the endpoint and its normalised
+// parameters, the limits when the credential's are among them, and the
+// masking), all from the request and its scope alone.
 import type { Message } from "@bufbuild/protobuf";
 import { cacheKey, type CachePolicy } from "../cache/index.js";
 import type { ReadLimits, ReadLimitValues } from "../executor/index.js";
@@ -54,15 +55,21 @@ export function createCallPreparer(cached: boolean, defaultReadLimits?: ReadLimi
     const bound = bindParameters(endpoint, effective);
     const { normalized, page } = bound;
     const readLimits = readLimitsOf(endpoint, scope);
-    const queryParams = page === undefined ? bound.queryParams : { ...bound.queryParams, ...page.queryParams };
+    // The service's own {unmasked}: masked unless the credential may see personal data.
+    const unmasked = endpoint.masksPersonalData && scope?.unmasked === true;
+    let queryParams = page === undefined ? bound.queryParams : { ...bound.queryParams, ...page.queryParams };
+    if (endpoint.masksPersonalData) queryParams = { ...queryParams, unmasked: unmasked ? 1 : 0 };
     const call: PreparedCall =
       readLimits === undefined ? { endpoint, queryParams } : { endpoint, queryParams, readLimits };
+    if (unmasked) call.unmasked = true;
     if (page !== undefined) return { ...call, page: page.request };
     const policy = policyOf(endpoint);
     if (!cached || policy.ttlMs === 0) return call;
     let key = cacheKey(endpoint.definition.name, normalized);
     // A call stopped by its credential's limit must not be joined by callers without it, nor the other way round.
     if (setByCredential(readLimits)) key += `\n${JSON.stringify(readLimits)}`;
+    // Nor may a masked result answer a caller who may see personal data, nor the other way round.
+    if (unmasked) key += "\nunmasked";
     return { ...call, cacheEntry: { key, policy } };
   };
 }

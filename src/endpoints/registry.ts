@@ -21,6 +21,7 @@ import { readSavedQuerySql } from "../warehouse/index.js";
 import { allowedValueProblems, sandboxProblem } from "./definition-checks.js";
 import { cursorPlaceholders } from "./page-token.js";
 import { pagingProblems } from "./paging-checks.js";
+import { personalDataProblems, readsUnmasked } from "./personal-data.js";
 import { placeholderProblems } from "./sql-placeholders.js";
 import { tablesReadBy } from "./tables-read.js";
 import { type Deprecation, deprecationOf } from "./version-lifecycle.js";
@@ -66,6 +67,11 @@ export interface Endpoint {
   readLimits: ReadLimitValues;
   /** Set when this version is deprecated (`deprecated`, `sunset`, `successor` options; version-lifecycle.ts). */
   deprecation?: Deprecation;
+  /**
+   * Whether its rows hold personal data that its SQL masks unless the caller
+   * may see it (personal-data.ts): its result then depends on the credential.
+   */
+  masksPersonalData: boolean;
 }
 
 export interface EndpointRegistry {
@@ -93,8 +99,9 @@ export interface EndpointRegistryOptions {
  * page token's are its cursor's), an allowed value of a parameter is not a
  * quoted literal of the SQL, a deprecation's options do not hold together
  * (version-lifecycle.ts), a saved query is declared sandboxed
- * (definition-checks.ts), or one with a page token cannot page
- * (paging-checks.ts): a mistake in `proto/` or `sql/` must stop start-up, not
+ * (definition-checks.ts), one with a page token cannot page
+ * (paging-checks.ts), or personal data marked on a row field is not masked
+ * by the SQL (personal-data.ts): a mistake in `proto/` or `sql/` must stop start-up, not
  * surface at the first request.
  */
 export function createEndpointRegistry(options: EndpointRegistryOptions): EndpointRegistry {
@@ -114,6 +121,7 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
       const watchMethod = watchMethodOf(service, method);
       const sql = readSql(definition.name);
       const parameters = method.input.fields.map((field) => parameterSpec(field, maxLength));
+      const rowSchema = rowSchemaOf(method.output);
       const problems = [
         ...placeholderProblems(
           definition.name,
@@ -122,6 +130,7 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
         ),
         ...allowedValueProblems(definition.name, sql, parameters),
         ...pagingProblems(definition, parameters, method.output),
+        ...personalDataProblems(definition.name, sql, rowSchema),
       ];
       const sandbox = sandboxProblem(definition);
       if (sandbox !== undefined) problems.push(sandbox);
@@ -135,12 +144,13 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
           ? {}
           : { watchMethod, grpcWatchMethod: `${service.typeName}/${watchMethod.name}` }),
         parameters,
-        rowSchema: rowSchemaOf(method.output),
+        rowSchema,
         tablesRead: tablesReadBy(sql),
         readLimits: {
           maxRowsToRead: readLimitOption(definition.name, "max_rows_to_read", definition.maxRowsToRead),
           maxBytesToRead: readLimitOption(definition.name, "max_bytes_to_read", definition.maxBytesToRead),
         },
+        masksPersonalData: readsUnmasked(sql),
         savedQuery: {
           name: definition.name,
           sql,

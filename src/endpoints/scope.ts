@@ -9,11 +9,16 @@ import { BadRequestSchema, BadRequest_FieldViolationSchema } from "../gen/google
 import type { ReadLimitValues } from "../executor/index.js";
 import type { Endpoint } from "./registry.js";
 
-/** What a credential limits: the endpoints it may call (undefined: all), the parameters it fixes and what the warehouse may read for it. */
+/**
+ * What a credential limits: the endpoints it may call (undefined: all), the
+ * parameters it fixes, what the warehouse may read for it, and whether it
+ * sees personal data as stored (undefined: masked).
+ */
 export interface Scope {
   endpoints?: ReadonlySet<string>;
   fixed?: Readonly<Record<string, string>>;
   readLimits?: ReadLimitValues;
+  unmasked?: true;
 }
 
 /** `request` as `scope` lets it run: the same message when nothing is fixed, else a copy with the fixed values. */

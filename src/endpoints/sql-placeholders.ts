@@ -8,8 +8,12 @@ export interface Placeholder {
   type: string;
 }
 
-/** The placeholders the service fills itself, whatever the request. */
-const servicePlaceholders: ReadonlySet<string> = new Set(["now"]);
+/**
+ * The placeholders the service fills itself, whatever the request: `now`
+ * (the executor's clock) and `unmasked` (whether the caller's credential may
+ * see personal data, prepare-call.ts). No request field may take their names.
+ */
+export const servicePlaceholders: ReadonlySet<string> = new Set(["now", "unmasked"]);
 
 const placeholder = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}]+?)\s*\}/g;
 
@@ -26,7 +30,8 @@ export function placeholdersOf(sql: string): Placeholder[] {
 /**
  * The mismatches of a query's placeholders and its request's fields: a
  * placeholder that no field (nor the service) fills would fail every call,
- * and a field no placeholder reads would be accepted and ignored.
+ * a field no placeholder reads would be accepted and ignored, and a field
+ * named as a service placeholder would let the caller set the service's value.
  */
 export function placeholderProblems(endpointName: string, sql: string, requestFields: readonly string[]): string[] {
   const used = new Set(placeholdersOf(sql).map((p) => p.name));
@@ -40,7 +45,9 @@ export function placeholderProblems(endpointName: string, sql: string, requestFi
     }
   }
   for (const name of fields) {
-    if (!used.has(name)) problems.push(`${endpointName}: request field ${name} is not used by the SQL`);
+    if (servicePlaceholders.has(name))
+      problems.push(`${endpointName}: request field ${name} is named as the service's own {${name}}`);
+    else if (!used.has(name)) problems.push(`${endpointName}: request field ${name} is not used by the SQL`);
   }
   return problems;
 }

@@ -144,7 +144,12 @@ export function tailMessage(
     .sort((a, b) => (isAfter(a.mark, b.mark) ? 1 : isAfter(b.mark, a.mark) ? -1 : 0))
     .map(({ row }) => row);
   const truncation = { truncated: before > ascending.length, rowsBeforeLimitAtLeast: before };
-  const result = computedResponse(call.endpoint, ascending, { warehouseMs: 0, serializeMs: 0, computedAt, truncation });
+  const result = computedResponse(
+    call.endpoint,
+    ascending,
+    { warehouseMs: 0, serializeMs: 0, computedAt, truncation },
+    { unmasked: call.unmasked },
+  );
   tailRows.set(result, ascending);
   return result;
 }

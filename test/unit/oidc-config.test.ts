@@ -104,7 +104,7 @@ describe("OIDC_ISSUERS", () => {
     ],
     [
       { OIDC_ISSUERS: '[{"issuer":"https://a","audience":"x","claims":{"project":"org_id"}}]' },
-      "OIDC_ISSUERS issuer 1 (https://a): claims.project is unknown; known: endpoints, fixed, rps, max_rows_to_read, max_bytes_to_read, import",
+      "OIDC_ISSUERS issuer 1 (https://a): claims.project is unknown; known: endpoints, fixed, rps, max_rows_to_read, max_bytes_to_read, import, unmasked",
     ],
     [
       { OIDC_ISSUERS: '[{"issuer":"https://a","audience":"x","claims":{"fixed":{"project":7}}}]' },

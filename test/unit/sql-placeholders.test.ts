@@ -35,6 +35,19 @@ describe("placeholderProblems", () => {
   it.each([
     ["fields and placeholders match", "{project:String} {interval:String}", ["interval", "project"], []],
     ["now is the service's", "{now:DateTime64(6)} {project:String}", ["project"], []],
+    ["unmasked is the service's", "{unmasked:UInt8} {project:String}", ["project"], []],
+    [
+      "a field named as the service's unmasked, which a caller could then set",
+      "{unmasked:UInt8} {project:String}",
+      ["project", "unmasked"],
+      ["q: request field unmasked is named as the service's own {unmasked}"],
+    ],
+    [
+      "a field named as the service's now",
+      "{now:DateTime64(6)}",
+      ["now"],
+      ["q: request field now is named as the service's own {now}"],
+    ],
     [
       "a placeholder no field provides",
       "{project:String} {tier:String}",
