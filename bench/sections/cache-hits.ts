@@ -15,7 +15,7 @@ import { cacheHitProtocols, type Protocol } from "../protocols.js";
 import { median, ratioAgainst, type Report } from "../report.js";
 import { judgeRounds, roundRatios } from "../rounds.js";
 
-type Side = "service" | "router" | "bare";
+type Side = "service" | "router" | "unlogged" | "bare";
 type Round = Partial<Record<Side, Turn>> & { problems: string[] };
 
 /** Rounds on one start of the servers: enough to warm them once for several, few enough to meet several starts. */
@@ -31,13 +31,19 @@ async function runStart(context: BenchContext, first: number, count: number, pro
     { ...context.serviceEnv(`hits-router-${first}`), RPC_FAST_PATH: "0" },
     { cpu: cpus?.serverCpu },
   );
+  // And with the call log off: what recording a GET hit costs.
+  const unlogged = await context.startService(
+    { ...context.serviceEnv(`hits-unlogged-${first}`), CALL_LOG: "0" },
+    { cpu: cpus?.serverCpu },
+  );
   const answers: CapturedAnswer[] = [];
-  // The router's own answers: its rows were computed at another moment, so their length may differ.
-  const routerAnswers: CapturedAnswer[] = [];
+  // Each other service's own answers: its rows were computed at another moment, so their length may differ.
+  const otherAnswers = { router: [] as CapturedAnswer[], unlogged: [] as CapturedAnswer[] };
   for (const protocol of protocols) {
     const call = { ...protocol, headers: { ...protocol.headers, ...headers } };
     answers.push(await captureHit(service.url, call));
-    routerAnswers.push(await captureHit(router.url, call));
+    otherAnswers.router.push(await captureHit(router.url, call));
+    otherAnswers.unlogged.push(await captureHit(unlogged.url, call));
   }
   const captureFile = context.path(`hits-${first}-answers.json`);
   writeCaptureFile(captureFile, answers);
@@ -45,6 +51,7 @@ async function runStart(context: BenchContext, first: number, count: number, pro
   const servers = {
     service: (_: Protocol) => ({ url: service.url, pid: service.pid }),
     router: (_: Protocol) => ({ url: router.url, pid: router.pid }),
+    unlogged: (_: Protocol) => ({ url: unlogged.url, pid: unlogged.pid }),
     bare: (protocol: Protocol) => ({ url: bare.url(protocol.http), pid: bare.pid }),
   };
   const byProtocol: Round[][] = [];
@@ -60,11 +67,11 @@ async function runStart(context: BenchContext, first: number, count: number, pro
         seconds,
         headers,
         bodyFile,
-        answerBytes: (side === "router" ? routerAnswers : answers)[i]!.body.length,
+        answerBytes: (side === "router" || side === "unlogged" ? otherAnswers[side] : answers)[i]!.body.length,
         clientCpu: cpus?.clientCpu,
       });
     // Warm-up, not counted: both servers' code compiled before the first round.
-    const sides: Side[] = isRpc(protocol) ? ["service", "router", "bare"] : ["service", "bare"];
+    const sides = sidesOf(protocol);
     for (const side of sides) await turnOf(side, context.smoke ? 0.5 : 2);
     const rounds: Round[] = [];
     for (let round = first; round < first + count; round++) {
@@ -80,7 +87,7 @@ async function runStart(context: BenchContext, first: number, count: number, pro
     }
     byProtocol[i] = rounds;
   }
-  await Promise.all([service.stop(), router.stop(), bare.stop()]);
+  await Promise.all([service.stop(), router.stop(), unlogged.stop(), bare.stop()]);
   return byProtocol;
 }
 
@@ -89,16 +96,24 @@ function isRpc(protocol: Protocol): boolean {
   return !protocol.id.startsWith("get");
 }
 
+/** The sides `protocol` is measured on: RPC also by the router alone, GET over HTTP/1.1 also with the call log off. */
+function sidesOf(protocol: Protocol): Side[] {
+  if (isRpc(protocol)) return ["service", "router", "bare"];
+  return protocol.id === "getHttp1" ? ["service", "unlogged", "bare"] : ["service", "bare"];
+}
+
 /** The cache-hit table's row of one protocol from its rounds, measured on `side` (the service, or the router alone). */
 function addRow(context: BenchContext, report: Report, protocol: Protocol, rounds: Round[], side: Side): void {
   const connections = `${protocol.clients} connections${protocol.streams > 1 ? ` x ${protocol.streams} streams` : ""}`;
-  const call = `${protocol.label}, ${connections}${side === "router" ? ", router alone" : ""}`;
-  const id = side === "router" ? `${protocol.id}Router` : protocol.id;
+  const suffix = { service: "", router: ", router alone", unlogged: ", call log off", bare: "" }[side];
+  const call = `${protocol.label}, ${connections}${suffix}`;
+  const id = side === "service" ? protocol.id : `${protocol.id}${side === "router" ? "Router" : "Unlogged"}`;
   const bareName = protocol.http === "1.1" ? "node:http" : "node:http2";
   const goal = `>= ${protocol.goal}`;
-  // The other measured side's problems are its own row's.
-  const other = side === "router" ? "service:" : "router:";
-  const problems = rounds.flatMap((r) => r.problems).filter((p) => !p.startsWith(other));
+  // The other measured sides' problems are their own rows'.
+  const problems = rounds
+    .flatMap((r) => r.problems)
+    .filter((p) => p.startsWith(`${side}:`) || p.startsWith("bare:") || p.startsWith("captured"));
   if (problems.length > 0) {
     report.results[id] = { problems };
     const failed = { service: `failed: ${problems[0]}`, bare: bareName, ratio: "", spread: "", cpu: "" };
@@ -106,7 +121,7 @@ function addRow(context: BenchContext, report: Report, protocol: Protocol, round
     return;
   }
   const turns = rounds as Required<Round>[];
-  const ratios = roundRatios(turns, side as "service" | "router");
+  const ratios = roundRatios(turns, side as Exclude<Side, "bare">);
   const verdict = judgeRounds(ratios, protocol.goal, context.pinning.pinned);
   // Calls a second of the median round, for context; CPU a call is each side's own median.
   const middle = turns[ratios.indexOf(verdict.ratio)]!;
@@ -139,9 +154,7 @@ export const cacheHitsSection: Section = {
       const started = await runStart(context, first, count, protocols);
       for (const [i, protocolRounds] of started.entries()) rounds[i]!.push(...protocolRounds);
     }
-    for (const [i, protocol] of protocols.entries()) {
-      addRow(context, report, protocol, rounds[i]!, "service");
-      if (isRpc(protocol)) addRow(context, report, protocol, rounds[i]!, "router");
-    }
+    for (const [i, protocol] of protocols.entries())
+      for (const side of sidesOf(protocol)) if (side !== "bare") addRow(context, report, protocol, rounds[i]!, side);
   },
 };

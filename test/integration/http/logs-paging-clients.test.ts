@@ -145,13 +145,14 @@ describe("paging logs.all over GET", () => {
     expect(nextLink(response)).toBeDefined();
   });
 
-  it("answers without page_token exactly {result} when the records fit one page, with no Link", async () => {
+  it("answers without page_token only {result} and its truncation when the records fit one page, with no Link", async () => {
     const response = await get("/api/endpoints/logs.all?project=paging-short");
     expect(response.headers.get("link")).toBeNull();
     const text = await response.text();
     const { result } = JSON.parse(text) as { result: { id: string }[] };
     expect(result).toHaveLength(1);
-    expect(text).toBe(JSON.stringify({ result }));
+    // Nothing left out: one row of one (docs/endpoints.md, Truncation), and no next_page_token.
+    expect(text).toBe(JSON.stringify({ result, truncated: false, rows_before_limit_at_least: 1 }));
   });
 
   it("refuses an altered token with 400 invalid_argument naming page_token", async () => {

@@ -230,7 +230,8 @@ describe("timing and statistics headers", () => {
 describe("documentation of formats and headers", () => {
   it("lists the body formats of every endpoint", async () => {
     const listing = JSON.parse((await raw("/api/endpoints")).body.toString()) as { result: { formats: string[] }[] };
-    expect(listing.result.length).toBe(4);
+    // The four saved queries and usage.api-counts' second version.
+    expect(listing.result.length).toBe(5);
     for (const endpoint of listing.result) expect(endpoint.formats).toEqual(["json", "csv", "ndjson"]);
   });
 
@@ -243,6 +244,8 @@ describe("documentation of formats and headers", () => {
         in: "query",
         schema: expect.objectContaining({ enum: ["json", "csv", "ndjson"] }),
       }),
+      // The dry run's switch (docs/usage-accounting.md).
+      expect.objectContaining({ name: "dry_run", in: "query" }),
     ]);
     const ok = path.get.responses["200"];
     expect(Object.keys(ok.content)).toEqual(["application/json", "text/csv", "application/x-ndjson"]);

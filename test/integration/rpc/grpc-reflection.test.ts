@@ -141,7 +141,11 @@ describe.each(["v1", "v1alpha"] as const)("reflection %s", (version) => {
     expect(answer?.messageResponse).toEqual(
       expect.objectContaining({
         case: "allExtensionNumbersResponse",
-        value: expect.objectContaining({ baseTypeName: "google.protobuf.FieldOptions", extensionNumber: [51001] }),
+        // The parameter rules (51001) and the personal-data mark (51002).
+        value: expect.objectContaining({
+          baseTypeName: "google.protobuf.FieldOptions",
+          extensionNumber: [51001, 51002],
+        }),
       }),
     );
   });
