@@ -29,6 +29,10 @@ export interface CallResult {
   durationMs: number;
   /** The token of the next older page (logs.all), when older rows remain. */
   nextPageToken?: string | undefined;
+  /** Whether rows were left out past `max_rows` or the page (docs/endpoints.md, Truncation). */
+  truncated?: boolean | undefined;
+  /** The warehouse's count of rows before the cut, never fewer than the rows answered. */
+  rowsBeforeLimitAtLeast?: number | undefined;
 }
 
 /**
@@ -68,12 +72,15 @@ async function callGet(base: string, endpoint: ListedEndpoint, parameters: Recor
   const body = (await response.json().catch(() => ({}))) as {
     result?: Row[];
     next_page_token?: string;
+    truncated?: boolean;
+    rows_before_limit_at_least?: number;
     error?: { code: string; message: string; details?: { field: string; description: string }[] };
   };
   const wire = { httpStatus: response.status, headers: response.headers };
   if (response.ok && body.result !== undefined) {
-    const nextPageToken = body.next_page_token;
-    return { ...wire, ok: true, code: "ok", message: "", rows: body.result, violations: [], nextPageToken };
+    const { next_page_token: nextPageToken, truncated, rows_before_limit_at_least: rowsBeforeLimitAtLeast } = body;
+    const cut = { nextPageToken, truncated, rowsBeforeLimitAtLeast };
+    return { ...wire, ok: true, code: "ok", message: "", rows: body.result, violations: [], ...cut };
   }
   const error = body.error ?? { code: "unknown", message: `HTTP ${response.status}` };
   return { ...wire, ok: false, code: error.code, message: error.message, rows: [], violations: error.details ?? [] };
@@ -107,8 +114,8 @@ async function callRpc(
       onHeader: keep,
       onTrailer: keep,
     });
-    const { rows, nextPageToken } = jsonRowsOf(method.output, response);
-    return { ok: true, code: "ok", message: "", rows, violations: [], headers, nextPageToken };
+    const { rows, ...cut } = jsonRowsOf(method.output, response);
+    return { ok: true, code: "ok", message: "", rows, violations: [], headers, ...cut };
   } catch (thrown) {
     const error = ConnectError.from(thrown);
     keep(error.metadata);
@@ -120,14 +127,27 @@ async function callRpc(
   }
 }
 
-/** A response message's rows as the GET API writes them, and its next page's token when it has one. */
-export function jsonRowsOf(output: DescMessage, response: unknown): { rows: Row[]; nextPageToken?: string } {
+/** What a response message says about its cut: rows left out, and the rows before the cut at least. */
+export interface Cut {
+  truncated?: boolean;
+  rowsBeforeLimitAtLeast?: number;
+}
+
+/** A response message's rows as the GET API writes them, its cut, and its next page's token when it has one. */
+export function jsonRowsOf(output: DescMessage, response: unknown): { rows: Row[]; nextPageToken?: string } & Cut {
   const json = toJson(output, response as never, { useProtoFieldName: true, alwaysEmitImplicit: true }) as {
     result?: Row[];
     next_page_token?: string;
+    truncated?: boolean;
+    /** A uint64, which proto JSON writes as a string. */
+    rows_before_limit_at_least?: string | number;
   };
   const rows = (json.result ?? []).map((row) => numbersOf(row, output));
-  return json.next_page_token ? { rows, nextPageToken: json.next_page_token } : { rows };
+  const cut: Cut = {};
+  if (json.truncated !== undefined) cut.truncated = json.truncated;
+  if (json.rows_before_limit_at_least !== undefined)
+    cut.rowsBeforeLimitAtLeast = Number(json.rows_before_limit_at_least);
+  return json.next_page_token ? { rows, nextPageToken: json.next_page_token, ...cut } : { rows, ...cut };
 }
 
 export function transportOf(name: TransportName, baseUrl: string): Transport {

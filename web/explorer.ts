@@ -6,6 +6,7 @@ import "uplot/dist/uPlot.min.css";
 import "./explorer.css";
 import { type CallResult, callEndpoint, type Row } from "./calls.js";
 import { bufCurlCommand, curlCommand } from "./copy-commands.js";
+import { optionLabel, showDeprecation } from "./deprecation-banner.js";
 import { createKeyListing } from "./key-listing.js";
 import { fetchListing, type ListedEndpoint } from "./listing.js";
 import { createLiveSwitch } from "./live-switch.js";
@@ -13,6 +14,7 @@ import { createOlderPages } from "./older-pages.js";
 import { buildParameterForm, type ParameterForm } from "./parameter-form.js";
 import { showTable } from "./results-table.js";
 import { showChart } from "./time-chart.js";
+import { showTruncation, truncationText } from "./truncation-note.js";
 import { hashOfView, storedKey, storeKey, type TransportName, viewFromHash } from "./view-address.js";
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -30,6 +32,8 @@ const chart = byId<HTMLElement>("chart");
 const results = byId<HTMLElement>("results");
 const liveCheckbox = byId<HTMLInputElement>("live");
 const olderButton = byId<HTMLButtonElement>("load-older");
+const deprecation = byId<HTMLElement>("deprecation");
+const truncation = byId<HTMLElement>("truncation");
 
 let endpoints: ListedEndpoint[] = [];
 let parameterForm: ParameterForm | undefined;
@@ -63,6 +67,7 @@ async function loadListing(key: string, signal: AbortSignal): Promise<boolean> {
     endpoints = [];
     endpointSelect.replaceChildren();
     endpointSelect.disabled = true;
+    showDeprecation(deprecation, undefined);
     say("Type an API key to list the saved queries it may call.", "idle");
     return true;
   }
@@ -75,13 +80,14 @@ async function loadListing(key: string, signal: AbortSignal): Promise<boolean> {
     endpoints = [];
     endpointSelect.replaceChildren();
     endpointSelect.disabled = true;
+    showDeprecation(deprecation, undefined);
     say(`The listing was refused: ${(error as Error).message}`, "error");
     return false;
   }
   if (signal.aborted) return true;
   endpoints = listed;
   const previous = endpointSelect.value || initial.endpoint;
-  endpointSelect.replaceChildren(...endpoints.map((e) => new Option(e.name, e.name)));
+  endpointSelect.replaceChildren(...endpoints.map((e) => new Option(optionLabel(e), e.name)));
   endpointSelect.disabled = endpoints.length === 0;
   if (endpoints.some((e) => e.name === previous)) endpointSelect.value = previous;
   chooseEndpoint(endpointSelect.value === initial.endpoint ? initial.parameters : {});
@@ -92,6 +98,7 @@ async function loadListing(key: string, signal: AbortSignal): Promise<boolean> {
 function chooseEndpoint(values: Record<string, string>): void {
   const endpoint = chosen();
   parameterForm = endpoint === undefined ? undefined : buildParameterForm(fieldset, endpoint, values);
+  showDeprecation(deprecation, endpoint);
   copyCurl.disabled = copyBufCurl.disabled = endpoint === undefined;
 }
 
@@ -130,6 +137,10 @@ function show(endpoint: string, result: CallResult): void {
     say(`${http}${result.code}: ${result.message}${extra === "" ? "" : ` (${extra})`}`, "error");
   }
   showFacts(result);
+  showTruncation(
+    truncation,
+    result.ok ? truncationText(result.rows.length, result.truncated, result.rowsBeforeLimitAtLeast) : undefined,
+  );
   older.offer(result.ok ? result.nextPageToken : undefined);
   if (result.ok) draw(endpoint, result.rows);
   else {
@@ -188,11 +199,14 @@ const live = createLiveSwitch({
   checkbox: liveCheckbox,
   call: currentCall,
   say,
+  // A watch's rows are not the cut of one answer: the note of the last Run no longer applies.
   replace(endpoint, rows, nextPageToken) {
     older.offer(nextPageToken);
+    showTruncation(truncation, undefined);
     draw(endpoint, rows);
   },
   prepend(rows, limit) {
+    showTruncation(truncation, undefined);
     draw(shown.endpoint, [...rows].reverse().concat(shown.rows).slice(0, limit));
     return shown.rows.length;
   },
@@ -201,8 +215,12 @@ const older = createOlderPages({
   button: olderButton,
   call: currentCall,
   say,
-  append(rows) {
+  append(rows, cut) {
+    const before = shown.rows.length;
     draw(shown.endpoint, shown.rows.concat(rows));
+    // An older page counts its rows from itself on (docs/endpoints.md, Truncation).
+    const atLeast = cut.rowsBeforeLimitAtLeast === undefined ? undefined : before + cut.rowsBeforeLimitAtLeast;
+    showTruncation(truncation, truncationText(shown.rows.length, cut.truncated, atLeast));
     return shown.rows.length;
   },
 });

@@ -11,6 +11,8 @@ export interface ListedEndpoint {
   grpc_watch_method?: string;
   cache_ttl_seconds: number;
   parameters: ListedParameter[];
+  /** Present for a deprecated version: since when (a date), its sunset date if set, and its successor's name. */
+  deprecated?: { since: string; sunset?: string; successor: string };
   /** The parameters the credential fixes, with their values. */
   fixed_parameters?: Record<string, string>;
 }

@@ -3,7 +3,7 @@
 // same other parameters, fetches the next older page, whose rows go below
 // the shown ones (docs/endpoints.md, Paging). The button shows only while
 // older rows remain.
-import { callEndpoint, type Row } from "./calls.js";
+import { type Cut, callEndpoint, type Row } from "./calls.js";
 import type { ListedEndpoint } from "./listing.js";
 import type { TransportName } from "./view-address.js";
 
@@ -17,8 +17,8 @@ export interface OlderPagesOptions {
     key: string;
   };
   say(text: string, state: "idle" | "busy" | "ok" | "error"): void;
-  /** Puts older rows below the shown ones; returns how many are shown. */
-  append(rows: Row[]): number;
+  /** Puts older rows below the shown ones, with what their page says of its cut; returns how many are shown. */
+  append(rows: Row[], cut: Cut): number;
 }
 
 export interface OlderPages {
@@ -46,7 +46,7 @@ export function createOlderPages(options: OlderPagesOptions): OlderPages {
         say(`Older rows were refused: ${result.code}: ${result.message}`, "error");
         return;
       }
-      const shown = options.append(result.rows);
+      const shown = options.append(result.rows, result);
       offer(result.nextPageToken);
       const more = token === undefined ? "no older rows remain" : "more remain";
       say(`${result.rows.length} older rows loaded, ${shown} shown; ${more}.`, "ok");

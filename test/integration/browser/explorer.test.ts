@@ -2,7 +2,8 @@
 // query run by each transport shows the same rows as a GET; the chart is
 // drawn; hostile log text stays text; violations sit by their inputs; the key
 // stays out of the address and localStorage; copy as curl is the exact call;
-// no script error. With SCREENSHOTS=1 (npm run screenshots) it also writes
+// a deprecated saved query is marked and bannered; a cut answer says so
+// under its rows; no script error. With SCREENSHOTS=1 (npm run screenshots) it also writes
 // docs/explorer.png.
 import { execFile } from "node:child_process";
 import { join } from "node:path";
@@ -26,6 +27,8 @@ const calls = [
   ["logs.all", { project: "rpc" }],
 ] as const;
 const transports = ["get", "connect", "connect-binary", "connect-get", "grpc-web"] as const;
+/** logs.all answers 100 rows a page (docs/endpoints.md, Paging): this project's rows fill one page and half of the next. */
+const PAGED_ROWS = 150;
 
 /** Rows as the explorer's table shows them: each value's text, an object or array as its summary. */
 function asCells(rows: Record<string, unknown>[]): { head: string[]; body: string[][] } {
@@ -74,6 +77,11 @@ describe.skipIf(skip)("the explorer in Chromium", () => {
         metadata: JSON.stringify([{ ...metadata[0], note: HOSTILE_NOTE }]),
       },
     ]);
+    await insertRows(
+      warehouse,
+      "edge_logs",
+      Array.from({ length: PAGED_ROWS }, (_, n) => edgeRow({ project: "paged", timestamp: ts(NOW - (n + 1) * 1000) })),
+    );
     built = await buildExplorerPage();
     server = await startTestServer(warehouse, NOW, {
       explorer: { directory: built.directory },
@@ -148,7 +156,7 @@ describe.skipIf(skip)("the explorer in Chromium", () => {
     const listed = await page.$$eval("#endpoint option", (options) => options.map((o) => o.textContent));
     expect(listed).toEqual([
       "functions.invocation-stats",
-      "usage.api-counts",
+      "usage.api-counts (deprecated)",
       "usage.api-counts.v2",
       "logs.all",
       "service.call-stats",
@@ -273,6 +281,44 @@ describe.skipIf(skip)("the explorer in Chromium", () => {
     if (process.env.SCREENSHOTS === "1") {
       await page.screenshot({ path: join(import.meta.dirname, "../../../docs/explorer.png"), fullPage: false });
     }
+  });
+
+  const banner = () =>
+    page.$eval("#deprecation", (p) => ({ hidden: (p as HTMLElement).hidden, text: p.textContent ?? "" }));
+  const truncationNote = () =>
+    page.$eval("#truncation", (p) => ({ hidden: (p as HTMLElement).hidden, text: p.textContent ?? "" }));
+
+  it("shows a banner over a deprecated saved query, with its sunset and successor, and none over its successor", async () => {
+    await (await byName("combobox", "Endpoint"))!.select("usage.api-counts");
+    // proto/usage/v1/usage.proto: deprecated 2026-12-01, sunset 2027-12-31, successor usage.api-counts.v2.
+    expect(await banner()).toEqual({
+      hidden: false,
+      text: "usage.api-counts is deprecated since 2026-12-01; it will be refused from 2027-12-31. Use usage.api-counts.v2 instead.",
+    });
+    expect(await page.$eval("#deprecation", (p) => p.children.length)).toBe(0);
+    await (await byName("combobox", "Endpoint"))!.select("usage.api-counts.v2");
+    expect(await banner()).toEqual({ hidden: true, text: "" });
+    await (await byName("combobox", "Endpoint"))!.select("logs.all");
+    expect(await banner()).toEqual({ hidden: true, text: "" });
+  });
+
+  it.each(["get", "connect", "grpc-web"])(
+    "says under the rows of a logs.all page with older rows over %s that rows were left out",
+    async (transport) => {
+      await run("logs.all", { project: "paged" }, transport);
+      expect((await tableCells()).body).toHaveLength(100);
+      expect(await truncationNote()).toEqual({ hidden: false, text: `first 100 of at least ${PAGED_ROWS} rows` });
+      await run("logs.all", { project: "rpc" }, transport);
+      expect((await tableCells()).body).toHaveLength(3);
+      expect(await truncationNote()).toEqual({ hidden: true, text: "" });
+    },
+  );
+
+  it("drops the truncation line once Load older has shown every row", async () => {
+    await run("logs.all", { project: "paged" }, "get");
+    await (await byName("button", "Load older"))!.click();
+    await page.waitForFunction((n) => document.querySelectorAll("#results tbody tr").length === n, {}, PAGED_ROWS);
+    expect(await truncationNote()).toEqual({ hidden: true, text: "" });
   });
 
   it("shows hostile log text and metadata as text, and never runs it", async () => {
