@@ -74,7 +74,9 @@ export function createWatchSessions(options: WatchSessionsOptions): OpenWatch {
 
   return ({ call, request, protocol, writer, signal }) => {
     const started = performance.now();
-    const { credential, prepared } = call;
+    // What the stream needs of its call, read now: an idle stream keeps these, not the call and its headers.
+    const { credential, prepared, requestId } = call;
+    const secret = presentedSecret(call);
     let first: EndpointResult | undefined;
     let ended = false;
     let heartbeat: NodeJS.Timeout | undefined;
@@ -96,14 +98,14 @@ export function createWatchSessions(options: WatchSessionsOptions): OpenWatch {
       metrics?.recordCall(endpoint, protocol === "get" ? "http" : protocol, code, (performance.now() - started) / 1000);
       metrics?.countCaller(credential.id, code);
       record(
-        { requestId: call.requestId, credential, started },
+        { requestId, credential, started },
         { endpoint, protocol, code, result: first, responseBytes: writer.bytes(), cache: "none" },
       );
     };
 
     stream = hub.watch(
       prepared,
-      { tenant: credential.id, requestId: call.requestId, address: call.client || undefined },
+      { tenant: credential.id, requestId, address: call.client || undefined },
       {
         next(result) {
           if (ended) return true;
@@ -117,8 +119,8 @@ export function createWatchSessions(options: WatchSessionsOptions): OpenWatch {
     // Followed once the hub admitted the stream: a refused one is not.
     revoked = revocation.follow({
       credential,
-      secret: presentedSecret(call),
-      recheck: (changed) => sameCall(service.prepare(prepared.endpoint, request, changed), prepared),
+      secret,
+      recheck: recheckOf(service, prepared, request),
     });
     const access = revoked.signal;
     access?.addEventListener("abort", () => end(ConnectError.from(access.reason), true), { once: true });
@@ -133,6 +135,11 @@ export function createWatchSessions(options: WatchSessionsOptions): OpenWatch {
       end: (error) => end(error, true),
     };
   };
+}
+
+/** The check of a stream's call under a changed credential, made apart so that a stream not followed keeps no request. */
+function recheckOf(service: WatchSessionsOptions["service"], prepared: PreparedCall, request: Message) {
+  return (changed: Credential) => sameCall(service.prepare(prepared.endpoint, request, changed), prepared);
 }
 
 /** Throws PERMISSION_DENIED unless `again` runs the query `prepared` runs: a narrowed fixed parameter changes it. */

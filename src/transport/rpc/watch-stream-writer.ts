@@ -41,14 +41,19 @@ export class BareWatchWriter implements WatchWriter {
   private started = false;
   private written = 0;
   private cors: Record<string, string> | undefined;
+  private readonly encodings: MessageEncodings;
+  private readonly requestId: string;
 
   constructor(
     private readonly stream: ServerHttp2Stream,
     private readonly form: UnaryRequestForm,
     private readonly method: DescMethod,
-    private readonly context: { encodings: MessageEncodings; requestId: string; cors: Record<string, string> },
+    context: { encodings: MessageEncodings; requestId: string; cors: Record<string, string> },
   ) {
+    // Kept one by one: the CORS headers are let go once written.
     this.cors = context.cors;
+    this.encodings = context.encodings;
+    this.requestId = context.requestId;
     stream.on("drain", () => this.session?.drained());
   }
 
@@ -71,7 +76,7 @@ export class BareWatchWriter implements WatchWriter {
     if (error === undefined || stream.destroyed || stream.closed) return;
     // The message offered last goes before the status, which carries the error's metadata as the router's would.
     this.writeQueued();
-    error.metadata.set("x-request-id", this.context.requestId);
+    error.metadata.set("x-request-id", this.requestId);
     const status = grpcStatusFields(error);
     if (!this.started) {
       stream.respond(
@@ -101,7 +106,7 @@ export class BareWatchWriter implements WatchWriter {
       stream.respond(this.headers(result), { waitForTrailers: this.form.protocol === "grpc" });
       forgetSentHeaders(stream);
     }
-    const { bytes } = this.context.encodings.encoded(result, this.method, this.form);
+    const { bytes } = this.encodings.encoded(result, this.method, this.form);
     this.written += bytes.length;
     return stream.write(bytes);
   }
@@ -123,7 +128,7 @@ export class BareWatchWriter implements WatchWriter {
     if (this.form.compression !== null) headers["grpc-encoding"] = this.form.compression.name;
     headers["last-modified"] = lastModified!;
     Object.assign(headers, statistics);
-    headers["x-request-id"] = this.context.requestId;
+    headers["x-request-id"] = this.requestId;
     return headers;
   }
 }
