@@ -7,7 +7,8 @@
 import type { JWK, JWTHeaderParameters, JWTPayload } from "jose";
 import { type Clock, type Logger, silentLogger, systemClock } from "../observability/index.js";
 import { type ClaimMapping, mappedCredential } from "./claim-mapping.js";
-import { type Credential, expiringAt } from "./credential.js";
+import type { Credential } from "./credential.js";
+import { createVerifiedTokens } from "./verified-tokens.js";
 import { createJsonFetcher, type JsonFetcher } from "./fetch-json.js";
 import { createIssuerKeys, type IssuerKeys } from "./issuer-keys.js";
 import { InvalidTokenError, type TokenVerifier } from "./token-verifier.js";
@@ -75,7 +76,6 @@ export const defaultMinJwksRefreshMs = 30_000;
 export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
   const clock = options.clock ?? systemClock;
   const skewMs = options.clockSkewMs ?? defaultClockSkewMs;
-  const maxKept = options.maxKept ?? 10_000;
   const fetchJson = options.fetchJson ?? createJsonFetcher();
   const issuers = new Map<string, { issuer: OidcIssuer; keys: IssuerKeys }>();
   for (const issuer of options.issuers) {
@@ -94,7 +94,10 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
     });
     issuers.set(issuer.issuer, { issuer, keys });
   }
-  const kept = new Map<string, { credential: Credential; expiresAt: number; notBefore: number }>();
+  const kept = createVerifiedTokens(clock, options.maxKept ?? 10_000, {
+    expired: () => new InvalidTokenError('"exp" claim timestamp check failed'),
+    notYetValid: () => new InvalidTokenError('"nbf" claim timestamp check failed'),
+  });
 
   async function verify(token: string): Promise<Credential> {
     const { importJWK, jwtVerify } = await import("jose");
@@ -118,31 +121,14 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
     } catch (error) {
       throw error instanceof InvalidTokenError ? error : new InvalidTokenError((error as Error).message);
     }
-    const expiresAt = payload.exp! * 1000 + skewMs;
     const subject = `token:${issuer.name}/${payload.sub}`;
-    const credential = expiringAt(mappedCredential(subject, payload, issuer.claims, options), expiresAt);
-    if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
-    kept.set(token, {
-      credential,
-      expiresAt,
-      notBefore: (payload.nbf ?? 0) * 1000 - skewMs,
-    });
-    return credential;
+    const window = { expiresAt: payload.exp! * 1000 + skewMs, notBefore: (payload.nbf ?? 0) * 1000 - skewMs };
+    return kept.keep(token, mappedCredential(subject, payload, issuer.claims, options), window);
   }
 
   return {
     trusts: (iss) => issuers.has(iss),
-    verify(token) {
-      const known = kept.get(token);
-      if (known === undefined) return verify(token);
-      const now = clock();
-      if (now >= known.expiresAt) {
-        kept.delete(token);
-        throw new InvalidTokenError('"exp" claim timestamp check failed');
-      }
-      if (now < known.notBefore) throw new InvalidTokenError('"nbf" claim timestamp check failed');
-      return known.credential;
-    },
+    verify: (token) => kept.find(token) ?? verify(token),
     hasKeys: () => [...issuers.values()].every(({ keys }) => keys.hasKeys()),
     close() {
       for (const { keys } of issuers.values()) keys.close();

@@ -7,7 +7,8 @@
 import { createPublicKey, hash, type KeyObject } from "node:crypto";
 import type { JSONWebKeySet, JWTPayload } from "jose";
 import { type Clock, systemClock } from "../observability/index.js";
-import { type Credential, expiringAt } from "./credential.js";
+import type { Credential } from "./credential.js";
+import { createVerifiedTokens } from "./verified-tokens.js";
 import { rateProblem, readLimitsOf } from "./credential-limits.js";
 
 export interface TokenVerifierOptions {
@@ -44,10 +45,12 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     throw new Error("a token verifier needs a secret, a public key or a JWKS");
   }
   const clock = options.clock ?? systemClock;
-  const maxKept = options.maxKept ?? 10_000;
   // jose is loaded with the first token, not at start: most installations verify none.
   let key: Promise<VerificationKey> | undefined;
-  const kept = new Map<string, { credential: Credential; expiresAt: number; notBefore: number }>();
+  const kept = createVerifiedTokens(clock, options.maxKept ?? 10_000, {
+    expired: () => new InvalidTokenError("token expired"),
+    notYetValid: () => new InvalidTokenError("token not yet valid"),
+  });
 
   async function verify(token: string): Promise<Credential> {
     const { jwtVerify } = await import("jose");
@@ -62,24 +65,11 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     } catch (error) {
       throw new InvalidTokenError((error as Error).message);
     }
-    const expiresAt = payload.exp! * 1000;
-    const credential = expiringAt(credentialOf(token, payload, options), expiresAt);
-    if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
-    kept.set(token, { credential, expiresAt, notBefore: (payload.nbf ?? 0) * 1000 });
-    return credential;
+    const window = { expiresAt: payload.exp! * 1000, notBefore: (payload.nbf ?? 0) * 1000 };
+    return kept.keep(token, credentialOf(token, payload, options), window);
   }
 
-  return (token) => {
-    const known = kept.get(token);
-    if (known === undefined) return verify(token);
-    const now = clock();
-    if (now >= known.expiresAt) {
-      kept.delete(token);
-      throw new InvalidTokenError("token expired");
-    }
-    if (now < known.notBefore) throw new InvalidTokenError("token not yet valid");
-    return known.credential;
-  };
+  return (token) => kept.find(token) ?? verify(token);
 }
 
 interface VerificationKey {
