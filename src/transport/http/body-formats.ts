@@ -1,9 +1,7 @@
 // The body formats of a GET answer, in one list: each one's `format=` name,
-// media type, the Accept ranges that choose it, how it is written and how
-// the OpenAPI document describes it. Content negotiation, the body writers,
-// the listing and the OpenAPI document all read this list.
-import { csvFromJsonBody } from "./csv-body.js";
-import { ndjsonFromJsonBody } from "./ndjson-body.js";
+// media type, the Accept ranges that choose it, how it is written from the
+// JSON body and how the OpenAPI document describes it. Content negotiation,
+// the body writers, the listing and the OpenAPI document all read this list.
 
 export interface BodyFormatSpec {
   /** The `format` query-string value that asks for it. */
@@ -18,6 +16,40 @@ export interface BodyFormatSpec {
   fromJson?: (json: Buffer, columns: readonly string[]) => Buffer;
   /** What the OpenAPI document says of it; none for JSON, whose schema is the rows'. */
   description?: string;
+}
+
+/**
+ * CSV from the JSON body `{"result": [rows]}`: a header line of `columns`
+ * (written even when there are no rows), then one line per row, CRLF line
+ * ends and RFC 4180 quoting (a field holding a comma, a double quote, CR or
+ * LF is quoted, its quotes doubled). Numbers and booleans as JSON writes
+ * them, a missing timestamp as an empty field, `metadata` (an array) as its
+ * JSON text.
+ */
+export function csvFromJsonBody(json: Buffer, columns: readonly string[]): Buffer {
+  const { result } = JSON.parse(json.toString()) as { result: Record<string, unknown>[] };
+  const lines = [columns.map(csvField).join(",")];
+  for (const row of result) lines.push(columns.map((column) => csvField(cellText(row[column]))).join(","));
+  return Buffer.from(`${lines.join("\r\n")}\r\n`);
+}
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+const needsQuotes = /[",\r\n]/;
+
+function csvField(text: string): string {
+  return needsQuotes.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** NDJSON from the JSON body `{"result": [rows]}`: each row as the JSON body writes it, one a line ended by LF. */
+export function ndjsonFromJsonBody(json: Buffer): Buffer {
+  const { result } = JSON.parse(json.toString()) as { result: unknown[] };
+  let text = "";
+  for (const row of result) text += `${JSON.stringify(row)}\n`;
+  return Buffer.from(text);
 }
 
 /** Every body format, JSON first: its position is its number (BodyFormat), and JSON is the default. */

@@ -22,14 +22,11 @@ import {
   recordNoCall,
   type ValidatedCall,
 } from "../node-http/index.js";
-import { createCacheHeadersWriter } from "./cache-answer.js";
 import type { BodyFormat } from "./content-negotiation.js";
 import { sendError } from "./error-body.js";
 import { sendJson } from "./respond.js";
 import { GetCallContext } from "./get-call-context.js";
-import { createResponseBodies } from "./response-body.js";
-import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
-import { type Answering, sendResult } from "./result-answer.js";
+import { createResultAnswer } from "./result-answer.js";
 
 /** A prepared GET call, with the format its query string named (else `Accept` decides). */
 export type GetCall = PreparedCall & { format?: BodyFormat };
@@ -40,8 +37,6 @@ export interface EndpointCallOptions {
   logger: Logger;
   /** Deadline of a GET call. */
   defaultTimeoutMs: number;
-  /** Compression levels. Default: see ResponseCompressionOptions. */
-  compression?: ResponseCompressionOptions;
   /** Called at the end of each call, within it (for its trace span). Default: nothing. */
   observe?: HttpCallObserver;
   /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
@@ -74,10 +69,7 @@ export interface EndpointCalls {
 export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls {
   const { service, metrics, logger, defaultTimeoutMs } = options;
   const logEveryCall = logger.enabled("debug");
-  const answering: Answering = {
-    bodies: createResponseBodies(createCompressor(options.compression)),
-    writeCacheHeaders: createCacheHeadersWriter(options.staleIfErrorSeconds ?? 3600),
-  };
+  const sendResult = createResultAnswer(options.staleIfErrorSeconds ?? 3600);
   const record = options.record ?? recordNoCall;
 
   function finish(call: AuthenticatedCall, endpoint: Endpoint, code: string, result?: EndpointResult) {
@@ -120,7 +112,7 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       call.started = performance.now();
       const hit = service.peek(prepared);
       if (hit === undefined) return false;
-      sendResult(answering, call, hit, performance.now() - call.started);
+      sendResult(call, hit, performance.now() - call.started);
       finish(call, prepared.endpoint, "ok", hit);
       return true;
     },
@@ -133,14 +125,14 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       // Every answer but a hit's one write goes through the response, the CORS headers set on it.
       call.exchange();
       if (hit !== undefined) {
-        sendResult(answering, call, hit, lookupMs);
+        sendResult(call, hit, lookupMs);
         return finish(call, prepared.endpoint, "ok", hit);
       }
       const context = new GetCallContext(call, defaultTimeoutMs, freshness);
       service.execute(prepared, context).then(
         (result) => {
           try {
-            sendResult(answering, call, result, lookupMs);
+            sendResult(call, result, lookupMs);
           } catch (error) {
             // Rows that do not fit the row message: a bug, answered as INTERNAL.
             return fail(call, prepared.endpoint, error);
