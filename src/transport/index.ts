@@ -20,6 +20,5 @@ export { createWatchRevocation, createWatchSessions } from "./node-http/index.js
 export { codeName, createRecordCall, createCallRouter, isHttpRoute, isKeyedProcedure } from "./node-http/index.js";
 export type { CallHandler, RequestHandler, Route, StreamHandler } from "./node-http/index.js";
 export { withCors, withCorsStreams } from "./cors.js";
-export { createPreflightLimit } from "./preflight-limit.js";
 export { recordCallOutcome, traceCalls } from "./trace-calls.js";
 export type { CorsOrigins } from "./cors.js";

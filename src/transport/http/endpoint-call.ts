@@ -2,14 +2,14 @@
 // cached result at once, without a promise in between, else the warehouse;
 // then the metrics and, for failures (or every call at LOG_LEVEL=debug), a
 // log line. Nothing here is made per call that a cache hit does not need.
-// result-answer.ts writes a result's answer; get-call-context.ts is what
-// the warehouse is asked with.
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
+  type CallContext,
   dryRunAnswer,
   type Endpoint,
   type EndpointResult,
   type EndpointService,
+  type Freshness,
   type PreparedCall,
 } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
@@ -25,7 +25,6 @@ import {
 import type { BodyFormat } from "./content-negotiation.js";
 import { sendError } from "./error-body.js";
 import { sendJson } from "./respond.js";
-import { GetCallContext } from "./get-call-context.js";
 import { createResultAnswer } from "./result-answer.js";
 
 /** A prepared GET call, with the format its query string named (else `Accept` decides). */
@@ -163,4 +162,31 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       fail(call, endpoint, error);
     },
   };
+}
+
+/** The context a GET call asks the warehouse with; its abort signal is made only if the warehouse asks for it. */
+class GetCallContext implements CallContext {
+  private abort: AbortController | undefined;
+  constructor(
+    private readonly call: AuthenticatedCall,
+    readonly timeoutMs: number,
+    readonly freshness: Freshness | undefined,
+  ) {}
+  get requestId(): string {
+    return this.call.requestId;
+  }
+  get tenant(): string {
+    return this.call.credential.id;
+  }
+  get signal(): AbortSignal {
+    if (this.abort === undefined) {
+      const abort = (this.abort = new AbortController());
+      const [, response] = this.call.exchange();
+      // Only a client that leaves before the answer cancels the call.
+      response.once("close", () => {
+        if (!response.writableFinished) abort.abort();
+      });
+    }
+    return this.abort.signal;
+  }
 }
