@@ -53,8 +53,6 @@ export interface SinglePortServerOptions {
   logger?: Logger;
   /** Concurrent HTTP/2 streams per connection. Default 100. */
   maxConcurrentStreams?: number;
-  /** Largest request header block in bytes. Default 16 384. */
-  maxHeaderSize?: number;
   /** Longest time to receive a whole request; 0 for no bound, as in node:http. Default 120 000 ms. */
   requestTimeoutMs?: number;
   /**
@@ -84,6 +82,9 @@ export interface SinglePortServer {
   close(graceMs: number): Promise<void>;
 }
 
+/** Largest request header block in bytes, on HTTP/1.1 and as an HTTP/2 header list. */
+const maxHeaderSize = 16_384;
+
 /** The connection bounds that are also variables (docs/configuration.md), when the options do not say. */
 export const defaultConnectionLimits = {
   firstRequestTimeoutMs: 10_000,
@@ -101,7 +102,6 @@ export function createSinglePortServer(
   const firstRequestTimeoutMs = options.firstRequestTimeoutMs ?? defaultConnectionLimits.firstRequestTimeoutMs;
   const idleTimeoutMs = options.idleTimeoutMs ?? defaultConnectionLimits.idleTimeoutMs;
   const requestTimeoutMs = options.requestTimeoutMs ?? 120_000;
-  const maxHeaderSize = options.maxHeaderSize ?? 16_384;
   const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
   const { trustedProxies } = options;
   const logger = options.logger ?? silentLogger;
