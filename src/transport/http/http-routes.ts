@@ -27,8 +27,7 @@ import { createEventStreams } from "./event-stream.js";
 import { createImportRoute, type ImportRouteOptions } from "./import-route.js";
 import { sendError } from "./error-body.js";
 import type { KeylessKind, KeylessLimit } from "./keyless-limit.js";
-import { answerMetrics } from "./metrics-routes.js";
-import { answerHealth, answerReadiness } from "./probe-routes.js";
+import { answerHealth, answerMetrics, answerReadiness } from "./operator-routes.js";
 import { sendEmpty } from "./respond.js";
 import { createSavedQueryRoute } from "./saved-query-route.js";
 

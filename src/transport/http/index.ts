@@ -4,5 +4,5 @@ export { withExplorer } from "./explorer-page.js";
 export { createKeylessLimit } from "./keyless-limit.js";
 export type { KeylessLimit } from "./keyless-limit.js";
 export { sendError } from "./error-body.js";
-export { createMetricsRoutes } from "./metrics-routes.js";
+export { createMetricsRoutes } from "./operator-routes.js";
 export { sendEmpty } from "./respond.js";
