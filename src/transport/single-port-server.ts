@@ -18,6 +18,7 @@ import {
   http1Server,
   http2Server,
   idleSessions,
+  maxHeaderSize,
   refuseHeaderList,
   refusedStreams,
   sniffProtocol,
@@ -58,9 +59,6 @@ export interface SinglePortServer {
   close(graceMs: number): Promise<void>;
 }
 
-/** Largest request header block in bytes, on HTTP/1.1 and as an HTTP/2 header list. */
-const maxHeaderSize = 16_384;
-
 /** The connection bounds that are also variables (docs/configuration.md), when the options do not say. */
 export const defaultConnectionLimits = {
   firstRequestTimeoutMs: 10_000,
@@ -83,14 +81,10 @@ export function createSinglePortServer(
   const logger = options.logger ?? silentLogger;
 
   const unread = boundUnreadResponses({ bounds: options.unsentBytes, trustedProxies, logger });
-  const http1 = http1Server(handler, { maxHeaderSize, headersTimeoutMs, requestTimeoutMs, idleTimeoutMs, logger });
+  const http1 = http1Server(handler, { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs, logger });
   const refused = refusedStreams();
   const served = refused.served(handler);
-  const http2 = http2Server(options.streams === undefined ? served : undefined, {
-    maxHeaderSize,
-    maxConcurrentStreams,
-    logger,
-  });
+  const http2 = http2Server(options.streams === undefined ? served : undefined, maxConcurrentStreams, logger);
   // With a stream handler, the compatibility layer's request and response are made only for what it does not answer.
   if (options.streams !== undefined) {
     serveStreams(http2, { streams: options.streams, handler: served, logger, refused: refused.has });

@@ -9,9 +9,10 @@ import type { Logger } from "../../observability/index.js";
 import { importPathPrefix } from "../http/import-route.js";
 import { handlerThrew, hasBody, holdContinue, pathOf, type RequestHandler } from "../node-http/index.js";
 
+/** Largest request header block in bytes, on HTTP/1.1 and as an HTTP/2 header list (announced and enforced). */
+export const maxHeaderSize = 16_384;
+
 export interface Http1ServerOptions {
-  /** Largest request header block in bytes. */
-  maxHeaderSize: number;
   /** Longest time to wait for the headers of a request once it has begun. */
   headersTimeoutMs: number;
   /** Longest time to receive a whole request; 0 for no bound. */
@@ -26,7 +27,7 @@ export interface Http1ServerOptions {
 export function http1Server(handler: RequestHandler, options: Http1ServerOptions): Http1Server {
   const http1 = createHttp1Server(
     {
-      maxHeaderSize: options.maxHeaderSize,
+      maxHeaderSize,
       headersTimeout: options.headersTimeoutMs,
       requestTimeout: options.requestTimeoutMs,
       // How often Node looks for connections past those timeouts (its default is 30 s).
@@ -51,24 +52,22 @@ export function http1Server(handler: RequestHandler, options: Http1ServerOptions
   return http1;
 }
 
-export interface Http2ServerOptions {
-  /** Largest request header block in bytes, announced and enforced, as on HTTP/1.1. */
-  maxHeaderSize: number;
-  /** Concurrent streams per connection. */
-  maxConcurrentStreams: number;
-  /** Where a handler's exception is logged. */
-  logger: Logger;
-}
-
-/** The HTTP/2 server, serving `handler` as a request listener, or none when streams are taken before it. */
-export function http2Server(handler: RequestHandler | undefined, options: Http2ServerOptions): Http2Server {
+/**
+ * The HTTP/2 server with `maxConcurrentStreams` per connection, serving
+ * `handler` as a request listener, or none when streams are taken before it.
+ */
+export function http2Server(
+  handler: RequestHandler | undefined,
+  maxConcurrentStreams: number,
+  logger: Logger,
+): Http2Server {
   return createHttp2Server(
     {
-      settings: { maxConcurrentStreams: options.maxConcurrentStreams, maxHeaderListSize: options.maxHeaderSize },
+      settings: { maxConcurrentStreams, maxHeaderListSize: maxHeaderSize },
       maxSessionMemory: 32,
       maxHeaderListPairs: 128,
     },
-    handler === undefined ? undefined : (guarded(handler, options.logger) as never),
+    handler === undefined ? undefined : (guarded(handler, logger) as never),
   );
 }
 

@@ -12,25 +12,18 @@
 import type { Http2Session, ServerHttp2Stream } from "node:http2";
 import type { RequestHandler } from "../node-http/index.js";
 
-export interface RefusedStreams {
-  /** Marks `stream`, already reset, as refused: its handler is not to run. */
-  add(stream: ServerHttp2Stream): void;
-  /** Whether `stream` was refused. */
-  has(stream: ServerHttp2Stream): boolean;
-  /** `handler`, skipped for the requests of refused streams. */
-  served(handler: RequestHandler): RequestHandler;
-}
-
-/** An empty set of refused streams. */
-export function refusedStreams(): RefusedStreams {
+/** An empty set of refused streams (`add`: already reset, its handler is not to run); `served(handler)` skips them. */
+export function refusedStreams() {
   const refused = new WeakSet<ServerHttp2Stream>();
   return {
-    add: (stream) => void refused.add(stream),
-    has: (stream) => refused.has(stream),
-    served: (handler) => (request, response) => {
-      // Served only by the HTTP/2 server: each request stands on a stream.
-      if (!refused.has((request as unknown as { stream: ServerHttp2Stream }).stream)) handler(request, response);
-    },
+    add: (stream: ServerHttp2Stream) => void refused.add(stream),
+    has: (stream: ServerHttp2Stream) => refused.has(stream),
+    served:
+      (handler: RequestHandler): RequestHandler =>
+      (request, response) => {
+        // Served only by the HTTP/2 server: each request stands on a stream.
+        if (!refused.has((request as unknown as { stream: ServerHttp2Stream }).stream)) handler(request, response);
+      },
   };
 }
 
