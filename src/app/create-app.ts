@@ -194,7 +194,7 @@ export function createApp(options: AppOptions): App {
     rest(call);
   };
   // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
-  const traced = tracing === undefined ? dispatch : traceCalls(dispatch, { tracing });
+  const traced = tracing === undefined ? dispatch : traceCalls(dispatch, tracing);
   const routed: CallHandler = (call) => {
     call.routeWith(router);
     traced(call);

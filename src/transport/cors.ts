@@ -87,31 +87,21 @@ const exposed = corsExposedHeaders.join(", ");
  * origin.
  */
 function corsDecisionFor(origins: CorsOrigins): (origin: string | undefined) => CorsDecision {
-  if (origins === "*") {
-    const anyOrigin = corsDecision(
+  const allowing = (origin: string, vary: object) =>
+    corsDecision(
       Object.freeze({
-        "access-control-allow-origin": "*",
+        ...vary,
+        "access-control-allow-origin": origin,
         "access-control-expose-headers": exposed,
-        "timing-allow-origin": "*",
+        "timing-allow-origin": origin,
       }),
-      false,
+      origins !== "*",
     );
+  if (origins === "*") {
+    const anyOrigin = allowing("*", {});
     return () => anyOrigin;
   }
-  const allowed = new Map<string, CorsDecision>(
-    origins.map((origin) => [
-      origin,
-      corsDecision(
-        Object.freeze({
-          vary: "Origin",
-          "access-control-allow-origin": origin,
-          "access-control-expose-headers": exposed,
-          "timing-allow-origin": origin,
-        }),
-        true,
-      ),
-    ]),
-  );
+  const allowed = new Map(origins.map((origin) => [origin, allowing(origin, { vary: "Origin" })]));
   const refused = corsDecision(Object.freeze({ vary: "Origin" }), true);
   return (origin) => (origin === undefined ? refused : (allowed.get(origin) ?? refused));
 }

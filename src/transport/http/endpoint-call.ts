@@ -47,25 +47,10 @@ export interface EndpointCallOptions {
 /** What a GET call came to: its saved query, code (`ok`, or a code name such as `not_found`) and caller. */
 export type HttpCallObserver = (event: { endpoint: string; code: string; caller: string }) => void;
 
-export interface EndpointCalls {
-  /**
-   * Answers the call's prepared call if its result is cached, at once, the
-   * CORS headers first: true when it did. The fast path of GET hits;
-   * anything else is `answer`'s.
-   */
-  answerHit(call: ValidatedCall): boolean;
-  /** Answers the call's prepared call; failures become the JSON error body. */
-  answer(call: ValidatedCall): void;
-  /**
-   * Answers the call's prepared call with its estimate (`dry_run=1`), the
-   * query not run: `{"estimate": {"rows", "parts", "marks"}}`, never cached.
-   */
-  answerDryRun(call: ValidatedCall): void;
-  /** Answers a call of `endpoint` whose parameters were refused, counted and logged as calls are. */
-  reject(call: AuthenticatedCall, endpoint: Endpoint, error: unknown): void;
-}
+/** The answers of GET calls, each counted and logged at its end. */
+export type EndpointCalls = ReturnType<typeof createEndpointCalls>;
 
-export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls {
+export function createEndpointCalls(options: EndpointCallOptions) {
   const { service, metrics, logger, defaultTimeoutMs } = options;
   const logEveryCall = logger.enabled("debug");
   const sendResult = createResultAnswer(options.staleIfErrorSeconds ?? 3600);
@@ -104,7 +89,8 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   }
 
   return {
-    answerHit(call) {
+    /** A cached result at once, the CORS headers first: true when it did (the fast path of GET hits). */
+    answerHit(call: ValidatedCall): boolean {
       const prepared = call.prepared;
       // A caller's freshness directive is execute's to read.
       if (asksFreshness(call.head.headers)) return false;
@@ -115,7 +101,8 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       finish(call, prepared.endpoint, "ok", hit);
       return true;
     },
-    answer(call) {
+    /** Any call; failures become the JSON error body. */
+    answer(call: ValidatedCall): void {
       const prepared = call.prepared;
       call.started = performance.now();
       const freshness = freshnessOfHead(call.head.headers);
@@ -141,7 +128,8 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
         (error: unknown) => fail(call, prepared.endpoint, error),
       );
     },
-    answerDryRun(call) {
+    /** The estimate (`dry_run=1`), the query not run: `{"estimate": {"rows", "parts", "marks"}}`, never cached. */
+    answerDryRun(call: ValidatedCall): void {
       const { prepared } = call;
       call.started = performance.now();
       const exchange = call.exchange();
@@ -157,7 +145,8 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
         (error: unknown) => fail(call, prepared.endpoint, error),
       );
     },
-    reject(call, endpoint, error) {
+    /** A call of `endpoint` whose parameters were refused. */
+    reject(call: AuthenticatedCall, endpoint: Endpoint, error: unknown): void {
       call.started = performance.now();
       fail(call, endpoint, error);
     },

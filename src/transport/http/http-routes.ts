@@ -71,9 +71,6 @@ const maxUrlLength = 8192;
 const getAndHead = ["GET", "HEAD"];
 const post = ["POST"];
 
-/** What the RPC stack's fallback adds of CORS: nothing, its response carries the CORS headers. */
-const corsSetByRpcStack = noCors;
-
 export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const { authenticate, ready, metrics, logger, scrape, record } = options;
   const serveMetrics = options.serveMetrics ?? true;
@@ -190,7 +187,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   return {
     serve,
     noSuchRoute: (request, response) => {
-      const call = new RequestCall(request, response, corsSetByRpcStack);
+      // No CORS added: the RPC stack's response carries the CORS headers already.
+      const call = new RequestCall(request, response, noCors);
       call.route = "no-such-route";
       serve(call);
     },

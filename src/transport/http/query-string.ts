@@ -77,7 +77,7 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
 }
 
 /** application/x-www-form-urlencoded decoding; undefined when malformed. */
-function decode(text: string): string | undefined {
+export function decode(text: string): string | undefined {
   try {
     return decodeURIComponent(text.replace(/\+/g, " "));
   } catch {
