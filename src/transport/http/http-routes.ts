@@ -4,8 +4,8 @@
 // authentication of the keyed routes.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Authenticator } from "../../auth/index.js";
-import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
-import type { Logger, Metrics, MetricsScrape } from "../../observability/index.js";
+import type { EndpointRegistry } from "../../endpoints/index.js";
+import type { MetricsScrape } from "../../observability/index.js";
 import {
   type AuthenticatedSteps,
   authenticateThen,
@@ -15,14 +15,13 @@ import {
   handlerThrew,
   noCors,
   pathOf,
-  type RecordCall,
   recordRateLimited,
   RequestCall,
   type OpenWatch,
   type RequestHandler,
 } from "../node-http/index.js";
 import { createDocumentRoutes } from "./document-routes.js";
-import { createEndpointCalls, type HttpCallObserver } from "./endpoint-call.js";
+import { createEndpointCalls, type EndpointCallOptions } from "./endpoint-call.js";
 import { createEventStreams } from "./event-stream.js";
 import { createImportRoute, type ImportRouteOptions } from "./import-route.js";
 import { sendError } from "./error-body.js";
@@ -31,22 +30,12 @@ import { answerHealth, answerMetrics, answerReadiness } from "./operator-routes.
 import { sendEmpty } from "./respond.js";
 import { createSavedQueryRoute } from "./saved-query-route.js";
 
-export interface HttpRoutesOptions {
+/** The saved queries' calls are answered as EndpointCallOptions say. */
+export interface HttpRoutesOptions extends EndpointCallOptions {
   registry: EndpointRegistry;
-  service: EndpointService;
   authenticate: Authenticator;
   /** Whether the service can answer queries now, for /readyz. */
   ready: () => Promise<boolean>;
-  metrics: Metrics;
-  logger: Logger;
-  /** Deadline of a GET call. */
-  defaultTimeoutMs: number;
-  /** Called at the end of each saved-query call, within it. Default: nothing. */
-  observe?: HttpCallObserver;
-  /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
-  staleIfErrorSeconds?: number;
-  /** Records each saved-query call's end in the call log. Default: nothing. */
-  record?: RecordCall;
   /** Bounds the requests that need no key, per client address (keyless-limit.ts). Default: unbounded. */
   keylessLimit?: KeylessLimit;
   /** The /metrics text. */
