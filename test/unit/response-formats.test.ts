@@ -9,7 +9,8 @@ import {
   type ComputedResponse,
 } from "../../src/endpoints/index.js";
 import { CSV_FORMAT, JSON_FORMAT, NDJSON_FORMAT } from "../../src/transport/http/content-negotiation.js";
-import { csvFromJsonBody, ndjsonFromJsonBody } from "../../src/transport/http/body-formats.js";
+import { ndjsonFromJsonBody } from "../../src/transport/http/body-formats.js";
+import { csvFromJsonBody } from "../../src/transport/http/csv-body.js";
 import { createCompressor, createResponseBodies } from "../../src/transport/http/response-body.js";
 import { readCsv } from "../support/csv-reader.js";
 

@@ -2,6 +2,7 @@
 // media type, the Accept ranges that choose it, how it is written from the
 // JSON body and how the OpenAPI document describes it. Content negotiation,
 // the body writers, the listing and the OpenAPI document all read this list.
+import { csvFromJsonBody } from "./csv-body.js";
 
 export interface BodyFormatSpec {
   /** The `format` query-string value that asks for it. */
@@ -16,32 +17,6 @@ export interface BodyFormatSpec {
   fromJson?: (json: Buffer, columns: readonly string[]) => Buffer;
   /** What the OpenAPI document says of it; none for JSON, whose schema is the rows'. */
   description?: string;
-}
-
-/**
- * CSV from the JSON body `{"result": [rows]}`: a header line of `columns`
- * (written even when there are no rows), then one line per row, CRLF line
- * ends and RFC 4180 quoting (a field holding a comma, a double quote, CR or
- * LF is quoted, its quotes doubled). Numbers and booleans as JSON writes
- * them, a missing timestamp as an empty field, `metadata` (an array) as its
- * JSON text.
- */
-export function csvFromJsonBody(json: Buffer, columns: readonly string[]): Buffer {
-  const { result } = JSON.parse(json.toString()) as { result: Record<string, unknown>[] };
-  const lines = [columns.map(csvField).join(",")];
-  for (const row of result) lines.push(columns.map((column) => csvField(cellText(row[column]))).join(","));
-  return Buffer.from(`${lines.join("\r\n")}\r\n`);
-}
-
-function cellText(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  return typeof value === "object" ? JSON.stringify(value) : String(value);
-}
-
-const needsQuotes = /[",\r\n]/;
-
-function csvField(text: string): string {
-  return needsQuotes.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** NDJSON from the JSON body `{"result": [rows]}`: each row as the JSON body writes it, one a line ended by LF. */
