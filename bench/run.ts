@@ -13,6 +13,7 @@ import { createReport, writeReport } from "./report.js";
 import { cacheHitsSection } from "./sections/cache-hits.js";
 import { explorerSection } from "./sections/explorer.js";
 import { fairnessSection } from "./sections/fairness.js";
+import { importBesideHitsSection } from "./sections/import-beside-hits.js";
 import { memorySection } from "./sections/memory.js";
 import { metricsFloodSection } from "./sections/metrics-flood.js";
 import { missPathSection } from "./sections/miss-path.js";
@@ -28,6 +29,7 @@ const sections: Section[] = [
   metricsFloodSection,
   memorySection,
   fairnessSection,
+  importBesideHitsSection,
   scaleSection,
   explorerSection,
   watchSection,
