@@ -18,7 +18,7 @@ export { loggingInterceptor, rpcProtocolOf } from "./rpc/index.js";
 export type { RevocableKeys } from "./node-http/index.js";
 export { createWatchRevocation, createWatchSessions } from "./node-http/index.js";
 export { codeName, createRecordCall, createCallRouter, isHttpRoute, isKeyedProcedure } from "./node-http/index.js";
-export type { CallHandler, RequestHandler, Route, StreamHandler } from "./node-http/index.js";
+export type { CallHandler, RequestHandler, StreamHandler } from "./node-http/index.js";
 export { withCors, withCorsStreams } from "./cors.js";
 export { recordCallOutcome, traceCalls } from "./trace-calls.js";
 export type { CorsOrigins } from "./cors.js";

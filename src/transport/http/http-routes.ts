@@ -48,19 +48,17 @@ export interface HttpRoutesOptions extends EndpointCallOptions {
   openWatch?: OpenWatch;
 }
 
-export interface HttpRoutes {
-  /** A call whose route is one of the GET API's (isHttpRoute). */
-  serve: CallHandler;
-  /** The answer to a request no route takes (the Connect router's fallback for what is not an RPC call). */
-  noSuchRoute: RequestHandler;
-}
-
 /** Longest accepted request target, in characters. */
 const maxUrlLength = 8192;
 const getAndHead = ["GET", "HEAD"];
 const post = ["POST"];
 
-export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
+/**
+ * `serve` takes a call whose route is one of the GET API's (isHttpRoute);
+ * `noSuchRoute` answers a request no route takes (the Connect router's
+ * fallback for what is not an RPC call).
+ */
+export function createHttpRoutes(options: HttpRoutesOptions): { serve: CallHandler; noSuchRoute: RequestHandler } {
   const { authenticate, ready, metrics, logger, scrape, record } = options;
   const serveMetrics = options.serveMetrics ?? true;
   const keylessLimit = options.keylessLimit;
