@@ -4,12 +4,13 @@
 // call and start time, and how to answer it. It comes as a Node request and
 // response, or as a bare HTTP/2 stream whose request and response are made
 // only for answers other than a hit's one write.
-import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
+import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { Readable } from "node:stream";
 import type { Credential, HeaderReader } from "../../auth/index.js";
 import type { Endpoint, PreparedCall } from "../../endpoints/index.js";
-import { type RequestHead, streamAddress, streamHead } from "./bare-stream.js";
-import type { Route, CallRouter, RouteTarget } from "./call-route.js";
+import type { CallRouter, Route, RouteTarget } from "./call-route.js";
+import type { CorsDecision } from "./cors-decision.js";
+import { headerValue, requestIdFrom } from "./request-headers.js";
 import {
   copyCorsHeaders,
   type HttpRequest,
@@ -18,60 +19,47 @@ import {
   type RequestAndResponse,
   setCorsHeaders,
 } from "./request-handler.js";
-import { requestIdFrom } from "./request-id.js";
-import { headerValue } from "./request-headers.js";
-import type { CorsDecision } from "./cors-decision.js";
 
-/** A call as every step of the request path reads and answers it. */
-export interface Call extends HeaderReader {
-  /** Method, target and headers. */
-  readonly head: RequestHead;
-  /** Decided once, by the router (create-app.ts), before any route's handler reads it. */
-  route: Route;
-  /** The saved query the route names, or why none: looked up on first read, from the table that decided the route. */
-  readonly target: RouteTarget;
-  /** The saved query the route names; undefined when it names none. */
-  readonly endpoint: Endpoint | undefined;
-  /** The client the call comes from (trusted proxies applied by the router); read on first use. */
-  readonly client: string;
-  /** Decides the call's route from its target with `router` (the router's one step). */
-  routeWith(router: CallRouter): void;
-  readonly cors: CorsDecision;
-  /** The client address of the connection. */
-  readonly address: string;
-  /** The caller's `x-request-id` when sane, else a new one; read on first use. */
-  readonly requestId: string;
-  /** The caller, once authenticated. */
-  credential: Credential | undefined;
-  /** The saved query's call, once prepared (with the body format a GET target named). */
-  prepared: (PreparedCall & { format?: number }) | undefined;
-  /** performance.now() when the call's answer was begun. */
-  started: number;
-  /** Bytes of the answer's body as written (0 until then, and for HEAD and 304). */
-  responseBytes: number;
-  /** The request body's source. */
-  readonly body: Readable;
-  /** The bare HTTP/2 stream the call came on; undefined for a Node request. */
-  readonly stream: ServerHttp2Stream | undefined;
-  /** A Node request's response as it came (see corsHeadersToWrite); undefined for a bare stream. */
-  readonly response: HttpResponse | undefined;
-  /** A new header object holding the CORS headers, unless they are set on the response already: an answer's own go after. */
-  corsHeadersToWrite(): Record<string, string>;
-  /** Writes a whole answer at once: status, `headers` (the CORS ones first, see corsHeadersToWrite), the body unless HEAD. */
-  reply(status: number, headers: Record<string, string | number>, body: Buffer): void;
-  /** The request and response, the CORS headers set on the response: how every answer but `reply`'s is written. */
-  exchange(): RequestAndResponse;
+/** Takes a bare HTTP/2 stream: answers it on the stream, or calls `makeRequestAndResponse` and goes on with those. */
+export type StreamHandler = (
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  makeRequestAndResponse: MakeRequestAndResponse,
+) => void;
+
+/** What the fast paths read of a request: a Node request (HTTP/1.1 or HTTP/2) has it, and so has a bare stream's. */
+export interface RequestHead {
+  method?: string;
+  /** Path and query. */
+  url?: string;
+  headers: IncomingHttpHeaders;
+  httpVersionMajor: number;
 }
 
-/** A step of the request path. */
-export type CallHandler = (call: Call) => void;
+/** Each session's client address, read once: its socket looks its peer up afresh on each read. */
+const sessionAddresses = new WeakMap<Http2Session, string>();
 
-/** What every call holds and reads the same way, however it came: its steps' state, request id and headers. */
-abstract class CallState {
+/** The client address of an HTTP/2 session's connection. */
+export function sessionAddress(session: Http2Session): string {
+  let address = sessionAddresses.get(session);
+  if (address === undefined) {
+    address = session.socket?.remoteAddress ?? "";
+    sessionAddresses.set(session, address);
+  }
+  return address;
+}
+
+/** A call as every step of the request path reads and answers it. */
+export abstract class Call implements HeaderReader {
+  /** Decided once, by the router (create-app.ts), before any route's handler reads it. */
   route: Route = "other";
+  /** The caller, once authenticated. */
   credential: Credential | undefined = undefined;
-  prepared: Call["prepared"] = undefined;
+  /** The saved query's call, once prepared (with the body format a GET target named). */
+  prepared: (PreparedCall & { format?: number }) | undefined = undefined;
+  /** performance.now() when the call's answer was begun. */
   started = 0;
+  /** Bytes of the answer's body as written (0 until then, and for HEAD and 304). */
   responseBytes = 0;
   private id: string | undefined = undefined;
   private router: CallRouter | undefined = undefined;
@@ -80,24 +68,41 @@ abstract class CallState {
 
   constructor(readonly cors: CorsDecision) {}
 
-  abstract get head(): RequestHead;
-  abstract get address(): string;
+  /** Method, target and headers. */
+  abstract readonly head: RequestHead;
+  /** The client address of the connection. */
+  abstract readonly address: string;
+  abstract readonly body: Readable;
+  /** The bare HTTP/2 stream the call came on; undefined for a Node request. */
+  abstract readonly stream: ServerHttp2Stream | undefined;
+  /** A Node request's response as it came (see corsHeadersToWrite); undefined for a bare stream. */
+  abstract readonly response: HttpResponse | undefined;
+  /** A new header object holding the CORS headers, unless they are set on the response already: an answer's own go after. */
+  abstract corsHeadersToWrite(): Record<string, string>;
+  /** Writes a whole answer at once: status, `headers` (the CORS ones first, see corsHeadersToWrite), the body unless HEAD. */
+  abstract reply(status: number, headers: Record<string, string | number>, body: Buffer): void;
+  /** The request and response, the CORS headers set on the response: how every answer but `reply`'s is written. */
+  abstract exchange(): RequestAndResponse;
 
+  /** Decides the call's route from its target with `router` (the router's one step). */
   routeWith(router: CallRouter): void {
     this.router = router;
     this.route = router.routeOf(this.head.url ?? "/");
   }
+  /** The saved query the route names, or why none: looked up on first read, from the table that decided the route. */
   get target(): RouteTarget {
     return (this.foundTarget ??= this.router?.targetOf(this.route, this.head.url ?? "/") ?? "no-endpoint");
   }
+  /** The client the call comes from (trusted proxies applied by the router); read on first use. */
   get client(): string {
     return (this.foundClient ??= this.router?.clientOf(this, this.address) ?? this.address);
   }
+  /** The saved query the route names; undefined when it names none. */
   get endpoint(): Endpoint | undefined {
     const target = this.target;
     return typeof target === "object" ? target : undefined;
   }
-
+  /** The caller's `x-request-id` when sane, else a new one; read on first use. */
   get requestId(): string {
     return (this.id ??= requestIdFrom(this));
   }
@@ -106,8 +111,11 @@ abstract class CallState {
   }
 }
 
+/** A step of the request path. */
+export type CallHandler = (call: Call) => void;
+
 /** A call that came as a Node request and response (HTTP/1.1, or HTTP/2 through Node's compatibility layer). */
-export class RequestCall extends CallState implements Call {
+export class RequestCall extends Call {
   readonly stream = undefined;
   private corsHeadersSet = false;
   private pair: RequestAndResponse | undefined = undefined;
@@ -133,12 +141,7 @@ export class RequestCall extends CallState implements Call {
     return this.corsHeadersSet ? {} : copyCorsHeaders(this.cors.headers);
   }
   reply(status: number, headers: Record<string, string | number>, body: Buffer): void {
-    const writable = this.response as unknown as {
-      writeHead(status: number, headers: Record<string, string | number>): void;
-      end(body?: Buffer): void;
-    };
-    writable.writeHead(status, headers);
-    writable.end(this.request.method === "HEAD" ? undefined : body);
+    replyOn([this.request, this.response], status, headers, body);
   }
   exchange(): RequestAndResponse {
     if (!this.corsHeadersSet) {
@@ -150,7 +153,7 @@ export class RequestCall extends CallState implements Call {
 }
 
 /** A call that came as a bare HTTP/2 stream, before Node's compatibility layer. */
-export class StreamCall extends CallState implements Call {
+export class StreamCall extends Call {
   readonly head: RequestHead;
   readonly response = undefined;
   private made: RequestAndResponse | undefined = undefined;
@@ -162,14 +165,15 @@ export class StreamCall extends CallState implements Call {
     cors: CorsDecision,
   ) {
     super(cors);
-    this.head = streamHead(headers);
+    this.head = { method: headers[":method"], url: headers[":path"], headers, httpVersionMajor: 2 };
   }
 
   get body(): Readable {
     return this.stream;
   }
   get address(): string {
-    return streamAddress(this.stream);
+    const session = this.stream.session;
+    return session === undefined ? "" : sessionAddress(session);
   }
   corsHeadersToWrite(): Record<string, string> {
     return this.made === undefined ? copyCorsHeaders(this.cors.headers) : {};
@@ -190,8 +194,7 @@ export class StreamCall extends CallState implements Call {
   exchange(): RequestAndResponse {
     if (this.made === undefined) {
       this.made = this.makeRequestAndResponse();
-      const [, response] = this.made;
-      setCorsHeaders(response, this.cors.headers);
+      setCorsHeaders(this.made[1], this.cors.headers);
     }
     return this.made;
   }

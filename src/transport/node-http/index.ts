@@ -13,17 +13,14 @@ export type {
   RequestAndResponse,
   RequestHandler,
 } from "./request-handler.js";
-export { hasBody, headerReader, headerValue } from "./request-headers.js";
+export { asksFreshness, freshnessOfHead, hasBody } from "./request-headers.js";
+export { headerReader, headerValue, requestIdFrom } from "./request-headers.js";
 export { holdContinue, sendContinue } from "./expect-continue.js";
-export { asksFreshness, freshnessOfHead } from "./head-freshness.js";
-export { requestIdFrom } from "./request-id.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";
 export { authenticateThen, isAuthenticated, validated } from "./authenticated.js";
 export type { AuthenticatedCall, AuthenticatedSteps, ValidatedCall } from "./authenticated.js";
-export { sessionAddress, streamAddress } from "./bare-stream.js";
-export type { RequestHead, StreamHandler } from "./bare-stream.js";
-export { replyOn, RequestCall, StreamCall } from "./call.js";
-export type { Call, CallHandler } from "./call.js";
+export { Call, replyOn, RequestCall, sessionAddress, StreamCall } from "./call.js";
+export type { CallHandler, RequestHead, StreamHandler } from "./call.js";
 export { corsDecision, noCors } from "./cors-decision.js";
 export type { CorsDecision } from "./cors-decision.js";
 export { createCallRouter, endpointKeyOf, isHttpRoute, isKeyedProcedure } from "./call-route.js";

@@ -100,11 +100,7 @@ function answeredNotModified(request: HttpRequest, header: Headers | undefined, 
   const etag = header?.get("etag");
   const lastModified = header?.get("last-modified");
   if (header === undefined || etag == null || lastModified == null) return false;
-  const conditions = {
-    "if-none-match": request.headers["if-none-match"],
-    "if-modified-since": request.headers["if-modified-since"],
-  };
-  if (!notModified(conditions, etag, Date.parse(lastModified))) return false;
+  if (!notModified(request.headers, etag, Date.parse(lastModified))) return false;
   sendNotModified(response, header);
   return true;
 }
