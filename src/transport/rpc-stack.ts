@@ -102,7 +102,7 @@ export interface RpcStack {
 export function createRpcStack(options: RpcStackOptions): RpcStack {
   const { registry, metrics, maxBodyBytes } = options;
   // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
-  const recordRefused = createRecordRefusedRpc(registry, options.record);
+  const recordRefused = createRecordRefusedRpc(options.record);
   const gate = createRpcGate({
     authenticate: options.authenticate,
     maxBodyBytes,

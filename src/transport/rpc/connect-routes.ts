@@ -4,11 +4,9 @@ import { create, type DescMessage, type DescMethodUnary } from "@bufbuild/protob
 import { ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
 import { queryOf } from "../node-http/index.js";
-import { authenticatedCallOf } from "./request-context.js";
-import { messageForm, rpcFreshness, setRpcCacheHeaders } from "./rpc-cache-headers.js";
-import { noteCallResult } from "./router-call-record.js";
+import { authenticatedCallOf, noteCallResult } from "./router-context.js";
+import { rpcCacheHeaders, rpcFreshness, setStatistics } from "./rpc-cache-headers.js";
 import { rpcContentTypeOf } from "./rpc-protocol.js";
-import { setStatistics } from "./statistics-trailers.js";
 
 export interface ConnectRoutesOptions {
   registry: EndpointRegistry;
@@ -54,8 +52,9 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
             connectError.metadata.set(name, value);
           throw connectError;
         }
-        const form = messageForm(isBinary(context.requestMethod, context.requestHeader, context.url));
-        setRpcCacheHeaders(set, result, { form, staleIfErrorSeconds, cors: call.cors });
+        const binary = isBinary(context.requestMethod, context.requestHeader, context.url);
+        const headers = rpcCacheHeaders(result, binary, call.cors, staleIfErrorSeconds);
+        for (const [name, value] of Object.entries(headers)) if (value !== undefined) set(name, value);
         // Connect answers a unary call's trailers as headers named `trailer-…`: its statistics are plain headers.
         setStatistics(context.protocolName === "connect" ? context.responseHeader : context.responseTrailer, result);
         noteCallResult(context.values, result);

@@ -2,11 +2,8 @@
 // cache hits, the Connect router
 // with the saved queries and their watch streams as its routes, the per-call
 // log, and errors answered in a call's own protocol without the router.
-export { createRpcGate } from "./rpc-gate.js";
-export { createRecordRefusedRpc } from "./refused-rpc-record.js";
-export { keylessRpcKindOf } from "./keyless-procedures.js";
-export type { KeylessRpcKind, KeylessRpcLimit } from "./keyless-procedures.js";
-export { callOf, callValues } from "./request-context.js";
+export { createRecordRefusedRpc, createRpcGate, type KeylessRpcLimit } from "./rpc-gate.js";
+export { callOf, recordingInterceptor, routerContextFor } from "./router-context.js";
 export { connectRoutes } from "./connect-routes.js";
 export { createCallLines, loggingInterceptor } from "./logging-interceptor.js";
 export type { CallObserver } from "./logging-interceptor.js";
@@ -14,7 +11,6 @@ export { createConnectRouterHandler } from "./connect-router.js";
 export { createMessageEncodings } from "./message-encodings.js";
 export { createUnaryFastPath } from "./unary-fast-path.js";
 export { replayedBody, type ReadBody } from "./request-body.js";
-export { recordingInterceptor, routerContextFor } from "./router-call-record.js";
 export { sendRpcError } from "./rpc-error-response.js";
 export { rpcProtocolOf } from "./rpc-protocol.js";
 export { watchRoutes } from "./watch-routes.js";

@@ -7,7 +7,29 @@ import type { Compression } from "./connect-internals.js";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";
 import type { Call, CacheHeaders } from "../node-http/index.js";
-import { grpcOkTrailersWith, grpcWebOkTrailerWith, type StatisticsFields } from "./statistics-trailers.js";
+import { grpcStatusFields } from "./protocol-grpc.js";
+import { grpcWebTrailerFrame } from "./protocol-grpc-web.js";
+import type { StatisticsFields } from "./rpc-cache-headers.js";
+
+const grpcOk = grpcStatusFields(undefined);
+// Made once per statistics: every hit of a cached result ends with the same gRPC-Web frame.
+const framesByFields = new WeakMap<StatisticsFields, Buffer>();
+
+/** gRPC's trailers of a success carrying `fields`. */
+function grpcOkTrailersWith(fields: StatisticsFields): Record<string, string> {
+  return { ...grpcOk, ...fields };
+}
+
+/** gRPC-Web's trailer frame of a success carrying `fields`. */
+function grpcWebOkTrailerWith(fields: StatisticsFields): Buffer {
+  let trailer = framesByFields.get(fields);
+  if (trailer === undefined) {
+    const frame = grpcWebTrailerFrame(grpcOkTrailersWith(fields));
+    trailer = Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength);
+    framesByFields.set(fields, trailer);
+  }
+  return trailer;
+}
 
 /** The headers a saved query's answer carries besides the protocol's own. */
 export interface CallHeaders {

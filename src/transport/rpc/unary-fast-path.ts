@@ -25,10 +25,9 @@ import {
 import { type CallLines, loggedCallOf } from "./logging-interceptor.js";
 import type { Compression } from "./connect-internals.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";
-import { statisticsFieldsOf } from "./statistics-trailers.js";
+import { rpcCacheHeaders, statisticsFieldsOf } from "./rpc-cache-headers.js";
 import { bodyBytes, type ReadBody, readBody } from "./request-body.js";
 import { writeUnaryAnswer } from "./unary-answer.js";
-import { fastPathCacheHeaders } from "./fast-path-cache.js";
 import { messageOfBody, messageOfQuery, type UnaryRequestForm, unaryRequestForm } from "./unary-request.js";
 
 export interface UnaryFastPathOptions {
@@ -135,7 +134,7 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     hit: EndpointResult | undefined,
   ): boolean {
     if (hit === undefined) return false;
-    const cache = fastPathCacheHeaders(call, hit, form, staleIfErrorSeconds);
+    const cache = rpcCacheHeaders(hit, form.binary, call.cors, staleIfErrorSeconds);
     let encoded: EncodedMessage;
     try {
       encoded = encodings.encoded(hit, endpoint.method, form);

@@ -7,8 +7,7 @@ import type { DescMessage, DescMethodServerStreaming } from "@bufbuild/protobuf"
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
 import { type OpenWatch, validated } from "../node-http/index.js";
-import { authenticatedCallOf } from "./request-context.js";
-import { responseBytesOf } from "./router-call-record.js";
+import { authenticatedCallOf, responseBytesOf } from "./router-context.js";
 import { callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
 import { setFirstResultHeaders } from "./rpc-cache-headers.js";
 import { watchMessages } from "./watch-messages.js";
