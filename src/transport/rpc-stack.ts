@@ -192,7 +192,7 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
           toRouter,
           acceptCompression: router.acceptCompression,
           encodings,
-          log: createCallLines(options.logger, { observe }),
+          log: createCallLines(options.logger, observe),
           record: options.record,
           maxBodyBytes,
           staleIfErrorSeconds: options.staleIfErrorSeconds,

@@ -26,16 +26,14 @@ export interface LoggingInterceptorOptions {
   observe?: CallObserver;
 }
 
-/** A call as its log line and metrics name it. */
-export interface LoggedCall {
+/** A call as its log line and metrics name it; `procedure` is `service/method`, `started` performance.now(). */
+interface LoggedCall {
   method: DescMethod;
-  /** `service/method`, e.g. `functions.v1.FunctionsService/GetInvocationStats`. */
   procedure: string;
   endpoint?: string;
   protocol: string;
   requestId: string;
   caller?: string;
-  /** performance.now() when the call began. */
   started: number;
 }
 
@@ -57,18 +55,16 @@ export function loggedCallOf(call: AuthenticatedCall, endpoint: Endpoint, protoc
 }
 
 /**
- * The one writer of every RPC call's log line and metrics, the router's
- * (through the interceptor) and the fast path's:
- * successes at debug, the caller's mistakes at info, the service's faults at
- * error, the rest at warn.
+ * The one writer of every RPC call's log line and metrics, the router's and
+ * the fast path's: successes at debug, the caller's mistakes at info, the
+ * service's faults at error, the rest at warn.
  */
-export function createCallLines(logger: Logger, options: Pick<LoggingInterceptorOptions, "observe"> = {}): CallLines {
-  const observe = options.observe ?? (() => {});
+export function createCallLines(logger: Logger, observe: CallObserver = () => {}): CallLines {
   return (call, code, error) => {
     const { method, endpoint, protocol, caller, requestId } = call;
     const durationMs = performance.now() - call.started;
     observe({ method, endpoint, protocol, code, durationMs, caller });
-    // A success is logged at debug only: below that level, its line is not even made.
+    // Below debug, a success's line is not even made.
     if (error === undefined && !logger.enabled("debug")) return;
     const fields = {
       requestId,
@@ -79,17 +75,13 @@ export function createCallLines(logger: Logger, options: Pick<LoggingInterceptor
       code: code === "ok" ? "ok" : Code[code],
       durationMs: Math.round(durationMs * 10) / 10,
     };
-    if (error === undefined) {
-      logger.debug("call", fields); // LOG_LEVEL=debug logs every successful call
-    } else if (callersDoing.has(code)) {
-      // The caller's mistake (a health check of an unknown service, say) or its leaving: no warning.
-      logger.info("call", fields);
-    } else if (serverFault.has(code)) {
-      // A bug or a broken dependency: at error, with the cause (and its stack) for whoever fixes it.
+    if (error === undefined) logger.debug("call", fields);
+    // The caller's mistake (a health check of an unknown service, say) or its leaving: no warning.
+    else if (callersDoing.has(code)) logger.info("call", fields);
+    // A bug or a broken dependency: at error, with the cause (and its stack) for whoever fixes it.
+    else if (serverFault.has(code))
       logger.error("call failed", { ...fields, error: error.rawMessage, cause: error.cause ?? error });
-    } else {
-      logger.warn("call failed", { ...fields, error: error.rawMessage, cause: error.cause });
-    }
+    else logger.warn("call failed", { ...fields, error: error.rawMessage, cause: error.cause });
   };
 }
 
@@ -100,7 +92,7 @@ export function createCallLines(logger: Logger, options: Pick<LoggingInterceptor
  */
 export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOptions = {}): Interceptor {
   const endpointOf = options.endpointOf ?? (() => undefined);
-  const log = createCallLines(logger, options);
+  const log = createCallLines(logger, options.observe);
   return (next) => async (request) => {
     const routed = callOf(request.contextValues);
     const requestId = routed?.requestId ?? requestIdFrom(request.header);
