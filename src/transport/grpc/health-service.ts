@@ -1,7 +1,5 @@
-// The gRPC health checking protocol (grpc.health.v1.Health): the server as a
-// whole ("") and each saved-query service are SERVING exactly when the
-// readiness function of /readyz says ready, NOT_SERVING otherwise. Watch
-// streams are bounded in all and per client address.
+// The gRPC health protocol: "" and each saved-query service SERVING exactly when /readyz is ready; Watch bounded
+// in all and per client address.
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { addressKey } from "../../network/index.js";

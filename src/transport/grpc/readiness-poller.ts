@@ -1,5 +1,4 @@
-// One poller of the readiness function per process, shared by every health
-// Watch: it asks only while someone listens, and hands each answer to all.
+// One poller of the readiness function shared by every health Watch, asking only while someone listens.
 export interface ReadinessPollerOptions {
   /** The readiness function /readyz asks; a rejection counts as not ready. */
   ready: () => Promise<boolean>;

@@ -1,7 +1,5 @@
-// The bound of one reflection stream: every request message after the first
-// takes a token of the caller's reflection bucket (the gate took one for the
-// first), and a stream ends with RESOURCE_EXHAUSTED past a number of
-// messages, so a single long stream costs what as many calls would.
+// The bound of one reflection stream: a token of the caller's bucket per message after the first, and a number of
+// messages, so a long stream costs what as many calls would.
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { callOf } from "../rpc/index.js";
 

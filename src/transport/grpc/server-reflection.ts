@@ -1,7 +1,5 @@
-// gRPC server reflection (grpc.reflection.v1 and v1alpha) over the project's
-// own generated descriptors: lists the served services and answers with the
-// FileDescriptorProto of a file, of the file declaring a symbol, or of the
-// file declaring an extension, each with its dependencies.
+// gRPC server reflection (v1 and v1alpha) over the generated descriptors: the services, and a file, a symbol's or an
+// extension's file, each with its dependencies.
 import {
   create,
   createRegistry,

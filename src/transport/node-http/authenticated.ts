@@ -1,6 +1,4 @@
-// The one "authenticate, then go on" step of every keyed request, GET or
-// RPC, on a Node request or a bare HTTP/2 stream: the credential from the
-// headers alone (auth/authenticate.ts), before any body is read.
+// The one "authenticate, then go on" step of every keyed request, from the headers alone, before any body is read.
 import type { Authenticator, Credential } from "../../auth/index.js";
 import type { Call } from "./call.js";
 

@@ -1,6 +1,5 @@
-// The validators and cache headers of a saved query's successful answer, on
-// every transport: ETag (weak, one per form of the same rows), Last-Modified,
-// Cache-Control, Cache-Status (RFC 9211) and the Vary of a keyed answer.
+// The validators and cache headers of a saved query's successful answer on every transport: weak ETag per form,
+// Last-Modified, Cache-Control, Cache-Status (RFC 9211).
 import type { EndpointResult } from "../../endpoints/index.js";
 
 type Computation = EndpointResult["computation"];

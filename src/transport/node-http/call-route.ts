@@ -1,8 +1,5 @@
-// The route of a request, decided once from its target when its call is
-// made, and read by every step after: the GET API's routes, a saved query's
-// procedure (which needs a key), gRPC health and reflection, or the rest of
-// the RPC stack. The saved query a route names, and the client a call comes
-// from, are worked out by the same router on their first read only.
+// The route of a request, decided once from its target when its call is made; the saved query it names and the
+// client of the call are worked out on first read.
 import type { HeaderReader } from "../../auth/index.js";
 import type { Endpoint, EndpointRegistry } from "../../endpoints/index.js";
 import { clientAddress, type TrustedProxies } from "./client-address.js";

@@ -1,9 +1,5 @@
-// One request on its way through the port, as one value handed from step to
-// step (as connect-es's HandlerContext and hono's Context are): its head,
-// route, CORS decision, client address, request id, credential, prepared
-// call and start time, and how to answer it. It comes as a Node request and
-// response, or as a bare HTTP/2 stream whose request and response are made
-// only for answers other than a hit's one write.
+// One request on its way through the port, as one value handed from step to step (connect-es's HandlerContext,
+// hono's Context): its head, route, client, credential, prepared call, and how to answer it.
 import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { Readable } from "node:stream";
 import type { Credential, HeaderReader } from "../../auth/index.js";

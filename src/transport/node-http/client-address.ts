@@ -1,9 +1,5 @@
-// The address a call comes from, for the per-address bounds (failed
-// authentications, open connections). It is the connection's peer, unless
-// the peer is a proxy the operator trusts (TRUSTED_PROXIES): then it is the
-// rightmost address of X-Forwarded-For that is not a trusted proxy. Entries
-// left of it are the client's own words and are never read, so a client
-// cannot choose the address it is counted under.
+// The client address of a call: its peer, or past a trusted proxy (TRUSTED_PROXIES) the rightmost untrusted
+// X-Forwarded-For entry; entries left of it are never read, so a client cannot choose its address.
 import { BlockList, isIP } from "node:net";
 
 /** The proxies whose X-Forwarded-For is believed: addresses and CIDR ranges. */

@@ -1,6 +1,4 @@
-// What CORS decided for every answer to a request (transport/cors.ts): the
-// headers the answer carries, and its whole Vary, Origin first when the
-// headers differ by Origin.
+// What CORS decided for every answer to a request (transport/cors.ts): its headers and its whole Vary.
 import type { CorsHeaders } from "./request-handler.js";
 
 export interface CorsDecision {

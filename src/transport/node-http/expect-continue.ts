@@ -1,7 +1,5 @@
-// `Expect: 100-continue` on HTTP/1.1: Node sends 100 Continue before any
-// handler runs, so a client would send a body the route then refuses. For a
-// route that checks its caller first (the import route), 100 Continue is held
-// back until the route admits the request; a refusal is answered without it.
+// `Expect: 100-continue` on HTTP/1.1 held back until a route that checks its caller first admits the request,
+// so that a refused client sends no body.
 import type { ServerResponse } from "node:http";
 import type { HttpRequest, HttpResponse } from "./request-handler.js";
 

@@ -1,9 +1,5 @@
-// Node HTTP helpers below both the GET routes (transport/http) and the RPC
-// stack (transport/rpc): the call value every step is handed and its route,
-// the typed request and response, header reading, the request id, code ->
-// HTTP status, and the 500 of a handler that threw; the bare HTTP/2 streams
-// the fast paths answer, the one "authenticate, then go on" step, and the
-// calls prepared by request.
+// The call core below the GET routes and the RPC stack: the call, its route, authentication, records, watch
+// sessions, cache validators and conditional requests.
 export { copyCorsHeaders, handlerThrew, pathOf, queryOf, setCorsHeaders } from "./request-handler.js";
 export type {
   CorsHeaders,

@@ -1,6 +1,4 @@
-// The request and response of Node's HTTP/1.1 and HTTP/2 servers, one type
-// each for both versions, the CORS headers every answer carries, and what
-// every handler does with an exception.
+// Node's HTTP/1.1 and HTTP/2 request and response as one type each, the CORS headers, and a handler's 500.
 import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "../../observability/index.js";
 

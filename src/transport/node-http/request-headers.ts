@@ -1,6 +1,4 @@
-// Reading a request's head as it is: a header reader, the request id,
-// whether a body comes, and the caller's freshness directive (Cache-Control,
-// Pragma), read the same way by the GET API and the RPC fast path.
+// Reading a request's head as it is: headers, the request id, whether a body comes, the freshness asked.
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { type Freshness, freshnessFrom } from "../../endpoints/index.js";

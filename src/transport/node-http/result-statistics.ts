@@ -1,6 +1,4 @@
-// What the warehouse's query of a result cost, as every transport names it:
-// `x-rows-read`, `x-bytes-read` and Server-Timing's `warehouse` entry, for a
-// hit those of the query that computed it (docs/usage-accounting.md).
+// What the warehouse's query of a result cost, as every transport names it (docs/usage-accounting.md).
 import type { EndpointResult } from "../../endpoints/index.js";
 
 /** The warehouse's time of the query that made `result`: its own `elapsed` when it reported one, else the time measured. */

@@ -1,11 +1,5 @@
-// One watch stream's life, the same on every transport (gRPC, gRPC-Web and
-// Connect through the router, Server-Sent Events on GET): opened on the hub
-// under the caller's bounds (keyed by `call.client`, as every per-address
-// bound is), ended by the client leaving, its deadline, shutdown, or its
-// credential no longer allowing it (watch-revocation.ts), kept alive by a
-// heartbeat where the protocol has one, and counted and recorded as one call
-// when it ends. A writer only turns results and the end into its protocol's
-// bytes.
+// One watch stream's life, the same on every transport: opened on the hub under the bounds of `call.client`, ended
+// by the client, deadline, shutdown or revocation, kept alive, recorded; a writer only makes the bytes.
 import type { Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Credential, presentedSecret } from "../../auth/index.js";

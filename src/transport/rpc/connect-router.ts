@@ -1,9 +1,5 @@
-// The Connect router on Node's request and response, as connect-node's
-// connectNodeAdapter puts it there, with the call's context values handed in
-// (the call, its credential found from the headers by the gate), a body the
-// fast path already read replayed, and one step of HTTP the router does not
-// take: a Connect GET whose caller holds the answer already (If-None-Match,
-// If-Modified-Since) is answered 304.
+// The Connect router on Node's request and response (as connectNodeAdapter), with the call as its context value,
+// a body already read replayed, and a conditional Connect GET answered 304.
 import {
   type ConnectRouter,
   type ConnectRouterOptions,

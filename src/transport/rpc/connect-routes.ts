@@ -1,5 +1,4 @@
-// Connect, gRPC and gRPC-Web routes: every saved query of the registry as a
-// unary method that calls the shared endpoint service.
+// Every saved query of the registry as a unary Connect, gRPC and gRPC-Web method calling the endpoint service.
 import { create, type DescMessage, type DescMethodUnary } from "@bufbuild/protobuf";
 import { ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";

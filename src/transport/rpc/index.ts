@@ -1,7 +1,4 @@
-// The RPC stack's parts: the gate in front of the rest, the fast path of
-// cache hits, the Connect router
-// with the saved queries and their watch streams as its routes, the per-call
-// log, and errors answered in a call's own protocol without the router.
+// The RPC stack's parts: the gate, the fast path of hits, the Connect router and its routes, the call log lines.
 export { createRecordRefusedRpc, createRpcGate, type KeylessRpcLimit } from "./rpc-gate.js";
 export { callOf, recordingInterceptor, routerContextFor } from "./router-context.js";
 export { connectRoutes } from "./connect-routes.js";

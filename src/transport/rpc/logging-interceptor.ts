@@ -1,7 +1,5 @@
-// One structured log line per Connect, gRPC or gRPC-Web call: the saved
-// query it called (when it called one), procedure, protocol, code, duration,
-// request id and caller (a key id or token subject). Never headers, so never
-// keys or tokens.
+// One structured log line per Connect, gRPC or gRPC-Web call (saved query, procedure, protocol, code, duration,
+// request id, caller), never headers, so never keys or tokens.
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../../observability/index.js";

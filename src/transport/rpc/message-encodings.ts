@@ -1,9 +1,5 @@
-// The response message of a cached result in the forms RPC callers read:
-// Protobuf binary or JSON, each as is, gzip or Brotli, bare (Connect) or in
-// a gRPC envelope (gRPC, gRPC-Web). Each form is made once, by the same
-// serialisation and compression connect-node uses, so its bytes are the
-// router's, and kept with the result: a cached result counts it in the
-// cache's byte bound, and every later hit writes it as it is.
+// A cached result's response message in each form RPC callers read (binary or JSON, compressed or not, bare or
+// enveloped), made once with connect-node's own serialisation and kept with the result for every later hit.
 import * as zlib from "node:zlib";
 import type { DescMethod, Message } from "@bufbuild/protobuf";
 import type { JsonReadOptions, JsonWriteOptions } from "@bufbuild/protobuf";

@@ -1,7 +1,4 @@
-// Reading a request body up to a bound, and handing what was read on: the
-// fast path reads a call's body to look in the cache, and the router, which
-// answers everything but a hit, then reads the same bytes from a replay
-// followed by whatever of the body is still to come.
+// Reading a request body up to a bound, and replaying what was read to the router followed by the rest.
 import type { Readable } from "node:stream";
 
 /** What `readBody` read: every chunk, and whether that is the whole body. */

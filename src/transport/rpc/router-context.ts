@@ -1,9 +1,5 @@
-// What a call carries into the Connect router: the call itself
-// (node-http/call.ts), which the interceptors, the saved queries' routes,
-// health and reflection read as every step before the router does; and, for
-// a keyed call, its record: the interceptor notes its saved query, protocol
-// and code, the handler its result, and the row is recorded when the
-// response has been written, with the bytes of its body (node-http/call-record.ts).
+// What a call carries into the Connect router: the call itself and, for a keyed call, its record, written when
+// its response is done (node-http/call-record.ts).
 import type { DescMethod } from "@bufbuild/protobuf";
 import {
   Code,

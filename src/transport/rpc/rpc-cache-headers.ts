@@ -1,10 +1,5 @@
-// The cache side and statistics of an RPC answer of a saved query: the
-// caller's freshness from its `cache-control` header or metadata (and
-// `pragma`), the validators and cache headers of its result, and its
-// warehouse statistics (headers on Connect, trailers on gRPC and gRPC-Web:
-// docs/usage-accounting.md), named and ordered as connect-node writes what a
-// handler sets (sorted by name), for a unary answer and for the first
-// message of a watch stream.
+// The caller's freshness, cache headers and warehouse statistics of an RPC answer of a saved query, named and
+// ordered as connect-node writes them (docs/usage-accounting.md).
 import type { HandlerContext } from "@connectrpc/connect";
 import { type EndpointResult, type Freshness, freshnessFrom } from "../../endpoints/index.js";
 import {

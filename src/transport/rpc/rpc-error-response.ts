@@ -1,8 +1,5 @@
-// Answers a Connect, gRPC or gRPC-Web request with an error in its own
-// protocol, without the Connect router: for calls refused from their headers
-// alone (no key, a body too large, a rate limit) before any of the body is
-// read, and for calls of procedures that are not served. The status, message,
-// details and metadata are the router's own (protocol-*.ts).
+// An error in a Connect, gRPC or gRPC-Web call's own protocol without the router, for calls refused from their
+// headers alone and procedures not served; status, message and metadata are the router's (protocol-*.ts).
 import { constants as http2Constants } from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { hasBody, type RequestAndResponse } from "../node-http/index.js";

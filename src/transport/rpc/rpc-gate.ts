@@ -1,10 +1,5 @@
-// The gate in front of the Connect router, on a Node request or a bare
-// HTTP/2 stream: a call of a saved query's procedure is authenticated from
-// its headers, and refused when it declares a body over the bound, before the
-// router reads a byte of its body; keyless calls (gRPC health, reflection,
-// unknown procedures) go on within their per-address bound
-// (transport/http/keyless-limit.ts). A saved query's call a rate limit
-// refuses is recorded in the call log (node-http/refusal-record.ts).
+// The gate in front of the Connect router: a saved query's call authenticated from its headers and its declared
+// body bounded before a byte of it is read; keyless calls bounded per address (transport/http/keyless-limit.ts).
 import type { ConnectError } from "@connectrpc/connect";
 import type { Authenticator, HeaderReader } from "../../auth/index.js";
 import type { Logger } from "../../observability/index.js";

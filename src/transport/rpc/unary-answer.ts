@@ -1,8 +1,5 @@
-// Writes a successful unary answer in the caller's protocol with the
-// headers, body and trailers connect-node writes for it: the same names in
-// the same order (connect-node writes a fetch Headers, which iterates sorted),
-// the same content types, compression headers and gRPC status. On HTTP/2 the
-// stream is answered directly, without the compatibility layer's extra work.
+// A successful unary answer written as connect-node writes it (the same headers in the same sorted order, content
+// types, compression and gRPC status), on HTTP/2 straight on the stream.
 import type { Compression } from "./connect-internals.js";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";

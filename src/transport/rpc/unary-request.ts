@@ -1,10 +1,5 @@
-// What a unary Connect, gRPC or gRPC-Web call asks, read from its headers
-// and body the way connect-node reads them, for the fast path of cache hits:
-// the protocol, the message's encoding, the response compression it
-// negotiates, and the message bytes. Anything the fast path does not read
-// exactly as the router would (a compressed request, gRPC-Web text, a
-// malformed deadline, several envelopes) is "not a plain call", and the
-// router answers it as it always has.
+// What a plain unary Connect, gRPC or gRPC-Web call asks (protocol, encoding, compression, message), read as
+// connect-node reads it; anything it does not read exactly so is the router's.
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";

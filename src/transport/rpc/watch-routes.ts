@@ -1,11 +1,5 @@
-// The watch methods of the Connect router (gRPC, gRPC-Web and Connect): each
-// saved query's server-streaming `Watch<X>`, with the key, scope, fixed
-// parameters and validation of its unary call checked when the stream opens,
-// then a watch session (node-http/watch-session.ts) as the handler's async
-// generator: results are taken as the router's writer pulls them, so a slow
-// reader holds the hub back (it then keeps only the newest result), and the
-// stream ends with the session's error (its deadline or cancellation among
-// them, through the session's signal).
+// The router's watch methods (gRPC, gRPC-Web, Connect): each saved query's `Watch<X>`, checked as its unary call,
+// then a watch session pulled as the router writes, so a slow reader holds the hub back.
 import type { DescMessage, DescMethodServerStreaming } from "@bufbuild/protobuf";
 import { type ConnectRouter, ConnectError } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
