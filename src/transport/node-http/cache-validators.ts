@@ -8,7 +8,7 @@ type Computation = EndpointResult["computation"];
 export type EntityForm = "json" | "csv" | "ndjson" | "proto" | "proto-json";
 
 /** The first member of Cache-Status: the cache that speaks. */
-export const cacheName = "saved-query-endpoints";
+const cacheName = "saved-query-endpoints";
 
 /** What every keyed answer varies by besides its format and coding: the credential. */
 export const varyCredential = "X-API-KEY, Authorization";

@@ -108,7 +108,7 @@ export function createCallRouter(options: CallRouterOptions): CallRouter {
 }
 
 /** `/api/endpoints/<name>` or `/api/endpoints/query/<id>` → the name or id; undefined when malformed. */
-export function endpointKeyOf(path: string): string | undefined {
+function endpointKeyOf(path: string): string | undefined {
   const rest = path.slice("/api/endpoints/".length);
   const segment = rest.startsWith("query/") ? rest.slice("query/".length) : rest;
   try {

@@ -5,9 +5,9 @@ import type { Readable } from "node:stream";
 import type { Credential, HeaderReader } from "../../auth/index.js";
 import type { Endpoint, PreparedCall } from "../../endpoints/index.js";
 import type { CallRouter, Route, RouteTarget } from "./call-route.js";
-import type { CorsDecision } from "./cors-decision.js";
 import { headerValue, requestIdFrom } from "./request-headers.js";
 import {
+  type CorsDecision,
   copyCorsHeaders,
   type HttpRequest,
   type HttpResponse,

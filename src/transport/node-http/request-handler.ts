@@ -1,4 +1,6 @@
-// Node's HTTP/1.1 and HTTP/2 request and response as one type each, the CORS headers, and a handler's 500.
+// Node's HTTP/1.1 and HTTP/2 request and response as one type each, the CORS headers and decision every answer
+// carries, the 100 Continue held for a route that checks its caller first, and a handler's 500.
+import type { ServerResponse } from "node:http";
 import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "../../observability/index.js";
 
@@ -15,6 +17,28 @@ export type MakeRequestAndResponse = () => RequestAndResponse;
 
 /** Headers every answer to a request carries: the CORS headers of transport/cors.ts. */
 export type CorsHeaders = Readonly<Record<string, string>>;
+
+/** What CORS decided for every answer to a request (transport/cors.ts). */
+export interface CorsDecision {
+  readonly headers: CorsHeaders;
+  /** The answer's whole Vary given its own fields `own` (a constant): Origin first when the headers differ by it. */
+  vary(own: string): string;
+}
+
+/** The decision to answer with `headers`, whose answers vary by Origin when `varyOrigin`. */
+export function corsDecision(headers: CorsHeaders, varyOrigin: boolean): CorsDecision {
+  if (!varyOrigin) return Object.freeze({ headers, vary: (own: string) => own });
+  const withOrigin = new Map<string, string>();
+  const vary = (own: string): string => {
+    let whole = withOrigin.get(own);
+    if (whole === undefined) withOrigin.set(own, (whole = `Origin, ${own}`));
+    return whole;
+  };
+  return Object.freeze({ headers, vary });
+}
+
+/** CORS that adds nothing (the metrics port, tests). */
+export const noCors: CorsDecision = corsDecision(Object.freeze({}), false);
 
 /** Sets `corsHeaders` on `response`, for an answer not written in one writeHead with them. */
 export function setCorsHeaders(response: HttpResponse, corsHeaders: CorsHeaders): void {
@@ -64,4 +88,19 @@ export function queryOf(url: string | undefined): string {
   const target = url ?? "/";
   const queryAt = target.indexOf("?");
   return queryAt < 0 ? "" : target.slice(queryAt + 1);
+}
+
+/** Requests whose 100 Continue waits for their route to admit them: Node would send it before any handler runs. */
+const held = new WeakSet<object>();
+
+/** Holds back the 100 Continue of `request` until sendContinue; the server calls this for such routes. */
+export function holdContinue(request: HttpRequest): void {
+  held.add(request);
+}
+
+/** Sends the 100 Continue held back for `request`, if any: its route admitted it and reads its body next. */
+export function sendContinue(request: HttpRequest, response: HttpResponse): void {
+  if (!held.delete(request)) return;
+  const http1 = response as unknown as ServerResponse;
+  if (!http1.headersSent) http1.writeContinue();
 }

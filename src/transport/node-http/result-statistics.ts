@@ -2,7 +2,7 @@
 import type { EndpointResult } from "../../endpoints/index.js";
 
 /** The warehouse's time of the query that made `result`: its own `elapsed` when it reported one, else the time measured. */
-export function warehouseMsOf(result: EndpointResult): number {
+function warehouseMsOf(result: EndpointResult): number {
   const computation = result.computation;
   return computation.statistics?.elapsedMs ?? computation.warehouseMs;
 }

@@ -45,7 +45,7 @@ export interface WatchSessionsOptions {
 }
 
 /** The heartbeat's default period: 15 s. */
-export const defaultHeartbeatMs = 15_000;
+const defaultHeartbeatMs = 15_000;
 
 /** How a stream is opened: the call it answers, its protocol, its writer, and its deadline if it has one. */
 export interface WatchOpening {
