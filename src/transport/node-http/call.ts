@@ -13,24 +13,9 @@ import {
   type HttpResponse,
   type MakeRequestAndResponse,
   type RequestAndResponse,
+  type RequestHead,
   setCorsHeaders,
 } from "./request-handler.js";
-
-/** Takes a bare HTTP/2 stream: answers it on the stream, or calls `makeRequestAndResponse` and goes on with those. */
-export type StreamHandler = (
-  stream: ServerHttp2Stream,
-  headers: IncomingHttpHeaders,
-  makeRequestAndResponse: MakeRequestAndResponse,
-) => void;
-
-/** What the fast paths read of a request: a Node request (HTTP/1.1 or HTTP/2) has it, and so has a bare stream's. */
-export interface RequestHead {
-  method?: string;
-  /** Path and query. */
-  url?: string;
-  headers: IncomingHttpHeaders;
-  httpVersionMajor: number;
-}
 
 /** Each session's client address, read once: its socket looks its peer up afresh on each read. */
 const sessionAddresses = new WeakMap<Http2Session, string>();

@@ -9,6 +9,8 @@ export type {
   MakeRequestAndResponse,
   RequestAndResponse,
   RequestHandler,
+  RequestHead,
+  StreamHandler,
 } from "./request-handler.js";
 export { asksFreshness, freshnessOfHead, hasBody } from "./request-headers.js";
 export { headerReader, headerValue, requestIdFrom } from "./request-headers.js";
@@ -16,7 +18,7 @@ export { codeName, httpStatusFromCode } from "./http-status.js";
 export { authenticateThen, isAuthenticated, validated } from "./authenticated.js";
 export type { AuthenticatedCall, AuthenticatedSteps, ValidatedCall } from "./authenticated.js";
 export { Call, replyOn, RequestCall, sessionAddress, StreamCall } from "./call.js";
-export type { CallHandler, RequestHead, StreamHandler } from "./call.js";
+export type { CallHandler } from "./call.js";
 export { createCallRouter, isHttpRoute, isKeyedProcedure, type Route } from "./call-route.js";
 export { createPreparedCalls } from "./prepared-calls.js";
 export { cacheHeaders, setCacheHeaders, varyCredential } from "./cache-validators.js";

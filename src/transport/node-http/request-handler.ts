@@ -1,6 +1,7 @@
 // Node's HTTP/1.1 and HTTP/2 request and response as one type each, the CORS headers and decision every answer
 // carries, the 100 Continue held for a route that checks its caller first, and a handler's 500.
 import type { ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "../../observability/index.js";
 
@@ -14,6 +15,22 @@ export type RequestAndResponse = [request: HttpRequest, response: HttpResponse];
 
 /** Makes a bare stream's compatibility request and response (Http2ServerRequest, Http2ServerResponse), once. */
 export type MakeRequestAndResponse = () => RequestAndResponse;
+
+/** Takes a bare HTTP/2 stream: answers it on the stream, or calls `makeRequestAndResponse` and goes on with those. */
+export type StreamHandler = (
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  makeRequestAndResponse: MakeRequestAndResponse,
+) => void;
+
+/** What the fast paths read of a request: a Node request (HTTP/1.1 or HTTP/2) has it, and so has a bare stream's. */
+export interface RequestHead {
+  method?: string;
+  /** Path and query. */
+  url?: string;
+  headers: IncomingHttpHeaders;
+  httpVersionMajor: number;
+}
 
 /** Headers every answer to a request carries: the CORS headers of transport/cors.ts. */
 export type CorsHeaders = Readonly<Record<string, string>>;

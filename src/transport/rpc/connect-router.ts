@@ -1,6 +1,8 @@
 // The Connect router on Node's request and response (as connectNodeAdapter), with the call as its context value,
 // a body already read replayed, and a conditional Connect GET answered 304.
 import {
+  Code,
+  ConnectError,
   type ConnectRouter,
   type ConnectRouterOptions,
   type ContextValues,
@@ -12,10 +14,6 @@ import {
   universalRequestFromNodeRequest,
   universalResponseToNodeResponse,
 } from "@connectrpc/connect-node";
-import { Code, ConnectError } from "@connectrpc/connect";
-import type { Compression } from "./connect-internals.js";
-import { sendRpcError } from "./rpc-error-response.js";
-import { rpcProtocolOf } from "./rpc-protocol.js";
 import type { Logger } from "../../observability/index.js";
 import {
   type HttpRequest,
@@ -25,6 +23,9 @@ import {
   type RequestHandler,
   sendNotModified,
 } from "../node-http/index.js";
+import type { Compression } from "./connect-internals.js";
+import { sendRpcError } from "./rpc-error-response.js";
+import { rpcProtocolOf } from "./rpc-protocol.js";
 
 export interface ConnectRouterHandlerOptions extends ConnectRouterOptions {
   routes(router: ConnectRouter): void;
@@ -35,10 +36,7 @@ export interface ConnectRouterHandlerOptions extends ConnectRouterOptions {
 }
 
 export interface ConnectRouterHandler {
-  /**
-   * Serves `request` through the router: `values` are the call's context
-   * values; `body`, when the request's body was read already, replays it.
-   */
+  /** Serves `request` through the router with the call's context `values`; `body` replays a body read already. */
   serve(request: HttpRequest, response: HttpResponse, values?: ContextValues, body?: AsyncIterable<Uint8Array>): void;
   /** The compressions the router accepts, in its order of preference (gzip, br by default). */
   readonly acceptCompression: readonly Compression[];
@@ -59,24 +57,15 @@ export function createConnectRouterHandler(options: ConnectRouterHandlerOptions)
         universal = universalRequestFromNodeRequest(request, response, undefined, values);
       } catch {
         // Its URL cannot be made (an :authority that is no host): the caller's mistake, never the process's end.
-        const protocol =
-          rpcProtocolOf(request.method, request.headers["content-type"], request.url ?? "/") ?? "connect";
-        return sendRpcError(
-          [request, response],
-          protocol,
-          new ConnectError("malformed request authority", Code.InvalidArgument),
-          400,
-        );
+        const protocol = rpcProtocolOf(request.method, request.headers["content-type"], request.url ?? "/");
+        const error = new ConnectError("malformed request authority", Code.InvalidArgument);
+        return sendRpcError([request, response], protocol ?? "connect", error, 400);
       }
       if (body !== undefined) universal.body = body;
       handler(universal)
         .then((answer) => {
-          if (
-            request.method === "GET" &&
-            answer.status === 200 &&
-            answeredNotModified(request, answer.header, response)
-          )
-            return;
+          const conditional = request.method === "GET" && answer.status === 200;
+          if (conditional && answeredNotModified(request, answer.header, response)) return;
           return universalResponseToNodeResponse(answer, response);
         })
         .catch((reason: unknown) => {

@@ -8,12 +8,9 @@ import { createBoundedMemo } from "../../collections/index.js";
 import { queryOf, type RequestHead } from "../node-http/index.js";
 import { type CallProtocol, rpcContentTypeOf } from "./rpc-protocol.js";
 
-/** The protocols the fast path answers, named as the logs and metrics name them. */
-export type UnaryProtocol = CallProtocol;
-
 /** A plain unary call, as far as its headers tell. */
 export interface UnaryRequestForm {
-  protocol: UnaryProtocol;
+  protocol: CallProtocol;
   /** Protobuf binary, else JSON. */
   binary: boolean;
   /** Connect's GET form: the message is in the query string, there is no body. */
@@ -26,58 +23,52 @@ export interface UnaryRequestForm {
 const memoSize = 64;
 
 /**
- * The form of `request`, a call of `method`, if it is a plain unary call the
- * fast path reads exactly as connect-node does; undefined for anything else.
- * `available` are the compressions the router accepts, in its order.
+ * The form of `request`, a call of `method`, if it is a plain unary call the fast path reads exactly as
+ * connect-node does; undefined for anything else. `available`: the router's compressions, in its order.
  */
 export function unaryRequestForm(
   request: RequestHead,
   method: DescMethod,
   available: readonly Compression[],
 ): UnaryRequestForm | undefined {
+  const form = plainForm(request, method);
+  if (form === undefined) return undefined;
+  const compression = negotiate(
+    available,
+    request.headers[form.protocol === "connect" ? "accept-encoding" : "grpc-accept-encoding"],
+  );
+  if (compression === undefined) return undefined;
+  form.compression = compression;
+  return form;
+}
+
+/** The form of a request without compression or a malformed deadline, its compression not yet negotiated. */
+function plainForm(request: RequestHead, method: DescMethod): UnaryRequestForm | undefined {
   const headers = request.headers;
+  if (request.method === "GET") {
+    // A Connect GET (`?message=…&encoding=…`) of a method without side effects, with no content type.
+    if (method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS) return undefined;
+    if (headers["content-type"] !== undefined || !timeoutIs(headers["connect-timeout-ms"], parseConnectTimeout))
+      return undefined;
+    const query = queryParams(request.url);
+    const encoding = query.get("encoding");
+    if (encoding !== "proto" && encoding !== "json") return undefined;
+    if (!identity(query.get("compression") ?? undefined)) return undefined;
+    return { protocol: "connect", binary: encoding === "proto", get: true, compression: null };
+  }
   const contentType = headers["content-type"];
-  if (request.method === "GET") return connectGetForm(request, method, available);
   if (request.method !== "POST" || typeof contentType !== "string") return undefined;
   const type = rpcContentTypeOf(contentType);
   if (type === undefined || type.text || type.stream) return undefined;
-  let accept: string | string[] | undefined;
   if (type.protocol === "connect") {
-    if (!identity(headers["content-encoding"]) || !timeoutIs(headers["connect-timeout-ms"], parseConnectTimeout)) {
+    if (!identity(headers["content-encoding"]) || !timeoutIs(headers["connect-timeout-ms"], parseConnectTimeout))
       return undefined;
-    }
-    accept = headers["accept-encoding"];
   } else {
     // gRPC's trailers need HTTP/2; a gRPC call over HTTP/1.1 is the router's to answer.
     if (type.protocol === "grpc" && request.httpVersionMajor !== 2) return undefined;
-    if (!plainGrpcHeaders(headers)) return undefined;
-    accept = headers["grpc-accept-encoding"];
+    if (!identity(headers["grpc-encoding"]) || !timeoutIs(headers["grpc-timeout"], parseTimeout)) return undefined;
   }
-  const compression = negotiate(available, accept);
-  return compression === undefined
-    ? undefined
-    : { protocol: type.protocol, binary: type.binary, get: false, compression };
-}
-
-/** A Connect GET (`?message=…&encoding=…`) of a method without side effects, with no content type or compression. */
-function connectGetForm(
-  request: RequestHead,
-  method: DescMethod,
-  available: readonly Compression[],
-): UnaryRequestForm | undefined {
-  const headers = request.headers;
-  if (method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS) return undefined;
-  if (headers["content-type"] !== undefined || !timeoutIs(headers["connect-timeout-ms"], parseConnectTimeout)) {
-    return undefined;
-  }
-  const query = queryParams(request.url);
-  const encoding = query.get("encoding");
-  if (encoding !== "proto" && encoding !== "json") return undefined;
-  if (!identity(query.get("compression") ?? undefined)) return undefined;
-  const compression = negotiate(available, headers["accept-encoding"]);
-  return compression === undefined
-    ? undefined
-    : { protocol: "connect", binary: encoding === "proto", get: true, compression };
+  return { protocol: type.protocol, binary: type.binary, get: false, compression: null };
 }
 
 /**
@@ -113,11 +104,6 @@ export function messageOfQuery(url: string | undefined, maxBytes: number): Buffe
 
 function queryParams(url: string | undefined): URLSearchParams {
   return new URLSearchParams(queryOf(url));
-}
-
-/** No request compression, and a well-formed deadline if any: else connect-node answers an error. */
-function plainGrpcHeaders(headers: RequestHead["headers"]): boolean {
-  return identity(headers["grpc-encoding"]) && timeoutIs(headers["grpc-timeout"], parseTimeout);
 }
 
 function identity(value: string | string[] | undefined): boolean {
