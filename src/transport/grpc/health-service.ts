@@ -14,27 +14,14 @@ export interface HealthServiceOptions {
   services: readonly string[];
   /** How often Watch asks `ready` while someone watches; one poller serves all watchers. Default 1000 ms. */
   pollMs?: number;
-  /**
-   * Watch calls open at once, all callers together: Watch needs no key and
-   * never ends by itself, so past this one is RESOURCE_EXHAUSTED. Default 256.
-   */
+  /** Watch calls open at once, all callers together (Watch needs no key and never ends by itself). Default 256. */
   maxWatches?: number;
-  /**
-   * Watch calls one client address (an IPv6 one by its /64, as the keyless
-   * limit counts) may hold open, so that a few addresses cannot fill
-   * `maxWatches`. Default `maxWatches` / 32, at least 1 (8 of 256).
-   */
+  /** Watch calls one client address (IPv6 by its /64) may hold open. Default `maxWatches` / 32, at least 1. */
   maxWatchesPerAddress?: number;
 }
 
-export interface HealthService {
-  /** Registers grpc.health.v1.Health on a Connect router. */
-  routes(router: ConnectRouter): void;
-  /** Sends NOT_SERVING to every Watch and ends it, for shutdown. */
-  close(): void;
-}
-
-export function createHealthService(options: HealthServiceOptions): HealthService {
+/** grpc.health.v1.Health's routes, and its close for shutdown: NOT_SERVING to every Watch, which then ends. */
+export function createHealthService(options: HealthServiceOptions) {
   const known = new Set(["", ...options.services]);
   const poller = createReadinessPoller({ ready: options.ready, intervalMs: options.pollMs });
   const watchers = new Set<() => void>();
@@ -119,7 +106,7 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   }
 
   return {
-    routes(router) {
+    routes(router: ConnectRouter) {
       router.service(Health, {
         async check(request) {
           if (!known.has(request.service))
