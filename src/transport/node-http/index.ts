@@ -27,7 +27,7 @@ export { isConditional, notModified, requestNotModified, sendNotModified } from 
 export { createRecordCall, recordNoCall } from "./call-record.js";
 export { recordRateLimited } from "./refusal-record.js";
 export type { RecordCall } from "./call-record.js";
-export { setStatisticsFields, warehouseTimingOf } from "./result-statistics.js";
+export { statisticsFieldsOf, warehouseTimingOf } from "./result-statistics.js";
 export { createWatchRevocation, type RevocableKeys } from "./watch-revocation.js";
 export { createWatchSessions } from "./watch-session.js";
 export type { OpenWatch, WatchOpening, WatchSession, WatchWriter } from "./watch-session.js";

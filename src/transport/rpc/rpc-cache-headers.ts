@@ -7,7 +7,7 @@ import {
   type CorsDecision,
   cacheHeaders,
   type EntityForm,
-  setStatisticsFields,
+  statisticsFieldsOf,
   varyCredential,
 } from "../node-http/index.js";
 
@@ -16,20 +16,6 @@ const varyKeyed = `Accept-Encoding, ${varyCredential}`;
 
 /** Server-Timing, X-Bytes-Read and X-Rows-Read of a result, sorted by name. */
 export type StatisticsFields = Record<string, string>;
-
-// Made once per computation: every hit of a cached result carries the same fields.
-const fieldsByComputation = new WeakMap<object, StatisticsFields>();
-
-/** The fields of `result`'s statistics, in the order connect-node writes them; one object per computation, not to be changed. */
-export function statisticsFieldsOf(result: EndpointResult): StatisticsFields {
-  let fields = fieldsByComputation.get(result.computation);
-  if (fields === undefined) {
-    fields = {};
-    setStatisticsFields(fields, result);
-    fieldsByComputation.set(result.computation, fields);
-  }
-  return fields;
-}
 
 /** Sets `result`'s statistics on a handler's headers (Connect) or trailers (gRPC, gRPC-Web). */
 export function setStatistics(target: Headers, result: EndpointResult): void {

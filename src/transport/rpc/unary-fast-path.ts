@@ -8,12 +8,13 @@ import {
   createPreparedCalls,
   isConditional,
   type RecordCall,
+  statisticsFieldsOf,
 } from "../node-http/index.js";
 import type { Compression } from "./connect-internals.js";
 import { type CallLines, loggedCallOf } from "./logging-interceptor.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";
 import { bodyBytes, type ReadBody, readBody } from "./request-body.js";
-import { rpcCacheHeaders, statisticsFieldsOf } from "./rpc-cache-headers.js";
+import { rpcCacheHeaders } from "./rpc-cache-headers.js";
 import { writeUnaryAnswer } from "./unary-answer.js";
 import { messageOfBody, messageOfQuery, type UnaryRequestForm, unaryRequestForm } from "./unary-request.js";
 
