@@ -29,27 +29,23 @@ export interface EncodedMessage {
   compressed: boolean;
 }
 
-export interface MessageEncodingsOptions {
-  /** The router's JSON options, so that JSON bodies are written as it writes them. */
-  jsonOptions?: Partial<JsonReadOptions & JsonWriteOptions>;
-  /** Messages shorter than this are sent uncompressed whatever the caller accepts. Default 1024, connect-node's. */
-  compressMinBytes?: number;
-}
-
 export interface MessageEncodings {
   /**
-   * `result`'s message for a call of `method` in `form`: binary or JSON,
-   * compressed as negotiated, bare for Connect or as one gRPC envelope (flags
-   * and length first). Throws INTERNAL, as the router would, when the result's
-   * rows do not fit the message.
+   * `result`'s message for a call of `method` in `form`, compressed as negotiated, bare for Connect or as one gRPC
+   * envelope. Throws INTERNAL, as the router would, when the result's rows do not fit the message.
    */
   encoded(result: ComputedResponse, method: DescMethod, form: UnaryRequestForm): EncodedMessage;
   /** The request message of `method` from its bytes, parsed as the router parses it; throws what it throws. */
   parse(method: DescMethod, binary: boolean, bytes: Uint8Array): Message;
 }
 
-export function createMessageEncodings(options: MessageEncodingsOptions = {}): MessageEncodings {
-  const compressMinBytes = options.compressMinBytes ?? 1024;
+/** Messages shorter than this are sent uncompressed whatever the caller accepts: connect-node's minimum. */
+const compressMinBytes = 1024;
+
+/** The encodings with the router's JSON options, so that JSON bodies are written as it writes them. */
+export function createMessageEncodings(
+  options: { jsonOptions?: Partial<JsonReadOptions & JsonWriteOptions> } = {},
+): MessageEncodings {
   const limits = { readMaxBytes: 0xffffffff, writeMaxBytes: 0xffffffff, compressMinBytes };
   const serializations = new Map<DescMethod, ReturnType<typeof createMethodSerializationLookup>>();
   const serializationOf = (method: DescMethod) => {
