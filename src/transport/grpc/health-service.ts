@@ -49,7 +49,7 @@ export function createHealthService(options: HealthServiceOptions) {
   }
 
   async function* watch(service: string, context: HandlerContext) {
-    const address = addressKey(callOf(context.values)?.client ?? "");
+    const address = addressKey(callOf(context.values)?.clientAddress ?? "");
     const fromAddress = watchingFrom.get(address) ?? 0;
     if (watching >= maxWatches || fromAddress >= maxPerAddress) {
       const whose = watching >= maxWatches ? "" : " from this address";

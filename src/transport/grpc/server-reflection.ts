@@ -44,7 +44,7 @@ async function* boundedRequests<T>(
   context: HandlerContext,
   takeToken?: (a: string) => void,
 ) {
-  const address = callOf(context.values)?.client ?? "";
+  const address = callOf(context.values)?.clientAddress ?? "";
   let seen = 0;
   for await (const request of requests) {
     seen += 1;

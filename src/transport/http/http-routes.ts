@@ -104,7 +104,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   function overKeylessLimit(call: Call, kind: KeylessKind): boolean {
     if (keylessLimit === undefined) return false;
     try {
-      keylessLimit(kind, call, call.client);
+      keylessLimit(kind, call, call.clientAddress);
       return false;
     } catch (error) {
       refuse(call, error);

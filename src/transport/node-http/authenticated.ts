@@ -37,7 +37,7 @@ export interface AuthenticatedSteps {
 export function authenticateThen(authenticate: Authenticator, call: Call, steps: AuthenticatedSteps): void {
   let credential: Credential | Promise<Credential>;
   try {
-    credential = authenticate(call, call.address);
+    credential = authenticate(call, call.peerAddress);
   } catch (error) {
     return steps.refuse(call, error);
   }

@@ -1,5 +1,5 @@
 // One request on its way through the port, as one value handed from step to step (connect-es's HandlerContext,
-// hono's Context): its head, route, client, credential, prepared call, and how to answer it.
+// hono's Context): its head, route, peer and client addresses, credential, prepared call, and how to answer it.
 import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { Readable } from "node:stream";
 import type { Credential, HeaderReader } from "../../auth/index.js";
@@ -51,8 +51,8 @@ export abstract class Call implements HeaderReader {
 
   /** Method, target and headers. */
   abstract readonly head: RequestHead;
-  /** The client address of the connection. */
-  abstract readonly address: string;
+  /** The address of the connection's peer (a proxy, when there is one). */
+  abstract readonly peerAddress: string;
   abstract readonly body: Readable;
   /** The bare HTTP/2 stream the call came on; undefined for a Node request. */
   abstract readonly stream: ServerHttp2Stream | undefined;
@@ -74,9 +74,9 @@ export abstract class Call implements HeaderReader {
   get target(): RouteTarget {
     return (this.foundTarget ??= this.router?.targetOf(this.route, this.head.url ?? "/") ?? "no-endpoint");
   }
-  /** The client the call comes from (trusted proxies applied by the router); read on first use. */
-  get client(): string {
-    return (this.foundClient ??= this.router?.clientOf(this, this.address) ?? this.address);
+  /** The client the call comes from: the peer, or the client a trusted proxy names; read on first use. */
+  get clientAddress(): string {
+    return (this.foundClient ??= this.router?.clientOf(this, this.peerAddress) ?? this.peerAddress);
   }
   /** The saved query the route names; undefined when it names none. */
   get endpoint(): Endpoint | undefined {
@@ -115,7 +115,7 @@ export class RequestCall extends Call {
   get body(): Readable {
     return this.request;
   }
-  get address(): string {
+  get peerAddress(): string {
     return this.request.socket?.remoteAddress ?? "";
   }
   corsHeadersToWrite(): Record<string, string> {
@@ -152,7 +152,7 @@ export class StreamCall extends Call {
   get body(): Readable {
     return this.stream;
   }
-  get address(): string {
+  get peerAddress(): string {
     const session = this.stream.session;
     return session === undefined ? "" : sessionAddress(session);
   }

@@ -1,5 +1,5 @@
-// One watch stream's life, the same on every transport: opened on the hub under the bounds of `call.client`, ended
-// by the client, deadline, shutdown or revocation, kept alive, recorded; a writer only makes the bytes.
+// One watch stream's life, the same on every transport: opened on the hub under the bounds of its client address,
+// ended by the client, deadline, shutdown or revocation, kept alive, recorded; a writer only makes the bytes.
 import type { Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Credential, presentedSecret } from "../../auth/index.js";
@@ -99,7 +99,7 @@ export function createWatchSessions(options: WatchSessionsOptions): OpenWatch {
 
     stream = hub.watch(
       prepared,
-      { tenant: credential.id, requestId, address: call.client || undefined },
+      { tenant: credential.id, requestId, address: call.clientAddress || undefined },
       {
         next(result) {
           if (ended) return true;

@@ -72,7 +72,7 @@ export function createRpcGate(options: RpcGateOptions): { guard(next: CallHandle
           const kind =
             call.route === "grpc-health" ? "probe" : call.route === "grpc-reflection" ? "reflection" : "other";
           try {
-            keylessLimit(kind, call, call.client);
+            keylessLimit(kind, call, call.clientAddress);
           } catch (error) {
             return refuse(call, error as ConnectError);
           }
