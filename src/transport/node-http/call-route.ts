@@ -40,17 +40,18 @@ export interface CallRouterOptions {
   trustedProxies?: TrustedProxies;
 }
 
-/** Whether `route` is one of the GET API's (answered by transport/http), rather than the RPC stack's. */
+/** The routes of the RPC stack; the rest are the GET API's (answered by transport/http). */
+const rpcRoutes = new Set<Route>([
+  "saved-query-procedure",
+  "watch-procedure",
+  "grpc-health",
+  "grpc-reflection",
+  "other",
+]);
+
+/** Whether `route` is one of the GET API's, rather than the RPC stack's. */
 export function isHttpRoute(route: Route): boolean {
-  switch (route) {
-    case "saved-query-procedure":
-    case "watch-procedure":
-    case "grpc-health":
-    case "grpc-reflection":
-    case "other":
-      return false;
-  }
-  return true;
+  return !rpcRoutes.has(route);
 }
 
 /** Whether `route` is a saved query's procedure (unary or watch), which needs a key. */
