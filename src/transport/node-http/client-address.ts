@@ -41,11 +41,7 @@ export function trustedProxies(entries: readonly string[]): TrustedProxies {
   };
 }
 
-/**
- * The client's address of a call from `peer` with `forwardedFor` (the
- * X-Forwarded-For header, repeated headers joined by commas). IPv4 addresses
- * mapped into IPv6 (`::ffff:192.0.2.1`) are given as IPv4.
- */
+/** The client's address of a call from `peer` with X-Forwarded-For `forwardedFor`; mapped IPv4 given as IPv4. */
 export function clientAddress(peer: string, forwardedFor: string | null | undefined, trusted: TrustedProxies): string {
   let client = plainAddress(peer);
   if (trusted.empty || forwardedFor == null || !trusted.has(client)) return client;

@@ -1,6 +1,5 @@
-// Conditional GET (RFC 9110 §13): whether the caller's copy, named by
-// If-None-Match or dated by If-Modified-Since (an HTTP-date in any of its
-// three forms), is the answer it would get.
+// Conditional GET (RFC 9110 §13): whether the caller's copy, named by If-None-Match or dated by If-Modified-Since
+// (an HTTP-date in any of its three forms), is the answer it would get.
 import type { IncomingHttpHeaders } from "node:http";
 
 /** Whether the request names the caller's copy (If-None-Match, If-Modified-Since). */

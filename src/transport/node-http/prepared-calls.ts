@@ -10,12 +10,7 @@ export interface PreparedCalls {
   remember(key: string, call: PreparedCall, group?: string): void;
 }
 
-/**
- * Remembers up to `maxEntries` calls whose keys hold `maxChars` characters
- * in all (default 8 Mi: RPC keys hold message bytes, up to the body bound
- * each), all groups together; past either, the first remembered is
- * forgotten first.
- */
+/** Remembers up to `maxEntries` calls whose keys (RPC message bytes) hold `maxChars` in all; the first goes first. */
 export function createPreparedCalls(maxEntries = 10_000, maxChars = 8 * 1024 * 1024): PreparedCalls {
   const groups = new Map<string, Map<string, PreparedCall>>();
   /** The groups and keys, first remembered first. */

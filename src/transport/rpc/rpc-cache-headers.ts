@@ -47,11 +47,7 @@ export function rpcCacheHeaders(
   return headers;
 }
 
-/**
- * The response headers of a watch stream, sent with its first message: the
- * first result's ETag, Last-Modified, Cache-Status and statistics, sorted by
- * name. A stream is never a Connect GET: its content type alone says binary or JSON.
- */
+/** A watch stream's headers, sent with its first message: the first result's validators and statistics, sorted. */
 export function firstResultFields(result: EndpointResult, binary: boolean): Record<string, string> {
   const headers = cacheHeaders(result, messageForm(binary), 0);
   return {
@@ -62,7 +58,7 @@ export function firstResultFields(result: EndpointResult, binary: boolean): Reco
   };
 }
 
-/** Sets the first result's fields (firstResultFields) on the router's response headers of a watch stream. */
+/** Sets firstResultFields on a watch stream's router headers; never a Connect GET, its content type says JSON. */
 export function setFirstResultHeaders(context: HandlerContext, result: EndpointResult): void {
   const binary = !(context.requestHeader.get("content-type") ?? "").includes("json");
   for (const [name, value] of Object.entries(firstResultFields(result, binary)))

@@ -8,12 +8,9 @@ import { grpcStatusFields } from "./protocol-grpc.js";
 import type { RpcProtocol } from "./rpc-protocol.js";
 
 /**
- * Writes `error` in `protocol`: gRPC and gRPC-Web as a trailers-only
- * response (HTTP 200, the status fields as headers), Connect unary as its
- * JSON error body with the code's HTTP status, or `httpStatus` where plain
- * HTTP has a better word for it (413 for a body too large), Connect streaming
- * as an end-of-stream message. An HTTP/1.1 connection whose request body is
- * left unread is closed rather than drained.
+ * Writes `error` in `protocol`: gRPC and gRPC-Web trailers-only, Connect unary as its JSON error with the code's
+ * status or `httpStatus` (413 for a body too large), Connect streaming as an end-of-stream message. An HTTP/1.1
+ * connection whose request body is left unread is closed rather than drained.
  */
 export function sendRpcError(
   [request, response]: RequestAndResponse,

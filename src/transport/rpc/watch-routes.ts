@@ -51,11 +51,7 @@ export function watchRoutes(options: WatchRoutesOptions): (router: ConnectRouter
 /** What a router's watch opens a session with: all but the writer, and the bytes written so far. */
 type RouterWatchOpening = Omit<WatchOpening, "writer"> & { bytes(): number };
 
-/**
- * The results of the session `openWatch` opens, until it ends (its error is
- * thrown after the result already taken). Leaving the loop early ends the
- * session as the client leaving.
- */
+/** The session's results until it ends, then its error thrown; leaving the loop early is the client leaving. */
 async function* watchMessages(openWatch: OpenWatch, opening: RouterWatchOpening): AsyncGenerator<EndpointResult> {
   let held: EndpointResult | undefined;
   let ended: ConnectError | "left" | undefined;
