@@ -30,9 +30,8 @@ export interface AuthenticatedSteps {
 }
 
 /**
- * Authenticates `call` from its headers and address, then goes on: at once
- * for a key or a token verified before, after the signature check for a
- * token seen for the first time.
+ * Authenticates `call` from its headers and address, then goes on: at once for a key or a token verified before,
+ * after the signature check for a token seen for the first time.
  */
 export function authenticateThen(authenticate: Authenticator, call: Call, steps: AuthenticatedSteps): void {
   let credential: Credential | Promise<Credential>;

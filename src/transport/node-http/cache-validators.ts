@@ -42,8 +42,8 @@ function validators(result: EndpointResult): Validators {
 }
 
 /**
- * The cache headers of `result` in `form`: cached, `private, max-age=<lifetime>` (and `stale-if-error` above 0),
- * Age and X-Cache; uncached, `private, no-cache` and Cache-Status `fwd=uri-miss`.
+ * The cache headers of `result` in `form`: cached, `private, max-age=<lifetime>` (and `stale-if-error` above 0), Age
+ * and X-Cache; uncached, `private, no-cache` and Cache-Status `fwd=uri-miss`.
  */
 export function cacheHeaders(result: EndpointResult, form: EntityForm, staleIfErrorSeconds: number): CacheHeaders {
   const headers: Record<string, string> = {};

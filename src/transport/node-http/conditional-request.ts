@@ -19,10 +19,9 @@ export interface RequestConditions {
 }
 
 /**
- * True when the answer is 304 Not Modified: If-None-Match (a list of tags,
- * or `*`) names `etag` by weak comparison; without it, If-Modified-Since
- * is an HTTP-date no earlier than `computedAt` (whole seconds) and no later
- * than `now` (§13.1.3: any other value is ignored).
+ * True when the answer is 304 Not Modified: If-None-Match (a list of tags, or `*`) names `etag` by weak comparison;
+ * without it, If-Modified-Since is an HTTP-date no earlier than `computedAt` (whole seconds) and no later than `now`
+ * (§13.1.3: any other value is ignored).
  */
 export function notModified(
   conditions: RequestConditions,
@@ -80,9 +79,8 @@ const rfc850Date = new RegExp(`^${longDayNames}, (\\d{2})-${month}-(\\d{2}) ${ti
 const asctimeDate = new RegExp(`^${dayNames} ${month} ([ \\d]\\d) ${time} (\\d{4})$`);
 
 /**
- * The instant (ms since the epoch) `value` names, or undefined when it is
- * not an HTTP-date. An RFC 850 two-digit year is the latest year with those
- * digits not more than 50 years after `now` (§5.6.7).
+ * The instant (ms since the epoch) `value` names, or undefined when it is not an HTTP-date. An RFC 850 two-digit year
+ * is the latest year with those digits not more than 50 years after `now` (§5.6.7).
  */
 function parseHttpDate(value: string, now: number = Date.now()): number | undefined {
   let match = imfFixdate.exec(value);

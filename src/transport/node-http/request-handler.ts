@@ -64,9 +64,8 @@ export function setCorsHeaders(response: HttpResponse, corsHeaders: CorsHeaders)
 }
 
 /**
- * A new header object holding `corsHeaders`, for an answer's own headers to
- * be added to and written at once (writeHead, respond): copied, not spread,
- * which V8 builds more slowly.
+ * A new header object holding `corsHeaders`, for an answer's own headers to be added to and written at once
+ * (writeHead, respond): copied, not spread, which V8 builds more slowly.
  */
 export function copyCorsHeaders(corsHeaders: CorsHeaders): Record<string, string> {
   const fields: Record<string, string> = {};
@@ -75,10 +74,9 @@ export function copyCorsHeaders(corsHeaders: CorsHeaders): Record<string, string
 }
 
 /**
- * What a request's handler threw: a 500 and an error line. Handlers that go
- * on with a request in a promise's callback (after a token's first check,
- * say) end that promise with this, since the server's guard cannot see what
- * those throw.
+ * What a request's handler threw: a 500 and an error line. Handlers that go on with a request in a promise's callback
+ * (after a token's first check, say) end that promise with this, since the server's guard cannot see what those
+ * throw.
  */
 export function handlerThrew(request: HttpRequest, response: HttpResponse, error: unknown, logger: Logger): void {
   logger.error("request handler threw", { method: request.method, path: pathOf(request.url), error });

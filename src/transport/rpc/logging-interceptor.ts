@@ -53,9 +53,8 @@ export function loggedCallOf(call: AuthenticatedCall, endpoint: Endpoint, protoc
 }
 
 /**
- * The one writer of every RPC call's log line and metrics, the router's and
- * the fast path's: successes at debug, the caller's mistakes at info, the
- * service's faults at error, the rest at warn.
+ * The one writer of every RPC call's log line and metrics, the router's and the fast path's: successes at debug, the
+ * caller's mistakes at info, the service's faults at error, the rest at warn.
  */
 export function createCallLines(logger: Logger, observe: CallObserver = () => {}): CallLines {
   return (call, code, error) => {
@@ -84,9 +83,8 @@ export function createCallLines(logger: Logger, observe: CallObserver = () => {}
 }
 
 /**
- * Logs each call and hands it to `observe` (for metrics); sets `x-request-id`
- * on the response. A streaming call (health Watch, reflection) is logged when
- * its response stream starts.
+ * Logs each call and hands it to `observe` (for metrics); sets `x-request-id` on the response. A streaming call
+ * (health Watch, reflection) is logged when its response stream starts.
  */
 export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOptions = {}): Interceptor {
   const endpointOf = options.endpointOf ?? (() => undefined);
@@ -113,8 +111,8 @@ export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOp
     } catch (error) {
       const connectError = ConnectError.from(error);
       connectError.metadata.set("x-request-id", requestId);
-      // A caller that reset its stream while its request was read fails the read with no code of its
-      // own (UNKNOWN, "premature close"): it went away, which is no fault of the service.
+      // A caller that reset its stream while its request was read fails the read with no code of its own (UNKNOWN,
+      // "premature close"): it went away, which is no fault of the service.
       const gone = connectError.code === Code.Unknown && request.signal.aborted;
       log(call, gone ? Code.Canceled : connectError.code, connectError);
       throw connectError;

@@ -37,10 +37,9 @@ export function sendRpcError(
         ...grpcStatusFields(error),
       };
       if ("stream" in response) {
-        // Trailers-only on HTTP/2: one HEADERS frame that also ends the stream,
-        // which gRPC clients read as the status (Node's compatibility API
-        // would send the headers and then an empty DATA frame).
-        // The CORS headers set on the response before go along, as writeHead would send them.
+        // Trailers-only on HTTP/2: one HEADERS frame that also ends the stream, which gRPC clients read as the status
+        // (Node's compatibility API would send the headers and then an empty DATA frame). The CORS headers set on the
+        // response before go along, as writeHead would send them.
         response.stream.respond({ ...response.getHeaders(), ":status": 200, ...trailers }, { endStream: true });
         // A body still coming is not read: the stream is reset once answered.
         if (!request.readableEnded) response.stream.close(http2Constants.NGHTTP2_NO_ERROR);

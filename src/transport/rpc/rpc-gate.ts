@@ -30,9 +30,8 @@ export interface RpcGateOptions {
   /** Where a failure of the gate's own work after a token's first check goes. */
   logger: Logger;
   /**
-   * The longest deadline of a call: a longer `grpc-timeout` or
-   * `connect-timeout-ms` is cut to it before the router sets a timer for it
-   * (Node fires a timer of 2^31 ms or more at once).
+   * The longest deadline of a call: a longer `grpc-timeout` or `connect-timeout-ms` is cut to it before the router
+   * sets a timer for it (Node fires a timer of 2^31 ms or more at once).
    */
   maxTimeoutMs: number;
   /** Bounds the calls that need no key per client address. Default: unbounded. */

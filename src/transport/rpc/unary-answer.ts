@@ -46,8 +46,8 @@ interface WritableResponse {
 }
 
 /**
- * Answers 200 with `message` as connect-node answers the same call, the CORS headers first: on the call's bare
- * HTTP/2 stream, else through its Node response (whose HTTP/2 layer keeps the stream's trailers to itself).
+ * Answers 200 with `message` as connect-node answers the same call, the CORS headers first: on the call's bare HTTP/2
+ * stream, else through its Node response (whose HTTP/2 layer keeps the stream's trailers to itself).
  */
 export function writeUnaryAnswer(call: Call, form: UnaryRequestForm, message: EncodedMessage, extra: CallHeaders) {
   const stream = call.stream;

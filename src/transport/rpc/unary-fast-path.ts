@@ -81,9 +81,8 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): { serve(call
   }
 
   /**
-   * Answers the call if its result is cached: true when it did. `request` is
-   * the message bytes of a POST, or the target of a Connect GET, whose query
-   * holds the message; either names the request among the prepared calls.
+   * Answers the call if its result is cached: true when it did. `request` is the message bytes of a POST, or the
+   * target of a Connect GET, whose query holds the message; either names the request among the prepared calls.
    */
   function answerHit(call: AuthenticatedCall, procedure: Procedure, form: UnaryRequestForm, request: Buffer | string) {
     const endpoint = procedure.endpoint;

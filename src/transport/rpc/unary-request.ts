@@ -23,8 +23,8 @@ export interface UnaryRequestForm {
 const memoSize = 64;
 
 /**
- * The form of `request`, a call of `method`, if it is a plain unary call the fast path reads exactly as
- * connect-node does; undefined for anything else. `available`: the router's compressions, in its order.
+ * The form of `request`, a call of `method`, if it is a plain unary call the fast path reads exactly as connect-node
+ * does; undefined for anything else. `available`: the router's compressions, in its order.
  */
 export function unaryRequestForm(
   request: RequestHead,
@@ -72,9 +72,8 @@ function plainForm(request: RequestHead, method: DescMethod): UnaryRequestForm |
 }
 
 /**
- * The message bytes of a whole request body in `form`: a Connect body as it
- * is, a gRPC or gRPC-Web body when it is exactly one uncompressed envelope.
- * Undefined when it is anything else, or longer than `maxBytes`.
+ * The message bytes of a whole request body in `form`: a Connect body as it is, a gRPC or gRPC-Web body when it is
+ * exactly one uncompressed envelope. Undefined when it is anything else, or longer than `maxBytes`.
  */
 export function messageOfBody(form: UnaryRequestForm, body: Buffer, maxBytes: number): Buffer | undefined {
   if (form.protocol === "connect") return body.length > maxBytes ? undefined : body;
@@ -124,9 +123,8 @@ function timeoutIs(
 const negotiations = new WeakMap<readonly Compression[], (accept: string) => Compression | null>();
 
 /**
- * The response compression for an accepted-encodings header (`accept-encoding`,
- * `grpc-accept-encoding`), as connect-node negotiates it; undefined for a
- * repeated header.
+ * The response compression for an accepted-encodings header (`accept-encoding`, `grpc-accept-encoding`), as
+ * connect-node negotiates it; undefined for a repeated header.
  */
 function negotiate(
   available: readonly Compression[],
