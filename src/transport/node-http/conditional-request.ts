@@ -12,23 +12,12 @@ export function requestNotModified(headers: IncomingHttpHeaders, etag: string, c
   return isConditional(headers) && notModified(headers, etag, computedAt);
 }
 
-/** A request's conditions, as its headers name them. */
-export interface RequestConditions {
-  "if-none-match"?: string;
-  "if-modified-since"?: string;
-}
-
 /**
  * True when the answer is 304 Not Modified: If-None-Match (a list of tags, or `*`) names `etag` by weak comparison;
  * without it, If-Modified-Since is an HTTP-date no earlier than `computedAt` (whole seconds) and no later than `now`
  * (§13.1.3: any other value is ignored).
  */
-export function notModified(
-  conditions: RequestConditions,
-  etag: string,
-  computedAt: number,
-  now: number = Date.now(),
-): boolean {
+export function notModified(conditions: IncomingHttpHeaders, etag: string, computedAt: number, now = Date.now()) {
   const ifNoneMatch = conditions["if-none-match"];
   const ifModifiedSince = conditions["if-modified-since"];
   if (ifNoneMatch !== undefined) return tagListMatches(ifNoneMatch, etag);
