@@ -24,6 +24,8 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
     for (const endpoint of registry.endpoints) {
       // The registry admits unary methods only; their message types are known at run time.
       const method = endpoint.method as DescMethodUnary<DescMessage, DescMessage>;
+      // A deprecated version says so on every answer, errors included (docs/endpoints.md).
+      const deprecation = Object.entries(endpoint.deprecation?.headers ?? {});
       router.rpc(method, async (request, context) => {
         const call = authenticatedCallOf(context.values);
         const credential = call.credential;
@@ -35,11 +37,11 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
           freshness: rpcFreshness(context.requestHeader),
         };
         const set = (name: string, value: string) => context.responseHeader.set(name, value);
-        // A deprecated version says so on every answer, errors included (docs/endpoints.md).
-        for (const [name, value] of Object.entries(endpoint.deprecation?.headers ?? {})) set(name, value);
+        for (const [name, value] of deprecation) set(name, value);
         let result: EndpointResult;
         try {
-          if (isDryRun(context.requestHeader)) {
+          // Its estimate only (docs/usage-accounting.md).
+          if (context.requestHeader.get("x-dry-run") === "1") {
             const estimate = await service.estimate(service.prepare(endpoint, request, credential), callContext);
             return dryRunAnswer(set, estimate, method);
           }
@@ -47,8 +49,7 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
         } catch (error) {
           const connectError = ConnectError.from(error);
           connectError.metadata.set("cache-control", "no-store");
-          for (const [name, value] of Object.entries(endpoint.deprecation?.headers ?? {}))
-            connectError.metadata.set(name, value);
+          for (const [name, value] of deprecation) connectError.metadata.set(name, value);
           throw connectError;
         }
         const binary = isBinary(context.requestMethod, context.requestHeader, context.url);
@@ -67,11 +68,6 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
 function isBinary(method: string, headers: Headers, url: string): boolean {
   if (method === "GET") return new URLSearchParams(queryOf(url)).get("encoding") !== "json";
   return rpcContentTypeOf(headers.get("content-type") ?? "")?.binary ?? true;
-}
-
-/** Whether the call asks for its estimate only (`x-dry-run: 1`, docs/usage-accounting.md). */
-export function isDryRun(headers: { get(name: string): string | null }): boolean {
-  return headers.get("x-dry-run") === "1";
 }
 
 /** A dry run's answer: an empty response message, the estimate as `x-estimate-rows`, `-parts` and `-marks`. */
