@@ -128,7 +128,7 @@ export function createApp(options: AppOptions): App {
     options.readinessReuseMs,
   );
   const scrape = createMetricsScrape({ registry: metrics.registry, reuseMs: options.metricsReuseMs });
-  // One set of buckets for the keyless GET routes and the keyless RPC calls, by the client the router reads (call.client).
+  // One set of buckets for the keyless GET routes and RPC calls, by the client the router reads (call.clientAddress).
   const keylessLimit = createKeylessLimit({ ...options.keylessRateLimit, clock });
   const httpRoutes = createHttpRoutes({
     registry,

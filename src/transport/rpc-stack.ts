@@ -85,7 +85,7 @@ export interface RpcStackOptions {
 export function createRpcStack(options: RpcStackOptions): { serve: CallHandler; endStreams(): void } {
   const { registry, metrics, maxBodyBytes } = options;
   // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
-  const recordRefused = createRecordRefusedRpc(registry, options.record);
+  const recordRefused = createRecordRefusedRpc(options.record);
   const gate = createRpcGate({
     authenticate: options.authenticate,
     maxBodyBytes,
@@ -175,7 +175,7 @@ export function createRpcStack(options: RpcStackOptions): { serve: CallHandler; 
           toRouter,
           acceptCompression: router.acceptCompression,
           encodings,
-          log: createCallLines(options.logger, { observe }),
+          log: createCallLines(options.logger, observe),
           record: options.record,
           maxBodyBytes,
           staleIfErrorSeconds: options.staleIfErrorSeconds,

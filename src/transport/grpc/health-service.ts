@@ -1,13 +1,10 @@
-// The gRPC health checking protocol (grpc.health.v1.Health): the server as a
-// whole ("") and each saved-query service are SERVING exactly when the
-// readiness function of /readyz says ready, NOT_SERVING otherwise. Watch
-// streams are bounded in all and per client address.
+// The gRPC health protocol: "" and each saved-query service SERVING exactly when /readyz is ready; Watch bounded
+// in all and per client address, every Watch fed by one poller of readiness that asks only while someone listens.
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { addressKey } from "../../network/index.js";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
 import { callOf } from "../rpc/index.js";
-import { createReadinessPoller } from "./readiness-poller.js";
 
 export interface HealthServiceOptions {
   /** Whether the service can answer queries: the function /readyz asks. */
@@ -16,27 +13,14 @@ export interface HealthServiceOptions {
   services: readonly string[];
   /** How often Watch asks `ready` while someone watches; one poller serves all watchers. Default 1000 ms. */
   pollMs?: number;
-  /**
-   * Watch calls open at once, all callers together: Watch needs no key and
-   * never ends by itself, so past this one is RESOURCE_EXHAUSTED. Default 256.
-   */
+  /** Watch calls open at once, all callers together (Watch needs no key and never ends by itself). Default 256. */
   maxWatches?: number;
-  /**
-   * Watch calls one client address (an IPv6 one by its /64, as the keyless
-   * limit counts) may hold open, so that a few addresses cannot fill
-   * `maxWatches`. Default `maxWatches` / 32, at least 1 (8 of 256).
-   */
+  /** Watch calls one client address (IPv6 by its /64) may hold open. Default `maxWatches` / 32, at least 1. */
   maxWatchesPerAddress?: number;
 }
 
-export interface HealthService {
-  /** Registers grpc.health.v1.Health on a Connect router. */
-  routes(router: ConnectRouter): void;
-  /** Sends NOT_SERVING to every Watch and ends it, for shutdown. */
-  close(): void;
-}
-
-export function createHealthService(options: HealthServiceOptions): HealthService {
+/** grpc.health.v1.Health's routes, and its close for shutdown: NOT_SERVING to every Watch, which then ends. */
+export function createHealthService(options: HealthServiceOptions) {
   const known = new Set(["", ...options.services]);
   const poller = createReadinessPoller({ ready: options.ready, intervalMs: options.pollMs });
   const watchers = new Set<() => void>();
@@ -64,7 +48,7 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   }
 
   async function* watch(service: string, context: HandlerContext) {
-    const address = addressKey(callOf(context.values)?.client ?? "");
+    const address = addressKey(callOf(context.values)?.clientAddress ?? "");
     const fromAddress = watchingFrom.get(address) ?? 0;
     if (watching >= maxWatches || fromAddress >= maxPerAddress) {
       const whose = watching >= maxWatches ? "" : " from this address";
@@ -121,7 +105,7 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   }
 
   return {
-    routes(router) {
+    routes(router: ConnectRouter) {
       router.service(Health, {
         async check(request) {
           if (!known.has(request.service))
@@ -138,6 +122,60 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
     close() {
       closed = true;
       for (const wakeUp of [...watchers]) wakeUp();
+    },
+  };
+}
+
+export interface ReadinessPollerOptions {
+  /** The readiness function /readyz asks; a rejection counts as not ready. */
+  ready: () => Promise<boolean>;
+  /** Time between two questions while someone listens. Default 1000 ms. */
+  intervalMs?: number;
+}
+
+export interface ReadinessPoller {
+  /** Calls `listener` with every answer until the returned function is called. */
+  subscribe(listener: (ready: boolean) => void): () => void;
+  /** How many listeners there are now. */
+  readonly listeners: number;
+}
+
+export function createReadinessPoller(options: ReadinessPollerOptions): ReadinessPoller {
+  const intervalMs = options.intervalMs ?? 1000;
+  const listeners = new Set<(ready: boolean) => void>();
+  let timer: NodeJS.Timeout | undefined;
+  let asking = false;
+
+  const tick = () => {
+    if (asking) return; // a slow answer does not pile up questions
+    asking = true;
+    // Never rejects: a failing `ready` counts as not ready.
+    void Promise.resolve()
+      .then(options.ready)
+      .catch(() => false)
+      .then((ready) => {
+        asking = false;
+        for (const listener of [...listeners]) listener(ready);
+      });
+  };
+
+  return {
+    subscribe(listener) {
+      listeners.add(listener);
+      if (timer === undefined) {
+        timer = setInterval(tick, intervalMs);
+        timer.unref();
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && timer !== undefined) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+      };
+    },
+    get listeners() {
+      return listeners.size;
     },
   };
 }

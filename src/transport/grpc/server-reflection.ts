@@ -1,7 +1,5 @@
-// gRPC server reflection (grpc.reflection.v1 and v1alpha) over the project's
-// own generated descriptors: lists the served services and answers with the
-// FileDescriptorProto of a file, of the file declaring a symbol, or of the
-// file declaring an extension, each with its dependencies.
+// gRPC server reflection (v1 and v1alpha) over the generated descriptors: the services, and a file, a symbol's or an
+// extension's file, each with its dependencies; a stream bounded as many calls would be.
 import {
   create,
   createRegistry,
@@ -12,7 +10,7 @@ import {
   type MessageInitShape,
 } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
-import { Code, type ConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import {
   ServerReflection,
   ServerReflectionRequestSchema,
@@ -25,20 +23,36 @@ import {
   ServerReflectionRequestSchema as RequestV1AlphaSchema,
   ServerReflectionResponseSchema as ResponseV1AlphaSchema,
 } from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
-import { boundedRequests, type ReflectionStreamLimit } from "./reflection-stream-limit.js";
+import { callOf } from "../rpc/index.js";
 
 /** The reflection services themselves, both versions. */
 export const serverReflectionServices: readonly DescService[] = [ServerReflection, ServerReflectionV1Alpha];
 
 export interface ServerReflectionOptions {
-  /**
-   * The services to list and describe, in the order listed. The reflection
-   * services are added when missing. Their files and those files'
-   * dependencies (well-known types included) are what reflection can send.
-   */
+  /** The services listed, in order (the reflection services added); their files and dependencies can be sent. */
   services: readonly DescService[];
-  /** The bound of each stream: messages per stream, and a token of the caller's bucket per message. */
-  limit?: ReflectionStreamLimit;
+  /** Takes a token of a client address's reflection bucket per message after the first (the gate took one). */
+  limit?: { takeToken?: (address: string) => void };
+}
+
+/** Request messages one reflection stream may send. */
+const maxMessages = 100;
+
+/** The requests of one stream, ended with RESOURCE_EXHAUSTED when the stream is past its bound. */
+async function* boundedRequests<T>(
+  requests: AsyncIterable<T>,
+  context: HandlerContext,
+  takeToken?: (a: string) => void,
+) {
+  const address = callOf(context.values)?.clientAddress ?? "";
+  let seen = 0;
+  for await (const request of requests) {
+    seen += 1;
+    const message = `a reflection stream takes at most ${maxMessages} requests, open another`;
+    if (seen > maxMessages) throw new ConnectError(message, Code.ResourceExhausted);
+    if (seen > 1) takeToken?.(address);
+    yield request;
+  }
 }
 
 /** Answers one reflection request; `sent` holds the files already sent on this stream. */
@@ -47,19 +61,19 @@ type ReflectionAnswer = (request: ServerReflectionRequest, sent: Set<string>) =>
 /** Registers both reflection versions on a Connect router (bidirectional streams, so gRPC over HTTP/2). */
 export function createServerReflection(options: ServerReflectionOptions): (router: ConnectRouter) => void {
   const answer = createReflectionAnswer(options);
-  const limit = options.limit ?? {};
+  const takeToken = options.limit?.takeToken;
   return (router) => {
     router.service(ServerReflection, {
       async *serverReflectionInfo(requests, context) {
         const sent = new Set<string>();
-        for await (const request of boundedRequests(requests, context, limit)) yield answer(request, sent);
+        for await (const request of boundedRequests(requests, context, takeToken)) yield answer(request, sent);
       },
     });
     // v1alpha has the same messages under another package: the same bytes on the wire.
     router.service(ServerReflectionV1Alpha, {
       async *serverReflectionInfo(requests, context) {
         const sent = new Set<string>();
-        for await (const request of boundedRequests(requests, context, limit)) {
+        for await (const request of boundedRequests(requests, context, takeToken)) {
           const v1 = fromBinary(ServerReflectionRequestSchema, toBinary(RequestV1AlphaSchema, request));
           const bytes = toBinary(ServerReflectionResponseSchema, answer(v1, sent));
           yield fromBinary(ResponseV1AlphaSchema, bytes);
@@ -126,10 +140,11 @@ function createReflectionAnswer(options: ServerReflectionOptions): ReflectionAns
         value: { fileDescriptorProto: withDependencies(file, sent) },
       },
     });
-    const notFound = (message: string) => ({
+    const failed = (errorCode: Code, errorMessage: string) => ({
       ...base,
-      messageResponse: { case: "errorResponse" as const, value: { errorCode: Code.NotFound, errorMessage: message } },
+      messageResponse: { case: "errorResponse" as const, value: { errorCode, errorMessage } },
     });
+    const notFound = (message: string) => failed(Code.NotFound, message);
     const asked = request.messageRequest;
     switch (asked.case) {
       case "listServices":
@@ -153,9 +168,8 @@ function createReflectionAnswer(options: ServerReflectionOptions): ReflectionAns
           : fileResponse(extension.file);
       }
       case "allExtensionNumbersOfType": {
-        if (types.getMessage(asked.value) === undefined) {
+        if (types.getMessage(asked.value) === undefined)
           return notFound(`all_extension_numbers_of_type: no message type named ${asked.value}`);
-        }
         const numbers: number[] = [];
         for (const desc of types)
           if (desc.kind === "extension" && desc.extendee.typeName === asked.value) numbers.push(desc.number);
@@ -168,13 +182,7 @@ function createReflectionAnswer(options: ServerReflectionOptions): ReflectionAns
         };
       }
       default:
-        return {
-          ...base,
-          messageResponse: {
-            case: "errorResponse",
-            value: { errorCode: Code.InvalidArgument, errorMessage: "message_request must be set" },
-          },
-        };
+        return failed(Code.InvalidArgument, "message_request must be set");
     }
   }
 }

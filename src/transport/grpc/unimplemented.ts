@@ -1,7 +1,4 @@
-// Calls of a service or method the port does not serve, answered in the
-// caller's protocol: gRPC and gRPC-Web get UNIMPLEMENTED as a trailers-only
-// response (HTTP 200, grpc-status 12), Connect gets its `unimplemented` error.
-// Anything else (plain HTTP) goes on to the fallback handler.
+// UNIMPLEMENTED for a call of anything not served, in the caller's protocol; plain HTTP goes on to the fallback.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { pathOf, type RequestHandler } from "../node-http/index.js";
 import { rpcProtocolOf, sendRpcError } from "../rpc/index.js";

@@ -85,7 +85,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): { serve: CallHandl
   function overKeylessLimit(call: Call, kind: KeylessKind): boolean {
     if (keylessLimit === undefined) return false;
     try {
-      keylessLimit(kind, call, call.client);
+      keylessLimit(kind, call, call.clientAddress);
       return false;
     } catch (error) {
       refuse(call, error);

@@ -146,7 +146,7 @@ export function createImportRoute(options: ImportRouteOptions): ImportRoute {
     }
     let release: () => void;
     try {
-      release = admission.admit(credential.id, call.client);
+      release = admission.admit(credential.id, call.clientAddress);
     } catch (error) {
       return sendError(call.exchange(), call.requestId, error);
     }

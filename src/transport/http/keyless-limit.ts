@@ -15,7 +15,7 @@ export interface KeylessLimitOptions {
   perSecond?: number;
   /** Keyless requests of one kind an address may make at once. Default 40. */
   burst?: number;
-  /** Proxies whose X-Forwarded-For names the client. Default: none, `peer` is the client (the routes pass call.client). */
+  /** Proxies whose X-Forwarded-For names the client. Default: none, `peer` is the client (the routes pass call.clientAddress). */
   trustedProxies?: TrustedProxies;
   /** Default: the system clock. */
   clock?: Clock;

@@ -1,6 +1,4 @@
-// The one "authenticate, then go on" step of every keyed request, GET or
-// RPC, on a Node request or a bare HTTP/2 stream: the credential from the
-// headers alone (auth/authenticate.ts), before any body is read.
+// The one "authenticate, then go on" step of every keyed request, from the headers alone, before any body is read.
 import type { Authenticator, Credential } from "../../auth/index.js";
 import type { Call } from "./call.js";
 
@@ -32,14 +30,13 @@ export interface AuthenticatedSteps {
 }
 
 /**
- * Authenticates `call` from its headers and address, then goes on: at once
- * for a key or a token verified before, after the signature check for a
- * token seen for the first time.
+ * Authenticates `call` from its headers and address, then goes on: at once for a key or a token verified before,
+ * after the signature check for a token seen for the first time.
  */
 export function authenticateThen(authenticate: Authenticator, call: Call, steps: AuthenticatedSteps): void {
   let credential: Credential | Promise<Credential>;
   try {
-    credential = authenticate(call, call.address);
+    credential = authenticate(call, call.peerAddress);
   } catch (error) {
     return steps.refuse(call, error);
   }

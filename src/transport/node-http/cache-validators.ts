@@ -1,6 +1,5 @@
-// The validators and cache headers of a saved query's successful answer, on
-// every transport: ETag (weak, one per form of the same rows), Last-Modified,
-// Cache-Control, Cache-Status (RFC 9211) and the Vary of a keyed answer.
+// The validators and cache headers of a saved query's successful answer on every transport: weak ETag per form,
+// Last-Modified, Cache-Control, Cache-Status (RFC 9211).
 import type { EndpointResult } from "../../endpoints/index.js";
 
 type Computation = EndpointResult["computation"];
@@ -9,7 +8,7 @@ type Computation = EndpointResult["computation"];
 export type EntityForm = "json" | "csv" | "ndjson" | "proto" | "proto-json";
 
 /** The first member of Cache-Status: the cache that speaks. */
-export const cacheName = "saved-query-endpoints";
+const cacheName = "saved-query-endpoints";
 
 /** What every keyed answer varies by besides its format and coding: the credential. */
 export const varyCredential = "X-API-KEY, Authorization";
@@ -43,10 +42,8 @@ function validators(result: EndpointResult): Validators {
 }
 
 /**
- * The cache headers of `result` in `form`. A cached saved query: `private,
- * max-age=<lifetime>` (with `stale-if-error` when `staleIfErrorSeconds` is
- * above 0), Age and X-Cache; an uncached one: `private, no-cache` and
- * Cache-Status `fwd=uri-miss`.
+ * The cache headers of `result` in `form`: cached, `private, max-age=<lifetime>` (and `stale-if-error` above 0), Age
+ * and X-Cache; uncached, `private, no-cache` and Cache-Status `fwd=uri-miss`.
  */
 export function cacheHeaders(result: EndpointResult, form: EntityForm, staleIfErrorSeconds: number): CacheHeaders {
   const headers: Record<string, string> = {};

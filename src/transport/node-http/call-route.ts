@@ -1,8 +1,5 @@
-// The route of a request, decided once from its target when its call is
-// made, and read by every step after: the GET API's routes, a saved query's
-// procedure (which needs a key), gRPC health and reflection, or the rest of
-// the RPC stack. The saved query a route names, and the client a call comes
-// from, are worked out by the same router on their first read only.
+// The route of a request, decided once from its target when its call is made; the saved query it names and the
+// client of the call are worked out on first read.
 import type { HeaderReader } from "../../auth/index.js";
 import type { Endpoint, EndpointRegistry } from "../../endpoints/index.js";
 import { clientAddress, type TrustedProxies } from "./client-address.js";
@@ -43,17 +40,18 @@ export interface CallRouterOptions {
   trustedProxies?: TrustedProxies;
 }
 
-/** Whether `route` is one of the GET API's (answered by transport/http), rather than the RPC stack's. */
+/** The routes of the RPC stack; the rest are the GET API's (answered by transport/http). */
+const rpcRoutes = new Set<Route>([
+  "saved-query-procedure",
+  "watch-procedure",
+  "grpc-health",
+  "grpc-reflection",
+  "other",
+]);
+
+/** Whether `route` is one of the GET API's, rather than the RPC stack's. */
 export function isHttpRoute(route: Route): boolean {
-  switch (route) {
-    case "saved-query-procedure":
-    case "watch-procedure":
-    case "grpc-health":
-    case "grpc-reflection":
-    case "other":
-      return false;
-  }
-  return true;
+  return !rpcRoutes.has(route);
 }
 
 /** Whether `route` is a saved query's procedure (unary or watch), which needs a key. */
@@ -111,7 +109,7 @@ export function createCallRouter(options: CallRouterOptions): CallRouter {
 }
 
 /** `/api/endpoints/<name>` or `/api/endpoints/query/<id>` → the name or id; undefined when malformed. */
-export function endpointKeyOf(path: string): string | undefined {
+function endpointKeyOf(path: string): string | undefined {
   const rest = path.slice("/api/endpoints/".length);
   const segment = rest.startsWith("query/") ? rest.slice("query/".length) : rest;
   try {

@@ -1,77 +1,46 @@
-// One request on its way through the port, as one value handed from step to
-// step (as connect-es's HandlerContext and hono's Context are): its head,
-// route, CORS decision, client address, request id, credential, prepared
-// call and start time, and how to answer it. It comes as a Node request and
-// response, or as a bare HTTP/2 stream whose request and response are made
-// only for answers other than a hit's one write.
-import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
+// One request on its way through the port, as one value handed from step to step (connect-es's HandlerContext,
+// hono's Context): its head, route, peer and client addresses, credential, prepared call, and how to answer it.
+import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { Readable } from "node:stream";
 import type { Credential, HeaderReader } from "../../auth/index.js";
 import type { Endpoint, PreparedCall } from "../../endpoints/index.js";
-import { type RequestHead, streamAddress, streamHead } from "./bare-stream.js";
-import type { Route, CallRouter, RouteTarget } from "./call-route.js";
+import type { CallRouter, Route, RouteTarget } from "./call-route.js";
+import { headerValue, requestIdFrom } from "./request-headers.js";
 import {
+  type CorsDecision,
   copyCorsHeaders,
   type HttpRequest,
   type HttpResponse,
   type MakeRequestAndResponse,
   type RequestAndResponse,
+  type RequestHead,
   setCorsHeaders,
 } from "./request-handler.js";
-import { requestIdFrom } from "./request-id.js";
-import { headerValue } from "./request-headers.js";
-import type { CorsDecision } from "./cors-decision.js";
 
-/** A call as every step of the request path reads and answers it. */
-export interface Call extends HeaderReader {
-  /** Method, target and headers. */
-  readonly head: RequestHead;
-  /** Decided once, by the router (create-app.ts), before any route's handler reads it. */
-  route: Route;
-  /** The saved query the route names, or why none: looked up on first read, from the table that decided the route. */
-  readonly target: RouteTarget;
-  /** The saved query the route names; undefined when it names none. */
-  readonly endpoint: Endpoint | undefined;
-  /** The client the call comes from (trusted proxies applied by the router); read on first use. */
-  readonly client: string;
-  /** Decides the call's route from its target with `router` (the router's one step). */
-  routeWith(router: CallRouter): void;
-  readonly cors: CorsDecision;
-  /** The client address of the connection. */
-  readonly address: string;
-  /** The caller's `x-request-id` when sane, else a new one; read on first use. */
-  readonly requestId: string;
-  /** The caller, once authenticated. */
-  credential: Credential | undefined;
-  /** The saved query's call, once prepared (with the body format a GET target named). */
-  prepared: (PreparedCall & { format?: number }) | undefined;
-  /** performance.now() when the call's answer was begun. */
-  started: number;
-  /** Bytes of the answer's body as written (0 until then, and for HEAD and 304). */
-  responseBytes: number;
-  /** The request body's source. */
-  readonly body: Readable;
-  /** The bare HTTP/2 stream the call came on; undefined for a Node request. */
-  readonly stream: ServerHttp2Stream | undefined;
-  /** A Node request's response as it came (see corsHeadersToWrite); undefined for a bare stream. */
-  readonly response: HttpResponse | undefined;
-  /** A new header object holding the CORS headers, unless they are set on the response already: an answer's own go after. */
-  corsHeadersToWrite(): Record<string, string>;
-  /** Writes a whole answer at once: status, `headers` (the CORS ones first, see corsHeadersToWrite), the body unless HEAD. */
-  reply(status: number, headers: Record<string, string | number>, body: Buffer): void;
-  /** The request and response, the CORS headers set on the response: how every answer but `reply`'s is written. */
-  exchange(): RequestAndResponse;
+/** Each session's client address, read once: its socket looks its peer up afresh on each read. */
+const sessionAddresses = new WeakMap<Http2Session, string>();
+
+/** The client address of an HTTP/2 session's connection. */
+export function sessionAddress(session: Http2Session): string {
+  let address = sessionAddresses.get(session);
+  if (address === undefined) {
+    address = session.socket?.remoteAddress ?? "";
+    sessionAddresses.set(session, address);
+  }
+  return address;
 }
 
-/** A step of the request path. */
-export type CallHandler = (call: Call) => void;
-
-/** What every call holds and reads the same way, however it came: its steps' state, request id and headers. */
-abstract class CallState {
+/** A call as every step of the request path reads and answers it. */
+export abstract class Call implements HeaderReader {
+  /** Decided once, by the router (create-app.ts), before any route's handler reads it. */
   route: Route = "other";
+  /** The caller, once authenticated. */
   credential: Credential | undefined = undefined;
-  prepared: Call["prepared"] = undefined;
+  /** The saved query's call, once prepared (with the body format a GET target named). */
+  prepared: (PreparedCall & { format?: number }) | undefined = undefined;
+  /** performance.now() when the call's answer was begun. */
   started = 0;
+  /** Bytes of the answer's body as written (0 until then, and for HEAD and 304). */
   responseBytes = 0;
   private id: string | undefined = undefined;
   private router: CallRouter | undefined = undefined;
@@ -80,24 +49,41 @@ abstract class CallState {
 
   constructor(readonly cors: CorsDecision) {}
 
-  abstract get head(): RequestHead;
-  abstract get address(): string;
+  /** Method, target and headers. */
+  abstract readonly head: RequestHead;
+  /** The address of the connection's peer (a proxy, when there is one). */
+  abstract readonly peerAddress: string;
+  abstract readonly body: Readable;
+  /** The bare HTTP/2 stream the call came on; undefined for a Node request. */
+  abstract readonly stream: ServerHttp2Stream | undefined;
+  /** A Node request's response as it came (see corsHeadersToWrite); undefined for a bare stream. */
+  abstract readonly response: HttpResponse | undefined;
+  /** A new header object holding the CORS headers, unless they are set on the response already: an answer's own go after. */
+  abstract corsHeadersToWrite(): Record<string, string>;
+  /** Writes a whole answer at once: status, `headers` (the CORS ones first, see corsHeadersToWrite), the body unless HEAD. */
+  abstract reply(status: number, headers: Record<string, string | number>, body: Buffer): void;
+  /** The request and response, the CORS headers set on the response: how every answer but `reply`'s is written. */
+  abstract exchange(): RequestAndResponse;
 
+  /** Decides the call's route from its target with `router` (the router's one step). */
   routeWith(router: CallRouter): void {
     this.router = router;
     this.route = router.routeOf(this.head.url ?? "/");
   }
+  /** The saved query the route names, or why none: looked up on first read, from the table that decided the route. */
   get target(): RouteTarget {
     return (this.foundTarget ??= this.router?.targetOf(this.route, this.head.url ?? "/") ?? "no-endpoint");
   }
-  get client(): string {
-    return (this.foundClient ??= this.router?.clientOf(this, this.address) ?? this.address);
+  /** The client the call comes from: the peer, or the client a trusted proxy names; read on first use. */
+  get clientAddress(): string {
+    return (this.foundClient ??= this.router?.clientOf(this, this.peerAddress) ?? this.peerAddress);
   }
+  /** The saved query the route names; undefined when it names none. */
   get endpoint(): Endpoint | undefined {
     const target = this.target;
     return typeof target === "object" ? target : undefined;
   }
-
+  /** The caller's `x-request-id` when sane, else a new one; read on first use. */
   get requestId(): string {
     return (this.id ??= requestIdFrom(this));
   }
@@ -106,8 +92,11 @@ abstract class CallState {
   }
 }
 
+/** A step of the request path. */
+export type CallHandler = (call: Call) => void;
+
 /** A call that came as a Node request and response (HTTP/1.1, or HTTP/2 through Node's compatibility layer). */
-export class RequestCall extends CallState implements Call {
+export class RequestCall extends Call {
   readonly stream = undefined;
   private corsHeadersSet = false;
   private pair: RequestAndResponse | undefined = undefined;
@@ -126,19 +115,14 @@ export class RequestCall extends CallState implements Call {
   get body(): Readable {
     return this.request;
   }
-  get address(): string {
+  get peerAddress(): string {
     return this.request.socket?.remoteAddress ?? "";
   }
   corsHeadersToWrite(): Record<string, string> {
     return this.corsHeadersSet ? {} : copyCorsHeaders(this.cors.headers);
   }
   reply(status: number, headers: Record<string, string | number>, body: Buffer): void {
-    const writable = this.response as unknown as {
-      writeHead(status: number, headers: Record<string, string | number>): void;
-      end(body?: Buffer): void;
-    };
-    writable.writeHead(status, headers);
-    writable.end(this.request.method === "HEAD" ? undefined : body);
+    replyOn([this.request, this.response], status, headers, body);
   }
   exchange(): RequestAndResponse {
     if (!this.corsHeadersSet) {
@@ -150,7 +134,7 @@ export class RequestCall extends CallState implements Call {
 }
 
 /** A call that came as a bare HTTP/2 stream, before Node's compatibility layer. */
-export class StreamCall extends CallState implements Call {
+export class StreamCall extends Call {
   readonly head: RequestHead;
   readonly response = undefined;
   private made: RequestAndResponse | undefined = undefined;
@@ -162,14 +146,15 @@ export class StreamCall extends CallState implements Call {
     cors: CorsDecision,
   ) {
     super(cors);
-    this.head = streamHead(headers);
+    this.head = { method: headers[":method"], url: headers[":path"], headers, httpVersionMajor: 2 };
   }
 
   get body(): Readable {
     return this.stream;
   }
-  get address(): string {
-    return streamAddress(this.stream);
+  get peerAddress(): string {
+    const session = this.stream.session;
+    return session === undefined ? "" : sessionAddress(session);
   }
   corsHeadersToWrite(): Record<string, string> {
     return this.made === undefined ? copyCorsHeaders(this.cors.headers) : {};
@@ -190,8 +175,7 @@ export class StreamCall extends CallState implements Call {
   exchange(): RequestAndResponse {
     if (this.made === undefined) {
       this.made = this.makeRequestAndResponse();
-      const [, response] = this.made;
-      setCorsHeaders(response, this.cors.headers);
+      setCorsHeaders(this.made[1], this.cors.headers);
     }
     return this.made;
   }

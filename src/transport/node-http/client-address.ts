@@ -1,9 +1,5 @@
-// The address a call comes from, for the per-address bounds (failed
-// authentications, open connections). It is the connection's peer, unless
-// the peer is a proxy the operator trusts (TRUSTED_PROXIES): then it is the
-// rightmost address of X-Forwarded-For that is not a trusted proxy. Entries
-// left of it are the client's own words and are never read, so a client
-// cannot choose the address it is counted under.
+// The client address of a call: its peer, or past a trusted proxy (TRUSTED_PROXIES) the rightmost untrusted
+// X-Forwarded-For entry; entries left of it are never read, so a client cannot choose its address.
 import { BlockList, isIP } from "node:net";
 
 /** The proxies whose X-Forwarded-For is believed: addresses and CIDR ranges. */
@@ -45,11 +41,7 @@ export function trustedProxies(entries: readonly string[]): TrustedProxies {
   };
 }
 
-/**
- * The client's address of a call from `peer` with `forwardedFor` (the
- * X-Forwarded-For header, repeated headers joined by commas). IPv4 addresses
- * mapped into IPv6 (`::ffff:192.0.2.1`) are given as IPv4.
- */
+/** The client's address of a call from `peer` with X-Forwarded-For `forwardedFor`; mapped IPv4 given as IPv4. */
 export function clientAddress(peer: string, forwardedFor: string | null | undefined, trusted: TrustedProxies): string {
   let client = plainAddress(peer);
   if (trusted.empty || forwardedFor == null || !trusted.has(client)) return client;

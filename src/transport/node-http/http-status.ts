@@ -1,42 +1,12 @@
-// Connect code -> HTTP status for GET responses: one exhaustive switch
-// (docs/http-api.md, Errors; the mapping of connect's protocol-connect/http-status.ts).
+// Connect code -> HTTP status for GET responses (docs/http-api.md, Errors;
+// the mapping of connect's protocol-connect/http-status.ts), and the code's wire name.
 import { Code } from "@connectrpc/connect";
 
+/** By code, 1 (canceled) to 16 (unauthenticated), 0 being none; test/unit/http-status.test.ts pins each. */
+const statusByCode = [500, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401];
+
 export function httpStatusFromCode(code: Code): number {
-  switch (code) {
-    case Code.Canceled:
-      return 499;
-    case Code.Unknown:
-      return 500;
-    case Code.InvalidArgument:
-      return 400;
-    case Code.DeadlineExceeded:
-      return 504;
-    case Code.NotFound:
-      return 404;
-    case Code.AlreadyExists:
-      return 409;
-    case Code.PermissionDenied:
-      return 403;
-    case Code.ResourceExhausted:
-      return 429;
-    case Code.FailedPrecondition:
-      return 400;
-    case Code.Aborted:
-      return 409;
-    case Code.OutOfRange:
-      return 400;
-    case Code.Unimplemented:
-      return 501;
-    case Code.Internal:
-      return 500;
-    case Code.Unavailable:
-      return 503;
-    case Code.DataLoss:
-      return 500;
-    case Code.Unauthenticated:
-      return 401;
-  }
+  return statusByCode[code] ?? 500;
 }
 
 /** The lowercase snake_case name Connect uses on the wire, e.g. `invalid_argument`. */

@@ -1,43 +1,33 @@
-// Node HTTP helpers below both the GET routes (transport/http) and the RPC
-// stack (transport/rpc): the call value every step is handed and its route,
-// the typed request and response, header reading, the request id, code ->
-// HTTP status, and the 500 of a handler that threw; the bare HTTP/2 streams
-// the fast paths answer, the one "authenticate, then go on" step, and the
-// calls prepared by request.
-export { copyCorsHeaders, handlerThrew, pathOf, queryOf, setCorsHeaders } from "./request-handler.js";
+// The call core below the GET routes and the RPC stack: the call, its route, authentication, records, watch
+// sessions, cache validators and conditional requests.
+export { corsDecision, handlerThrew, holdContinue, noCors, pathOf, queryOf, sendContinue } from "./request-handler.js";
 export type {
+  CorsDecision,
   CorsHeaders,
   HttpRequest,
   HttpResponse,
   MakeRequestAndResponse,
   RequestAndResponse,
   RequestHandler,
+  RequestHead,
+  StreamHandler,
 } from "./request-handler.js";
-export { hasBody, headerReader, headerValue } from "./request-headers.js";
-export { holdContinue, sendContinue } from "./expect-continue.js";
-export { asksFreshness, freshnessOfHead } from "./head-freshness.js";
-export { requestIdFrom } from "./request-id.js";
+export { asksFreshness, freshnessOfHead, hasBody } from "./request-headers.js";
+export { headerReader, headerValue, requestIdFrom } from "./request-headers.js";
 export { codeName, httpStatusFromCode } from "./http-status.js";
 export { authenticateThen, isAuthenticated, validated } from "./authenticated.js";
 export type { AuthenticatedCall, AuthenticatedSteps, ValidatedCall } from "./authenticated.js";
-export { sessionAddress, streamAddress } from "./bare-stream.js";
-export type { RequestHead, StreamHandler } from "./bare-stream.js";
-export { replyOn, RequestCall, StreamCall } from "./call.js";
-export type { Call, CallHandler } from "./call.js";
-export { corsDecision, noCors } from "./cors-decision.js";
-export type { CorsDecision } from "./cors-decision.js";
-export { createCallRouter, endpointKeyOf, isHttpRoute, isKeyedProcedure } from "./call-route.js";
-export type { CallRouter, CallRouterOptions, Route, RouteTarget } from "./call-route.js";
+export { Call, replyOn, RequestCall, sessionAddress, StreamCall } from "./call.js";
+export type { CallHandler } from "./call.js";
+export { createCallRouter, isHttpRoute, isKeyedProcedure, type Route } from "./call-route.js";
 export { createPreparedCalls } from "./prepared-calls.js";
-export type { PreparedCalls } from "./prepared-calls.js";
-export { cacheHeaders, cacheName, setCacheHeaders, varyCredential } from "./cache-validators.js";
+export { cacheHeaders, setCacheHeaders, varyCredential } from "./cache-validators.js";
 export type { CacheHeaders, EntityForm } from "./cache-validators.js";
 export { isConditional, notModified, requestNotModified, sendNotModified } from "./conditional-request.js";
 export { createRecordCall, recordNoCall } from "./call-record.js";
 export { recordRateLimited } from "./refusal-record.js";
-export type { CallEnd, CallRows, RecordCall } from "./call-record.js";
-export { setStatisticsFields, warehouseMsOf, warehouseTimingOf } from "./result-statistics.js";
-export { createWatchRevocation } from "./watch-revocation.js";
-export type { RevocableKeys, WatchRevocation } from "./watch-revocation.js";
-export { createWatchSessions, defaultHeartbeatMs } from "./watch-session.js";
+export type { RecordCall } from "./call-record.js";
+export { statisticsFieldsOf, warehouseTimingOf } from "./result-statistics.js";
+export { createWatchRevocation, type RevocableKeys } from "./watch-revocation.js";
+export { createWatchSessions } from "./watch-session.js";
 export type { OpenWatch, WatchOpening, WatchSession, WatchWriter } from "./watch-session.js";

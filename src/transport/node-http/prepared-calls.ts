@@ -1,10 +1,5 @@
-// Prepared calls by request: turning a request into a request message and
-// binding its parameters depends on the request alone (its target for GET,
-// its procedure and message bytes for RPC), so a request asked before skips
-// both: a cached answer to a repeated call is two Map lookups away. A call is
-// kept under a group (an RPC procedure and message form) and a key (the
-// message bytes as they came), so that the key is one flat string, which
-// hashes and compares faster than one joined from the procedure and the bytes.
+// Prepared calls by request, so a request asked before skips parsing and binding: kept by group (procedure and form)
+// and key (the request's bytes), one flat string that hashes faster than a joined one.
 import { LinkedList } from "../../collections/index.js";
 import type { PreparedCall } from "../../endpoints/index.js";
 
@@ -15,12 +10,7 @@ export interface PreparedCalls {
   remember(key: string, call: PreparedCall, group?: string): void;
 }
 
-/**
- * Remembers up to `maxEntries` calls whose keys hold `maxChars` characters
- * in all (default 8 Mi: RPC keys hold message bytes, up to the body bound
- * each), all groups together; past either, the first remembered is
- * forgotten first.
- */
+/** Remembers up to `maxEntries` calls whose keys (RPC message bytes) hold `maxChars` in all; the first goes first. */
 export function createPreparedCalls(maxEntries = 10_000, maxChars = 8 * 1024 * 1024): PreparedCalls {
   const groups = new Map<string, Map<string, PreparedCall>>();
   /** The groups and keys, first remembered first. */

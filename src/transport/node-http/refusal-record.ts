@@ -1,8 +1,4 @@
-// The record of a saved query's call refused by its caller's rate limit:
-// the caller is known from the refusal (auth/rate-limit-refusal.ts), so the
-// call log holds it as `resource_exhausted` with no cache outcome. Other
-// refusals (a wrong key, a throttled address) name no caller and are not
-// recorded.
+// The call-log record of a saved query's call refused by its caller's rate limit (the only refusal naming a caller).
 import { ConnectError } from "@connectrpc/connect";
 import { rateLimitedCallerOf } from "../../auth/index.js";
 import type { CallProtocol } from "../../warehouse/index.js";

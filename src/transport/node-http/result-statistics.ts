@@ -1,36 +1,35 @@
-// What the warehouse's query of a result cost, as every transport names it:
-// `x-rows-read`, `x-bytes-read` and Server-Timing's `warehouse` entry, for a
-// hit those of the query that computed it (docs/usage-accounting.md).
+// What the warehouse's query of a result cost, as every transport names it (docs/usage-accounting.md).
 import type { EndpointResult } from "../../endpoints/index.js";
 
-/** The warehouse's time of the query that made `result`: its own `elapsed` when it reported one, else the time measured. */
-export function warehouseMsOf(result: EndpointResult): number {
-  const computation = result.computation;
-  return computation.statistics?.elapsedMs ?? computation.warehouseMs;
-}
-
-// Made once per computation: every hit of a cached result names the same warehouse time.
+// Made once per computation: every hit of a cached result names the same warehouse time and fields.
 const timingByComputation = new WeakMap<object, string>();
+const fieldsByComputation = new WeakMap<object, Record<string, string>>();
 
-/** `warehouse;dur=…` of the query that made `result`, the same string for every hit of it. */
+/** `warehouse;dur=…` of the query that made `result` (its own `elapsed` when it reported one, else as measured). */
 export function warehouseTimingOf(result: EndpointResult): string {
-  let timing = timingByComputation.get(result.computation);
+  const computation = result.computation;
+  let timing = timingByComputation.get(computation);
   if (timing === undefined) {
-    timing = `warehouse;dur=${warehouseMsOf(result).toFixed(3)}`;
-    timingByComputation.set(result.computation, timing);
+    timing = `warehouse;dur=${(computation.statistics?.elapsedMs ?? computation.warehouseMs).toFixed(3)}`;
+    timingByComputation.set(computation, timing);
   }
   return timing;
 }
 
 /**
- * Sets `x-rows-read`, `x-bytes-read` (when the warehouse reported them) and
- * `server-timing: warehouse;dur=…` on `fields`, response headers or trailers
- * alike, in the sorted order connect-node writes its own.
+ * `server-timing`, then `x-bytes-read` and `x-rows-read` when the warehouse reported them, sorted as connect-node
+ * writes headers or trailers; one object per computation, not to be changed.
  */
-export function setStatisticsFields(fields: Record<string, string | number>, result: EndpointResult): void {
-  fields["server-timing"] = warehouseTimingOf(result);
-  const statistics = result.computation.statistics;
-  if (statistics === undefined) return;
-  fields["x-bytes-read"] = String(statistics.bytesRead);
-  fields["x-rows-read"] = String(statistics.rowsRead);
+export function statisticsFieldsOf(result: EndpointResult): Record<string, string> {
+  let fields = fieldsByComputation.get(result.computation);
+  if (fields === undefined) {
+    fields = { "server-timing": warehouseTimingOf(result) };
+    const statistics = result.computation.statistics;
+    if (statistics !== undefined) {
+      fields["x-bytes-read"] = String(statistics.bytesRead);
+      fields["x-rows-read"] = String(statistics.rowsRead);
+    }
+    fieldsByComputation.set(result.computation, fields);
+  }
+  return fields;
 }

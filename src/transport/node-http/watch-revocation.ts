@@ -1,8 +1,5 @@
-// Watch streams end when their credential may no longer open them, on every
-// transport (RPC watch methods, Server-Sent Events): at a token's expiry
-// (UNAUTHENTICATED), when the key file drops the key (UNAUTHENTICATED), and
-// when it narrows the key's endpoints or fixed parameters so that the stream's
-// call would be refused or would run other parameters (PERMISSION_DENIED).
+// Watch streams end when their credential may no longer open them: a token's expiry, a key the key file drops
+// (UNAUTHENTICATED), or narrows so that the stream's call would change (PERMISSION_DENIED).
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Credential, expiryOf } from "../../auth/index.js";
 import { type Clock, systemClock } from "../../observability/index.js";

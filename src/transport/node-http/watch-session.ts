@@ -1,11 +1,5 @@
-// One watch stream's life, the same on every transport (gRPC, gRPC-Web and
-// Connect through the router, Server-Sent Events on GET): opened on the hub
-// under the caller's bounds (keyed by `call.client`, as every per-address
-// bound is), ended by the client leaving, its deadline, shutdown, or its
-// credential no longer allowing it (watch-revocation.ts), kept alive by a
-// heartbeat where the protocol has one, and counted and recorded as one call
-// when it ends. A writer only turns results and the end into its protocol's
-// bytes.
+// One watch stream's life, the same on every transport: opened on the hub under the bounds of its client address,
+// ended by the client, deadline, shutdown or revocation, kept alive, recorded; a writer only makes the bytes.
 import type { Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Credential, presentedSecret } from "../../auth/index.js";
@@ -51,7 +45,7 @@ export interface WatchSessionsOptions {
 }
 
 /** The heartbeat's default period: 15 s. */
-export const defaultHeartbeatMs = 15_000;
+const defaultHeartbeatMs = 15_000;
 
 /** How a stream is opened: the call it answers, its protocol, its writer, and its deadline if it has one. */
 export interface WatchOpening {
@@ -105,7 +99,7 @@ export function createWatchSessions(options: WatchSessionsOptions): OpenWatch {
 
     stream = hub.watch(
       prepared,
-      { tenant: credential.id, requestId, address: call.client || undefined },
+      { tenant: credential.id, requestId, address: call.clientAddress || undefined },
       {
         next(result) {
           if (ended) return true;

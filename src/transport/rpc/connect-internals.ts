@@ -1,8 +1,5 @@
-// The functions of @connectrpc/connect that it marks private (they do not
-// follow semantic versioning), in one place: the router writes its answers
-// with them, so every answer written outside the router uses the same ones.
-// test/unit/connect-internals.test.ts pins what each does, so an upgrade
-// that changes one fails there first.
+// The functions of @connectrpc/connect it marks private (no semver), in one place, used by the router and every
+// answer written outside it alike; test/unit/connect-internals.test.ts pins each, so an upgrade fails there first.
 export {
   type Compression,
   compressedFlag,

@@ -1,10 +1,8 @@
-// The Connect router on Node's request and response, as connect-node's
-// connectNodeAdapter puts it there, with the call's context values handed in
-// (the call, its credential found from the headers by the gate), a body the
-// fast path already read replayed, and one step of HTTP the router does not
-// take: a Connect GET whose caller holds the answer already (If-None-Match,
-// If-Modified-Since) is answered 304.
+// The Connect router on Node's request and response (as connectNodeAdapter), with the call as its context value,
+// a body already read replayed, and a conditional Connect GET answered 304.
 import {
+  Code,
+  ConnectError,
   type ConnectRouter,
   type ConnectRouterOptions,
   type ContextValues,
@@ -16,10 +14,6 @@ import {
   universalRequestFromNodeRequest,
   universalResponseToNodeResponse,
 } from "@connectrpc/connect-node";
-import { Code, ConnectError } from "@connectrpc/connect";
-import type { Compression } from "./connect-internals.js";
-import { sendRpcError } from "./rpc-error-response.js";
-import { rpcProtocolOf } from "./rpc-protocol.js";
 import type { Logger } from "../../observability/index.js";
 import {
   type HttpRequest,
@@ -29,6 +23,9 @@ import {
   type RequestHandler,
   sendNotModified,
 } from "../node-http/index.js";
+import type { Compression } from "./connect-internals.js";
+import { sendRpcError } from "./rpc-error-response.js";
+import { rpcProtocolOf } from "./rpc-protocol.js";
 
 export interface ConnectRouterHandlerOptions extends ConnectRouterOptions {
   routes(router: ConnectRouter): void;
@@ -39,10 +36,7 @@ export interface ConnectRouterHandlerOptions extends ConnectRouterOptions {
 }
 
 export interface ConnectRouterHandler {
-  /**
-   * Serves `request` through the router: `values` are the call's context
-   * values; `body`, when the request's body was read already, replays it.
-   */
+  /** Serves `request` through the router with the call's context `values`; `body` replays a body read already. */
   serve(request: HttpRequest, response: HttpResponse, values?: ContextValues, body?: AsyncIterable<Uint8Array>): void;
   /** The compressions the router accepts, in its order of preference (gzip, br by default). */
   readonly acceptCompression: readonly Compression[];
@@ -63,24 +57,15 @@ export function createConnectRouterHandler(options: ConnectRouterHandlerOptions)
         universal = universalRequestFromNodeRequest(request, response, undefined, values);
       } catch {
         // Its URL cannot be made (an :authority that is no host): the caller's mistake, never the process's end.
-        const protocol =
-          rpcProtocolOf(request.method, request.headers["content-type"], request.url ?? "/") ?? "connect";
-        return sendRpcError(
-          [request, response],
-          protocol,
-          new ConnectError("malformed request authority", Code.InvalidArgument),
-          400,
-        );
+        const protocol = rpcProtocolOf(request.method, request.headers["content-type"], request.url ?? "/");
+        const error = new ConnectError("malformed request authority", Code.InvalidArgument);
+        return sendRpcError([request, response], protocol ?? "connect", error, 400);
       }
       if (body !== undefined) universal.body = body;
       handler(universal)
         .then((answer) => {
-          if (
-            request.method === "GET" &&
-            answer.status === 200 &&
-            answeredNotModified(request, answer.header, response)
-          )
-            return;
+          const conditional = request.method === "GET" && answer.status === 200;
+          if (conditional && answeredNotModified(request, answer.header, response)) return;
           return universalResponseToNodeResponse(answer, response);
         })
         .catch((reason: unknown) => {
@@ -100,11 +85,7 @@ function answeredNotModified(request: HttpRequest, header: Headers | undefined, 
   const etag = header?.get("etag");
   const lastModified = header?.get("last-modified");
   if (header === undefined || etag == null || lastModified == null) return false;
-  const conditions = {
-    "if-none-match": request.headers["if-none-match"],
-    "if-modified-since": request.headers["if-modified-since"],
-  };
-  if (!notModified(conditions, etag, Date.parse(lastModified))) return false;
+  if (!notModified(request.headers, etag, Date.parse(lastModified))) return false;
   sendNotModified(response, header);
   return true;
 }

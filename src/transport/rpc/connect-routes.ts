@@ -1,14 +1,11 @@
-// Connect, gRPC and gRPC-Web routes: every saved query of the registry as a
-// unary method that calls the shared endpoint service.
+// Every saved query of the registry as a unary Connect, gRPC and gRPC-Web method calling the endpoint service.
 import { create, type DescMessage, type DescMethodUnary } from "@bufbuild/protobuf";
 import { ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
 import { queryOf } from "../node-http/index.js";
-import { authenticatedCallOf } from "./request-context.js";
-import { messageForm, rpcFreshness, setRpcCacheHeaders } from "./rpc-cache-headers.js";
-import { noteCallResult } from "./router-call-record.js";
+import { authenticatedCallOf, noteCallResult } from "./router-context.js";
+import { rpcCacheHeaders, rpcFreshness, setStatistics } from "./rpc-cache-headers.js";
 import { rpcContentTypeOf } from "./rpc-protocol.js";
-import { setStatistics } from "./statistics-trailers.js";
 
 export interface ConnectRoutesOptions {
   registry: EndpointRegistry;
@@ -27,6 +24,8 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
     for (const endpoint of registry.endpoints) {
       // The registry admits unary methods only; their message types are known at run time.
       const method = endpoint.method as DescMethodUnary<DescMessage, DescMessage>;
+      // A deprecated version says so on every answer, errors included (docs/endpoints.md).
+      const deprecation = Object.entries(endpoint.deprecation?.headers ?? {});
       router.rpc(method, async (request, context) => {
         const call = authenticatedCallOf(context.values);
         const credential = call.credential;
@@ -38,11 +37,11 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
           freshness: rpcFreshness(context.requestHeader),
         };
         const set = (name: string, value: string) => context.responseHeader.set(name, value);
-        // A deprecated version says so on every answer, errors included (docs/endpoints.md).
-        for (const [name, value] of Object.entries(endpoint.deprecation?.headers ?? {})) set(name, value);
+        for (const [name, value] of deprecation) set(name, value);
         let result: EndpointResult;
         try {
-          if (isDryRun(context.requestHeader)) {
+          // Its estimate only (docs/usage-accounting.md).
+          if (context.requestHeader.get("x-dry-run") === "1") {
             const estimate = await service.estimate(service.prepare(endpoint, request, credential), callContext);
             return dryRunAnswer(set, estimate, method);
           }
@@ -50,12 +49,12 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
         } catch (error) {
           const connectError = ConnectError.from(error);
           connectError.metadata.set("cache-control", "no-store");
-          for (const [name, value] of Object.entries(endpoint.deprecation?.headers ?? {}))
-            connectError.metadata.set(name, value);
+          for (const [name, value] of deprecation) connectError.metadata.set(name, value);
           throw connectError;
         }
-        const form = messageForm(isBinary(context.requestMethod, context.requestHeader, context.url));
-        setRpcCacheHeaders(set, result, { form, staleIfErrorSeconds, cors: call.cors });
+        const binary = isBinary(context.requestMethod, context.requestHeader, context.url);
+        const headers = rpcCacheHeaders(result, binary, call.cors, staleIfErrorSeconds);
+        for (const [name, value] of Object.entries(headers)) if (value !== undefined) set(name, value);
         // Connect answers a unary call's trailers as headers named `trailer-…`: its statistics are plain headers.
         setStatistics(context.protocolName === "connect" ? context.responseHeader : context.responseTrailer, result);
         noteCallResult(context.values, result);
@@ -69,11 +68,6 @@ export function connectRoutes(options: ConnectRoutesOptions): (router: ConnectRo
 function isBinary(method: string, headers: Headers, url: string): boolean {
   if (method === "GET") return new URLSearchParams(queryOf(url)).get("encoding") !== "json";
   return rpcContentTypeOf(headers.get("content-type") ?? "")?.binary ?? true;
-}
-
-/** Whether the call asks for its estimate only (`x-dry-run: 1`, docs/usage-accounting.md). */
-export function isDryRun(headers: { get(name: string): string | null }): boolean {
-  return headers.get("x-dry-run") === "1";
 }
 
 /** A dry run's answer: an empty response message, the estimate as `x-estimate-rows`, `-parts` and `-marks`. */

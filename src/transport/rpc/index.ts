@@ -1,12 +1,6 @@
-// The RPC stack's parts: the gate in front of the rest, the fast path of
-// cache hits, the Connect router
-// with the saved queries and their watch streams as its routes, the per-call
-// log, and errors answered in a call's own protocol without the router.
-export { createRpcGate } from "./rpc-gate.js";
-export { createRecordRefusedRpc } from "./refused-rpc-record.js";
-export { keylessRpcKindOf } from "./keyless-procedures.js";
-export type { KeylessRpcKind, KeylessRpcLimit } from "./keyless-procedures.js";
-export { callOf, callValues } from "./request-context.js";
+// The RPC stack's parts: the gate, the fast path of hits, the Connect router and its routes, the call log lines.
+export { createRecordRefusedRpc, createRpcGate, type KeylessRpcLimit } from "./rpc-gate.js";
+export { callOf, recordingInterceptor, routerContextFor } from "./router-context.js";
 export { connectRoutes } from "./connect-routes.js";
 export { createCallLines, loggingInterceptor } from "./logging-interceptor.js";
 export type { CallObserver } from "./logging-interceptor.js";
@@ -14,7 +8,6 @@ export { createConnectRouterHandler } from "./connect-router.js";
 export { createMessageEncodings } from "./message-encodings.js";
 export { createUnaryFastPath } from "./unary-fast-path.js";
 export { replayedBody, type ReadBody } from "./request-body.js";
-export { recordingInterceptor, routerContextFor } from "./router-call-record.js";
 export { sendRpcError } from "./rpc-error-response.js";
 export { rpcProtocolOf } from "./rpc-protocol.js";
 export { watchRoutes } from "./watch-routes.js";

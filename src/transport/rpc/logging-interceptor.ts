@@ -1,13 +1,11 @@
-// One structured log line per Connect, gRPC or gRPC-Web call: the saved
-// query it called (when it called one), procedure, protocol, code, duration,
-// request id and caller (a key id or token subject). Never headers, so never
-// keys or tokens.
+// One structured log line per Connect, gRPC or gRPC-Web call (saved query, procedure, protocol, code, duration,
+// request id, caller), never headers, so never keys or tokens.
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../../observability/index.js";
 import type { Endpoint } from "../../endpoints/index.js";
 import { type AuthenticatedCall, requestIdFrom } from "../node-http/index.js";
-import { callOf } from "./request-context.js";
+import { callOf } from "./router-context.js";
 import { callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
 
 export type CallObserver = (event: {
@@ -26,16 +24,14 @@ export interface LoggingInterceptorOptions {
   observe?: CallObserver;
 }
 
-/** A call as its log line and metrics name it. */
-export interface LoggedCall {
+/** A call as its log line and metrics name it; `procedure` is `service/method`, `started` performance.now(). */
+interface LoggedCall {
   method: DescMethod;
-  /** `service/method`, e.g. `functions.v1.FunctionsService/GetInvocationStats`. */
   procedure: string;
   endpoint?: string;
   protocol: string;
   requestId: string;
   caller?: string;
-  /** performance.now() when the call began. */
   started: number;
 }
 
@@ -57,18 +53,15 @@ export function loggedCallOf(call: AuthenticatedCall, endpoint: Endpoint, protoc
 }
 
 /**
- * The one writer of every RPC call's log line and metrics, the router's
- * (through the interceptor) and the fast path's:
- * successes at debug, the caller's mistakes at info, the service's faults at
- * error, the rest at warn.
+ * The one writer of every RPC call's log line and metrics, the router's and the fast path's: successes at debug, the
+ * caller's mistakes at info, the service's faults at error, the rest at warn.
  */
-export function createCallLines(logger: Logger, options: Pick<LoggingInterceptorOptions, "observe"> = {}): CallLines {
-  const observe = options.observe ?? (() => {});
+export function createCallLines(logger: Logger, observe: CallObserver = () => {}): CallLines {
   return (call, code, error) => {
     const { method, endpoint, protocol, caller, requestId } = call;
     const durationMs = performance.now() - call.started;
     observe({ method, endpoint, protocol, code, durationMs, caller });
-    // A success is logged at debug only: below that level, its line is not even made.
+    // Below debug, a success's line is not even made.
     if (error === undefined && !logger.enabled("debug")) return;
     const fields = {
       requestId,
@@ -79,28 +72,23 @@ export function createCallLines(logger: Logger, options: Pick<LoggingInterceptor
       code: code === "ok" ? "ok" : Code[code],
       durationMs: Math.round(durationMs * 10) / 10,
     };
-    if (error === undefined) {
-      logger.debug("call", fields); // LOG_LEVEL=debug logs every successful call
-    } else if (callersDoing.has(code)) {
-      // The caller's mistake (a health check of an unknown service, say) or its leaving: no warning.
-      logger.info("call", fields);
-    } else if (serverFault.has(code)) {
-      // A bug or a broken dependency: at error, with the cause (and its stack) for whoever fixes it.
+    if (error === undefined) logger.debug("call", fields);
+    // The caller's mistake (a health check of an unknown service, say) or its leaving: no warning.
+    else if (callersDoing.has(code)) logger.info("call", fields);
+    // A bug or a broken dependency: at error, with the cause (and its stack) for whoever fixes it.
+    else if (serverFault.has(code))
       logger.error("call failed", { ...fields, error: error.rawMessage, cause: error.cause ?? error });
-    } else {
-      logger.warn("call failed", { ...fields, error: error.rawMessage, cause: error.cause });
-    }
+    else logger.warn("call failed", { ...fields, error: error.rawMessage, cause: error.cause });
   };
 }
 
 /**
- * Logs each call and hands it to `observe` (for metrics); sets `x-request-id`
- * on the response. A streaming call (health Watch, reflection) is logged when
- * its response stream starts.
+ * Logs each call and hands it to `observe` (for metrics); sets `x-request-id` on the response. A streaming call
+ * (health Watch, reflection) is logged when its response stream starts.
  */
 export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOptions = {}): Interceptor {
   const endpointOf = options.endpointOf ?? (() => undefined);
-  const log = createCallLines(logger, options);
+  const log = createCallLines(logger, options.observe);
   return (next) => async (request) => {
     const routed = callOf(request.contextValues);
     const requestId = routed?.requestId ?? requestIdFrom(request.header);
@@ -123,8 +111,8 @@ export function loggingInterceptor(logger: Logger, options: LoggingInterceptorOp
     } catch (error) {
       const connectError = ConnectError.from(error);
       connectError.metadata.set("x-request-id", requestId);
-      // A caller that reset its stream while its request was read fails the read with no code of its
-      // own (UNKNOWN, "premature close"): it went away, which is no fault of the service.
+      // A caller that reset its stream while its request was read fails the read with no code of its own (UNKNOWN,
+      // "premature close"): it went away, which is no fault of the service.
       const gone = connectError.code === Code.Unknown && request.signal.aborted;
       log(call, gone ? Code.Canceled : connectError.code, connectError);
       throw connectError;

@@ -1,9 +1,5 @@
-// The response message of a cached result in the forms RPC callers read:
-// Protobuf binary or JSON, each as is, gzip or Brotli, bare (Connect) or in
-// a gRPC envelope (gRPC, gRPC-Web). Each form is made once, by the same
-// serialisation and compression connect-node uses, so its bytes are the
-// router's, and kept with the result: a cached result counts it in the
-// cache's byte bound, and every later hit writes it as it is.
+// A cached result's response message in each form RPC callers read (binary or JSON, compressed or not, bare or
+// enveloped), made once with connect-node's own serialisation and kept with the result for every later hit.
 import * as zlib from "node:zlib";
 import type { DescMethod, Message } from "@bufbuild/protobuf";
 import type { JsonReadOptions, JsonWriteOptions } from "@bufbuild/protobuf";
@@ -33,27 +29,23 @@ export interface EncodedMessage {
   compressed: boolean;
 }
 
-export interface MessageEncodingsOptions {
-  /** The router's JSON options, so that JSON bodies are written as it writes them. */
-  jsonOptions?: Partial<JsonReadOptions & JsonWriteOptions>;
-  /** Messages shorter than this are sent uncompressed whatever the caller accepts. Default 1024, connect-node's. */
-  compressMinBytes?: number;
-}
-
 export interface MessageEncodings {
   /**
-   * `result`'s message for a call of `method` in `form`: binary or JSON,
-   * compressed as negotiated, bare for Connect or as one gRPC envelope (flags
-   * and length first). Throws INTERNAL, as the router would, when the result's
-   * rows do not fit the message.
+   * `result`'s message for a call of `method` in `form`, compressed as negotiated, bare for Connect or as one gRPC
+   * envelope. Throws INTERNAL, as the router would, when the result's rows do not fit the message.
    */
   encoded(result: ComputedResponse, method: DescMethod, form: UnaryRequestForm): EncodedMessage;
   /** The request message of `method` from its bytes, parsed as the router parses it; throws what it throws. */
   parse(method: DescMethod, binary: boolean, bytes: Uint8Array): Message;
 }
 
-export function createMessageEncodings(options: MessageEncodingsOptions = {}): MessageEncodings {
-  const compressMinBytes = options.compressMinBytes ?? 1024;
+/** Messages shorter than this are sent uncompressed whatever the caller accepts: connect-node's minimum. */
+const compressMinBytes = 1024;
+
+/** The encodings with the router's JSON options, so that JSON bodies are written as it writes them. */
+export function createMessageEncodings(
+  options: { jsonOptions?: Partial<JsonReadOptions & JsonWriteOptions> } = {},
+): MessageEncodings {
   const limits = { readMaxBytes: 0xffffffff, writeMaxBytes: 0xffffffff, compressMinBytes };
   const serializations = new Map<DescMethod, ReturnType<typeof createMethodSerializationLookup>>();
   const serializationOf = (method: DescMethod) => {

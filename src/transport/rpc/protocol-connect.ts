@@ -1,7 +1,5 @@
-// The Connect protocol's error answers, as connect-node's router writes
-// them: a unary error is its JSON body (code, message, details) with the
-// code's HTTP status and the error's metadata as headers; a streaming call's
-// error is the end-of-stream message, the metadata inside it.
+// The Connect protocol's error answers as connect-node's router writes them: a unary JSON error, or the
+// end-of-stream message of a streaming call.
 import type { ConnectError } from "@connectrpc/connect";
 import {
   codeToHttpStatus,

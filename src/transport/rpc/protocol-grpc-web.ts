@@ -1,6 +1,4 @@
-// gRPC-Web's trailer frame, as connect-node's router writes it: the status
-// fields (protocol-grpc.ts) and any other trailers as HTTP/1 header lines,
-// in an envelope flagged 0x80, after the messages in the body.
+// gRPC-Web's trailer frame as connect-node's router writes it: trailers as HTTP/1 header lines, flagged 0x80.
 import { encodeEnvelope, trailerFlag, trailerSerialize } from "./connect-internals.js";
 
 /** The trailer frame carrying `fields`. */

@@ -1,9 +1,5 @@
-// gRPC's status fields, as connect-node's router writes them (connect's own
-// setTrailerStatus): `grpc-status`, the percent-encoded `grpc-message`,
-// `grpc-status-details-bin` when the error has details, and the error's
-// metadata (`retry-after`, `x-request-id`…). gRPC sends them as trailers,
-// or alone as the headers of a trailers-only answer; gRPC-Web likewise, or
-// in its trailer frame (protocol-grpc-web.ts).
+// gRPC's status fields as connect-node's router writes them (setTrailerStatus): status, percent-encoded message,
+// details and the error's metadata, sent as trailers or as a trailers-only answer's headers.
 import type { ConnectError } from "@connectrpc/connect";
 import { setTrailerStatus } from "./connect-internals.js";
 

@@ -1,7 +1,4 @@
-// Reading a request body up to a bound, and handing what was read on: the
-// fast path reads a call's body to look in the cache, and the router, which
-// answers everything but a hit, then reads the same bytes from a replay
-// followed by whatever of the body is still to come.
+// Reading a request body up to a bound, and replaying what was read to the router followed by the rest.
 import type { Readable } from "node:stream";
 
 /** What `readBody` read: every chunk, and whether that is the whole body. */
@@ -12,10 +9,7 @@ export interface ReadBody {
   whole: boolean;
 }
 
-/**
- * Reads `request` until its end, or until more than `maxBytes` came (it is
- * then paused, the rest unread), or it fails; calls `done` once with what it read.
- */
+/** Reads `request` to its end, past `maxBytes` (then paused, the rest unread) or its failure; `done` once. */
 export function readBody(
   request: Readable,
   maxBytes: number,
@@ -60,11 +54,7 @@ export function bodyBytes(body: ReadBody): Buffer {
   return body.chunks.length === 1 ? body.chunks[0]! : Buffer.concat(body.chunks, body.length);
 }
 
-/**
- * The body as the router reads it: the chunks read already, then, unless
- * they were the whole body, the rest of `request` (whose failure, if it
- * failed, the router meets as it would have).
- */
+/** The body as the router reads it: the chunks read, then the rest of `request` (its failure met as it would be). */
 export async function* replayedBody(body: ReadBody, request: Readable): AsyncIterable<Uint8Array> {
   yield* body.chunks;
   if (!body.whole) yield* request;

@@ -1,15 +1,26 @@
-// The cache side of an RPC answer of a saved query: the caller's freshness
-// from its `cache-control` header or metadata (and `pragma`), and the
-// validators and cache headers of its result, as headers or metadata on
-// Connect, gRPC and gRPC-Web alike, for a unary answer and for the first
-// message of a watch stream.
+// The caller's freshness, cache headers and warehouse statistics of an RPC answer of a saved query, named and
+// ordered as connect-node writes them (docs/usage-accounting.md).
 import type { HandlerContext } from "@connectrpc/connect";
-import { type Freshness, freshnessFrom, type EndpointResult } from "../../endpoints/index.js";
-import { cacheHeaders, type CorsDecision, type EntityForm, varyCredential } from "../node-http/index.js";
-import { statisticsFieldsOf } from "./statistics-trailers.js";
+import { type EndpointResult, type Freshness, freshnessFrom } from "../../endpoints/index.js";
+import {
+  type CacheHeaders,
+  type CorsDecision,
+  cacheHeaders,
+  type EntityForm,
+  statisticsFieldsOf,
+  varyCredential,
+} from "../node-http/index.js";
 
 /** An RPC answer's own Vary: its coding and credential (CORS adds Origin when it varies by it). */
-export const varyKeyed = `Accept-Encoding, ${varyCredential}`;
+const varyKeyed = `Accept-Encoding, ${varyCredential}`;
+
+/** Server-Timing, X-Bytes-Read and X-Rows-Read of a result, sorted by name. */
+export type StatisticsFields = Record<string, string>;
+
+/** Sets `result`'s statistics on a handler's headers (Connect) or trailers (gRPC, gRPC-Web). */
+export function setStatistics(target: Headers, result: EndpointResult): void {
+  for (const [name, value] of Object.entries(statisticsFieldsOf(result))) target.set(name, value);
+}
 
 /** The caller's freshness from request headers or metadata; undefined when it asks none. */
 export function rpcFreshness(headers: Headers): Freshness | undefined {
@@ -24,30 +35,19 @@ export function messageForm(binary: boolean): EntityForm {
   return binary ? "proto" : "proto-json";
 }
 
-/** How an RPC answer names its cache headers: its entity form, CORS's Vary and STALE_IF_ERROR_SECONDS. */
-export interface RpcCacheForm {
-  form: EntityForm;
-  cors: CorsDecision;
-  staleIfErrorSeconds: number;
-}
-
-/** Each cache header of `result` in its form, with Vary, handed to `set`. */
-export function setRpcCacheHeaders(
-  set: (name: string, value: string) => void,
+/** The validators and cache headers of `result` as a binary or JSON message, with Vary. */
+export function rpcCacheHeaders(
   result: EndpointResult,
-  { form, cors, staleIfErrorSeconds }: RpcCacheForm,
-): void {
-  const headers = cacheHeaders(result, form, staleIfErrorSeconds);
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) set(name, value);
-  set("vary", cors.vary(varyKeyed));
+  binary: boolean,
+  cors: CorsDecision,
+  staleIfErrorSeconds: number,
+): CacheHeaders & { vary: string } {
+  const headers = cacheHeaders(result, messageForm(binary), staleIfErrorSeconds) as CacheHeaders & { vary: string };
+  headers.vary = cors.vary(varyKeyed);
+  return headers;
 }
 
-/**
- * The response headers of a watch stream, sent with its first message: the
- * first result's validators (ETag, Last-Modified, Cache-Status) and its
- * statistics, sorted by name as connect-node sends them. A stream is never a
- * Connect GET: its content type alone says binary or JSON.
- */
+/** A watch stream's headers, sent with its first message: the first result's validators and statistics, sorted. */
 export function firstResultFields(result: EndpointResult, binary: boolean): Record<string, string> {
   const headers = cacheHeaders(result, messageForm(binary), 0);
   return {
@@ -58,7 +58,7 @@ export function firstResultFields(result: EndpointResult, binary: boolean): Reco
   };
 }
 
-/** Sets the first result's fields (firstResultFields) on the router's response headers of a watch stream. */
+/** Sets firstResultFields on a watch stream's router headers; never a Connect GET, its content type says JSON. */
 export function setFirstResultHeaders(context: HandlerContext, result: EndpointResult): void {
   const binary = !(context.requestHeader.get("content-type") ?? "").includes("json");
   for (const [name, value] of Object.entries(firstResultFields(result, binary)))

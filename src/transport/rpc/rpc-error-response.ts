@@ -1,8 +1,5 @@
-// Answers a Connect, gRPC or gRPC-Web request with an error in its own
-// protocol, without the Connect router: for calls refused from their headers
-// alone (no key, a body too large, a rate limit) before any of the body is
-// read, and for calls of procedures that are not served. The status, message,
-// details and metadata are the router's own (protocol-*.ts).
+// An error in a Connect, gRPC or gRPC-Web call's own protocol without the router, for calls refused from their
+// headers alone and procedures not served; status, message and metadata are the router's (protocol-*.ts).
 import { constants as http2Constants } from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { hasBody, type RequestAndResponse } from "../node-http/index.js";
@@ -11,12 +8,9 @@ import { grpcStatusFields } from "./protocol-grpc.js";
 import type { RpcProtocol } from "./rpc-protocol.js";
 
 /**
- * Writes `error` in `protocol`: gRPC and gRPC-Web as a trailers-only
- * response (HTTP 200, the status fields as headers), Connect unary as its
- * JSON error body with the code's HTTP status, or `httpStatus` where plain
- * HTTP has a better word for it (413 for a body too large), Connect streaming
- * as an end-of-stream message. An HTTP/1.1 connection whose request body is
- * left unread is closed rather than drained.
+ * Writes `error` in `protocol`: gRPC and gRPC-Web trailers-only, Connect unary as its JSON error with the code's
+ * status or `httpStatus` (413 for a body too large), Connect streaming as an end-of-stream message. An HTTP/1.1
+ * connection whose request body is left unread is closed rather than drained.
  */
 export function sendRpcError(
   [request, response]: RequestAndResponse,
@@ -34,50 +28,35 @@ export function sendRpcError(
     writeHead(status: number, headers: object): void;
     end(body?: Uint8Array): void;
   };
-  switch (protocol) {
-    case "grpc":
-    case "grpc-web": {
-      const trailers = {
-        ...headers,
-        "content-type": contentType ?? `application/${protocol}+proto`,
-        ...grpcStatusFields(error),
-      };
-      if ("stream" in response) {
-        // Trailers-only on HTTP/2: one HEADERS frame that also ends the stream,
-        // which gRPC clients read as the status (Node's compatibility API
-        // would send the headers and then an empty DATA frame).
-        // The CORS headers set on the response before go along, as writeHead would send them.
-        response.stream.respond({ ...response.getHeaders(), ":status": 200, ...trailers }, { endStream: true });
-        // A body still coming is not read: the stream is reset once answered.
-        if (!request.readableEnded) response.stream.close(http2Constants.NGHTTP2_NO_ERROR);
-      } else {
-        writable.writeHead(200, trailers);
-        writable.end();
-      }
-      return;
+  if (protocol === "grpc" || protocol === "grpc-web") {
+    const trailers = {
+      ...headers,
+      "content-type": contentType ?? `application/${protocol}+proto`,
+      ...grpcStatusFields(error),
+    };
+    if ("stream" in response) {
+      // Trailers-only on HTTP/2: one HEADERS frame that also ends the stream, which gRPC clients read as the status
+      // (Node's compatibility API would send the headers and then an empty DATA frame). The CORS headers set on the
+      // response before go along, as writeHead would send them.
+      response.stream.respond({ ...response.getHeaders(), ":status": 200, ...trailers }, { endStream: true });
+      // A body still coming is not read: the stream is reset once answered.
+      if (!request.readableEnded) response.stream.close(http2Constants.NGHTTP2_NO_ERROR);
+    } else {
+      writable.writeHead(200, trailers);
+      writable.end();
     }
-    case "connect": {
-      const answer = connectUnaryError(error);
-      writable.writeHead(httpStatus ?? answer.status, {
-        ...headers,
-        ...answer.headers,
-        "content-type": "application/json",
-        "content-length": String(answer.body.byteLength),
-      });
-      writable.end(answer.body);
-      return;
-    }
-    case "connect-stream": {
-      const endStream = connectEndStream(error);
-      writable.writeHead(200, {
-        ...headers,
-        "content-type": contentType!,
-        "content-length": String(endStream.byteLength),
-      });
-      writable.end(endStream);
-      return;
-    }
+    return;
   }
+  // Connect: a unary call's JSON error with its metadata as headers, or a stream's end-of-stream message (HTTP 200).
+  const unary = protocol === "connect" ? connectUnaryError(error) : undefined;
+  const body = unary?.body ?? connectEndStream(error);
+  writable.writeHead(unary === undefined ? 200 : (httpStatus ?? unary.status), {
+    ...headers,
+    ...unary?.headers,
+    "content-type": unary === undefined ? contentType! : "application/json",
+    "content-length": String(body.byteLength),
+  });
+  writable.end(body);
 }
 
 /** RESOURCE_EXHAUSTED for a request body over `maxBytes`. */

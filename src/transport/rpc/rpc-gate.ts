@@ -1,13 +1,8 @@
-// The gate in front of the Connect router: a call routed to a saved query's
-// procedure (Connect, gRPC or gRPC-Web) is authenticated from its headers,
-// and refused when it declares a body over the bound, before the router
-// reads a byte of its body, on a Node request or a bare HTTP/2 stream. An
-// admitted call goes on with its credential to the router, where the call is
-// its context value. Keyless calls (health,
-// reflection, unknown procedures) go on within their per-address bound.
+// The gate in front of the Connect router: a saved query's call authenticated from its headers and its declared
+// body bounded before a byte of it is read; keyless calls bounded per address (transport/http/keyless-limit.ts).
 import type { ConnectError } from "@connectrpc/connect";
-import type { Authenticator } from "../../auth/index.js";
-import { type Logger, silentLogger } from "../../observability/index.js";
+import type { Authenticator, HeaderReader } from "../../auth/index.js";
+import type { Logger } from "../../observability/index.js";
 import {
   type AuthenticatedSteps,
   authenticateThen,
@@ -15,52 +10,43 @@ import {
   type CallHandler,
   handlerThrew,
   isKeyedProcedure,
+  type RecordCall,
   type RequestHead,
+  recordRateLimited,
 } from "../node-http/index.js";
 import { parseConnectTimeout, parseTimeout } from "./connect-internals.js";
-import { type KeylessRpcLimit, keylessRpcKindOf } from "./keyless-procedures.js";
 import { bodyTooLarge, sendRpcError } from "./rpc-error-response.js";
-import { type RpcProtocol, rpcProtocolOf } from "./rpc-protocol.js";
+import { callProtocolOf, type RpcProtocol, rpcProtocolOf } from "./rpc-protocol.js";
+
+/** Throws RESOURCE_EXHAUSTED (with Retry-After) when the client of `peer` is past its bound of `kind`. */
+export type KeylessRpcLimit = (kind: "probe" | "reflection" | "other", headers: HeaderReader, peer: string) => void;
 
 export interface RpcGateOptions {
   authenticate: Authenticator;
   /** Largest request body in bytes, as declared by Content-Length (the router bounds the rest). */
   maxBodyBytes: number;
-  /** Told of every call refused here, for metrics. Default: nothing. */
-  onRefused?: (protocol: RpcProtocol, error: ConnectError, call: Call) => void;
-  /** Where a failure of the gate's own work after a token's first check goes. Default: silent. */
-  logger?: Logger;
+  /** Told of every call refused here, for metrics. */
+  onRefused: (protocol: RpcProtocol, error: ConnectError, call: Call) => void;
+  /** Where a failure of the gate's own work after a token's first check goes. */
+  logger: Logger;
   /**
-   * The longest deadline of a call: a longer `grpc-timeout` or
-   * `connect-timeout-ms` is cut to it before the router sets a timer for it
-   * (Node fires a timer of 2^31 ms or more at once). Default: no cut.
+   * The longest deadline of a call: a longer `grpc-timeout` or `connect-timeout-ms` is cut to it before the router
+   * sets a timer for it (Node fires a timer of 2^31 ms or more at once).
    */
-  maxTimeoutMs?: number;
-  /** Bounds the calls that need no key (health, reflection, unknown procedures) per client address. Default: unbounded. */
+  maxTimeoutMs: number;
+  /** Bounds the calls that need no key per client address. Default: unbounded. */
   keylessLimit?: KeylessRpcLimit;
 }
 
-export interface RpcGate {
-  /**
-   * `next` (the Connect router) behind the gate:
-   * a call of a saved query's procedure reaches it authenticated (its
-   * credential set on the call), the rest as it came.
-   */
-  guard(next: CallHandler): CallHandler;
-}
-
-export function createRpcGate(options: RpcGateOptions): RpcGate {
-  const { authenticate, maxBodyBytes } = options;
-  const onRefused = options.onRefused ?? (() => {});
-  const logger = options.logger ?? silentLogger;
-  const maxTimeoutMs = options.maxTimeoutMs;
-  const keylessLimit = options.keylessLimit;
+/** `next` (the Connect router) behind the gate: a saved query's call reaches it authenticated, the rest as it came. */
+export function createRpcGate(options: RpcGateOptions): { guard(next: CallHandler): CallHandler } {
+  const { authenticate, maxBodyBytes, maxTimeoutMs, keylessLimit } = options;
 
   const refuse = (call: Call, error: ConnectError, status?: number) => {
     error.metadata.set("x-request-id", call.requestId);
     const head = call.head;
     const protocol = rpcProtocolOf(head.method, head.headers["content-type"], head.url ?? "/") ?? "connect";
-    onRefused(protocol, error, call);
+    options.onRefused(protocol, error, call);
     sendRpcError(call.exchange(), protocol, error, status);
   };
 
@@ -69,18 +55,23 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
       const steps: AuthenticatedSteps = {
         admitted: (call) => next(call),
         refuse: (call, error) => refuse(call, error as ConnectError),
-        failed: (call, error) => handlerThrew(...call.exchange(), error, logger),
+        failed: (call, error) => handlerThrew(...call.exchange(), error, options.logger),
       };
       return (call) => {
-        if (maxTimeoutMs !== undefined) {
-          // A watch stream's deadline is the client's own, cut only to the longest timer Node keeps.
-          capDeadline(call.head.headers, call.route === "watch-procedure" ? maxTimerMs : maxTimeoutMs);
-        }
+        // A watch stream's deadline is the client's own, cut only to the longest timer Node keeps.
+        capDeadline(call.head.headers, call.route === "watch-procedure" ? maxTimerMs : maxTimeoutMs);
         if (!isKeyedProcedure(call.route)) {
-          const kind = keylessLimit === undefined ? undefined : keylessRpcKindOf(call);
-          if (kind === undefined) return next(call);
+          const head = call.head;
+          if (
+            keylessLimit === undefined ||
+            rpcProtocolOf(head.method, head.headers["content-type"], head.url ?? "/") === undefined
+          )
+            return next(call);
+          // The saved queries' procedures are keyed (routed apart); health and reflection are the rest served.
+          const kind =
+            call.route === "grpc-health" ? "probe" : call.route === "grpc-reflection" ? "reflection" : "other";
           try {
-            keylessLimit!(kind, call, call.client);
+            keylessLimit(kind, call, call.clientAddress);
           } catch (error) {
             return refuse(call, error as ConnectError);
           }
@@ -92,6 +83,15 @@ export function createRpcGate(options: RpcGateOptions): RpcGate {
         authenticateThen(authenticate, call, steps);
       };
     },
+  };
+}
+
+/** Records a unary saved query's call refused at the gate by its caller's rate limit; anything else is not recorded. */
+export function createRecordRefusedRpc(record: RecordCall | undefined) {
+  return (call: Call, protocol: RpcProtocol, error: unknown): void => {
+    if (call.route !== "saved-query-procedure") return;
+    const endpoint = call.endpoint?.definition.name;
+    recordRateLimited(record, call, { endpoint, protocol: callProtocolOf(protocol) }, error);
   };
 }
 

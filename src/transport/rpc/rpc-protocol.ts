@@ -1,7 +1,4 @@
-// The one classifier of RPC requests: which of connect-node's protocols a
-// content type names, read with connect-node's own parsers (so the gate and
-// the fallback agree with the router), and the protocol of a
-// whole request from its method, content type and query.
+// The one classifier of RPC requests, with connect-node's own parsers so that the gate agrees with the router.
 import {
   parseConnectContentType as parseConnectType,
   parseGrpcContentType as parseGrpcType,

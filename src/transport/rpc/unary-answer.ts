@@ -1,25 +1,44 @@
-// Writes a successful unary answer in the caller's protocol with the
-// headers, body and trailers connect-node writes for it: the same names in
-// the same order (connect-node writes a fetch Headers, which iterates sorted),
-// the same content types, compression headers and gRPC status. On HTTP/2 the
-// stream is answered directly, without the compatibility layer's extra work.
+// A successful unary answer written as connect-node writes it (the same headers in the same sorted order, content
+// types, compression and gRPC status), on HTTP/2 straight on the stream.
 import type { Compression } from "./connect-internals.js";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";
 import type { Call, CacheHeaders } from "../node-http/index.js";
-import { grpcOkTrailersWith, grpcWebOkTrailerWith, type StatisticsFields } from "./statistics-trailers.js";
+import { grpcStatusFields } from "./protocol-grpc.js";
+import { grpcWebTrailerFrame } from "./protocol-grpc-web.js";
+import type { StatisticsFields } from "./rpc-cache-headers.js";
+
+const grpcOk = grpcStatusFields(undefined);
+// Made once per statistics: every hit of a cached result ends with the same gRPC-Web frame.
+const framesByFields = new WeakMap<StatisticsFields, Buffer>();
+
+/** gRPC's trailers of a success carrying `fields`. */
+function grpcOkTrailersWith(fields: StatisticsFields): Record<string, string> {
+  return { ...grpcOk, ...fields };
+}
+
+/** gRPC-Web's trailer frame of a success carrying `fields`. */
+function grpcWebOkTrailerWith(fields: StatisticsFields): Buffer {
+  let trailer = framesByFields.get(fields);
+  if (trailer === undefined) {
+    const frame = grpcWebTrailerFrame(grpcOkTrailersWith(fields));
+    trailer = Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength);
+    framesByFields.set(fields, trailer);
+  }
+  return trailer;
+}
 
 /** The headers a saved query's answer carries besides the protocol's own. */
 export interface CallHeaders {
   /** The validators and cache headers (cache-validators.ts), with Vary. */
-  cache?: CacheHeaders & { vary: string };
+  cache: CacheHeaders & { vary: string };
   "x-request-id": string;
   /** The warehouse statistics of the result: headers on Connect, trailers on gRPC and gRPC-Web. */
   statistics: StatisticsFields;
 }
 
 /** The part of Node's HTTP/1.1 and HTTP/2 compatibility responses the answer uses. */
-export interface WritableResponse {
+interface WritableResponse {
   writeHead(status: number, headers: Record<string, string | number>): unknown;
   write(chunk: Buffer): unknown;
   addTrailers(trailers: Record<string, string>): unknown;
@@ -27,18 +46,10 @@ export interface WritableResponse {
 }
 
 /**
- * Answers 200 with `message` (enveloped for gRPC and gRPC-Web, bare for
- * Connect) as connect-node answers the same call: on the call's bare HTTP/2
- * stream, else through its Node response (HTTP/1.1, or HTTP/2's
- * compatibility layer, which keeps the trailers of its stream to itself),
- * the CORS headers first.
+ * Answers 200 with `message` as connect-node answers the same call, the CORS headers first: on the call's bare HTTP/2
+ * stream, else through its Node response (whose HTTP/2 layer keeps the stream's trailers to itself).
  */
-export function writeUnaryAnswer(
-  call: Call,
-  form: UnaryRequestForm,
-  message: EncodedMessage,
-  extra: CallHeaders,
-): void {
+export function writeUnaryAnswer(call: Call, form: UnaryRequestForm, message: EncodedMessage, extra: CallHeaders) {
   const stream = call.stream;
   if (stream !== undefined) {
     // A caller that reset its stream meanwhile is answered nothing: writing to it would throw.
@@ -75,10 +86,7 @@ export function writeUnaryAnswer(
   }
 }
 
-/**
- * Adds the response headers of the answer to `headers`, in the order
- * connect-node writes them (sorted by name), and returns it.
- */
+/** Adds the response headers of the answer to `headers`, in the order connect-node writes them (sorted by name). */
 function addAnswerHeaders(
   headers: Record<string, string | number>,
   form: UnaryRequestForm,
@@ -86,31 +94,29 @@ function addAnswerHeaders(
   extra: CallHeaders,
 ): Record<string, string | number> {
   const cache = extra.cache;
-  if (cache?.age !== undefined) headers.age = cache.age;
-  if (cache !== undefined) {
-    headers["cache-control"] = cache["cache-control"];
-    headers["cache-status"] = cache["cache-status"];
-  }
+  if (cache.age !== undefined) headers.age = cache.age;
+  headers["cache-control"] = cache["cache-control"];
+  headers["cache-status"] = cache["cache-status"];
   const connect = form.protocol === "connect";
   if (connect) {
     if (message.compressed) headers["content-encoding"] = (form.compression as Compression).name;
     headers["content-length"] = String(message.bytes.length);
     headers["content-type"] = form.binary ? "application/proto" : "application/json";
-    if (cache !== undefined) headers.etag = cache.etag;
+    headers.etag = cache.etag;
   } else {
     headers["content-type"] = `application/${form.protocol}+${form.binary ? "proto" : "json"}`;
-    if (cache !== undefined) headers.etag = cache.etag;
+    headers.etag = cache.etag;
     // gRPC names the negotiated compression whether or not this message was long enough to be compressed.
     if (form.compression !== null) headers["grpc-encoding"] = form.compression.name;
   }
-  if (cache !== undefined) headers["last-modified"] = cache["last-modified"];
+  headers["last-modified"] = cache["last-modified"];
   // Connect answers statistics as headers (gRPC and gRPC-Web as trailers), sorted by name among the others.
   const statistics = connect ? extra.statistics : undefined;
   if (statistics !== undefined) headers["server-timing"] = statistics["server-timing"]!;
-  if (cache !== undefined) headers.vary = cache.vary;
+  headers.vary = cache.vary;
   const bytesRead = statistics?.["x-bytes-read"];
   if (bytesRead !== undefined) headers["x-bytes-read"] = bytesRead;
-  if (cache?.["x-cache"] !== undefined) headers["x-cache"] = cache["x-cache"];
+  if (cache["x-cache"] !== undefined) headers["x-cache"] = cache["x-cache"];
   headers["x-request-id"] = extra["x-request-id"];
   const rowsRead = statistics?.["x-rows-read"];
   if (rowsRead !== undefined) headers["x-rows-read"] = rowsRead;

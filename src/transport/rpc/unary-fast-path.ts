@@ -1,34 +1,21 @@
-// The fast path of RPC cache hits: a unary Connect, gRPC or gRPC-Web call of
-// a cached saved query, its caller authenticated, is answered from the bytes
-// its cached result keeps (message-encodings.ts), framed by the protocols'
-// own modules, without the Connect router (the bench shows it costs a tenth
-// of the router's CPU a hit). It only ever answers hits: anything else (a
-// request it does not read as the router would, a message that does not
-// parse, parameters that do not validate, a miss, a conditional or
-// freshness-directed call) goes to the router with the body it read
-// replayed, and is answered by the router, errors included.
+// The fast path of RPC cache hits: a unary call of a cached saved query answered from the bytes its result keeps,
+// without the router (a tenth of its CPU a hit, by the bench); anything else goes to the router, its body replayed.
 import { isScopedFor } from "../../auth/index.js";
-import type {
-  Endpoint,
-  EndpointRegistry,
-  EndpointResult,
-  EndpointService,
-  PreparedCall,
-} from "../../endpoints/index.js";
+import type { Endpoint, EndpointRegistry, EndpointService, PreparedCall } from "../../endpoints/index.js";
 import {
   asksFreshness,
   type AuthenticatedCall,
   createPreparedCalls,
   isConditional,
   type RecordCall,
+  statisticsFieldsOf,
 } from "../node-http/index.js";
-import { type CallLines, loggedCallOf } from "./logging-interceptor.js";
 import type { Compression } from "./connect-internals.js";
+import { type CallLines, loggedCallOf } from "./logging-interceptor.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";
-import { statisticsFieldsOf } from "./statistics-trailers.js";
 import { bodyBytes, type ReadBody, readBody } from "./request-body.js";
+import { rpcCacheHeaders } from "./rpc-cache-headers.js";
 import { writeUnaryAnswer } from "./unary-answer.js";
-import { fastPathCacheHeaders } from "./fast-path-cache.js";
 import { messageOfBody, messageOfQuery, type UnaryRequestForm, unaryRequestForm } from "./unary-request.js";
 
 export interface UnaryFastPathOptions {
@@ -49,8 +36,6 @@ export interface UnaryFastPathOptions {
   staleIfErrorSeconds?: number;
   /** Binds the body's reading to the call's context, so that a traced call's span stays current. Default: none. */
   bindContext?: <F extends (...args: never[]) => unknown>(work: F) => F;
-  /** Prepared calls remembered by request. Default 10,000 and 8 MiB of request bytes. */
-  preparedCalls?: { maxEntries?: number; maxChars?: number };
 }
 
 /** A saved query's procedure: its endpoint, and the prepared calls' groups of its messages in either form. */
@@ -59,66 +44,34 @@ interface Procedure {
   groups: { binary: string; json: string };
 }
 
-export interface UnaryFastPath {
-  /**
-   * Serves an authenticated call of a saved query: from the cache when it is
-   * a plain unary hit, else through the router.
-   */
-  serve(call: AuthenticatedCall): void;
-}
-
-export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPath {
+/** Serves an authenticated call of a saved query: from the cache when it is a plain unary hit, else through the router. */
+export function createUnaryFastPath(options: UnaryFastPathOptions): { serve(call: AuthenticatedCall): void } {
   const { service, toRouter, encodings, log, record, maxBodyBytes, bindContext } = options;
-  // Each saved query with the prepared calls' group of its messages in either form: made once, so that each is one
-  // string.
-  // A deprecated version is the router's: its answers carry Deprecation and Sunset, and its sunset is checked each call.
+  // Each group made once, so that each is one string. A deprecated version is the router's: its answers carry
+  // Deprecation and Sunset, and its sunset is checked each call.
   const procedures = new Map<Endpoint, Procedure>(
     options.registry.endpoints
       .filter((e) => e.deprecation === undefined)
       .map((e) => [e, { endpoint: e, groups: { binary: `${e.grpcMethod} proto`, json: `${e.grpcMethod} json` } }]),
   );
-  const preparedCalls = createPreparedCalls(options.preparedCalls?.maxEntries, options.preparedCalls?.maxChars);
+  const preparedCalls = createPreparedCalls();
   const accepted = options.acceptCompression;
   const staleIfErrorSeconds = options.staleIfErrorSeconds ?? 3600;
 
-  /**
-   * Answers the call if its result is cached: true when it did. `request` is
-   * the message bytes of a POST, or the target of a Connect GET, whose query
-   * holds the message; either names the request among the prepared calls.
-   */
-  function answerHit(
-    call: AuthenticatedCall,
-    procedure: Procedure,
-    form: UnaryRequestForm,
-    request: Buffer | string,
-  ): boolean {
-    const { endpoint } = procedure;
-    call.started = performance.now();
-    const prepared = prepare(call, procedure, form, request);
-    if (prepared === undefined) return false;
-    const hit = service.peek(prepared);
-    return answered(call, endpoint, form, hit);
-  }
-
   /** The call prepared from `request`, remembered when unscoped; undefined when the router must answer it. */
-  function prepare(
-    call: AuthenticatedCall,
-    procedure: Procedure,
-    form: UnaryRequestForm,
-    request: Buffer | string,
-  ): PreparedCall | undefined {
+  function prepare(call: AuthenticatedCall, procedure: Procedure, binary: boolean, request: Buffer | string) {
     const { endpoint, groups } = procedure;
     const credential = call.credential;
     // A call prepared under a scope of this endpoint depends on the credential too: only unscoped calls are kept.
     const scoped = isScopedFor(credential, endpoint);
-    const group = typeof request === "string" ? "GET" : form.binary ? groups.binary : groups.json;
+    const group = typeof request === "string" ? "GET" : binary ? groups.binary : groups.json;
     const key = typeof request === "string" ? request : request.toString("latin1");
     let prepared: PreparedCall | undefined = scoped ? undefined : preparedCalls.find(key, group);
     if (prepared === undefined) {
       const bytes = typeof request === "string" ? messageOfQuery(request, maxBodyBytes) : request;
       if (bytes === undefined) return undefined;
       try {
-        prepared = service.prepare(endpoint, encodings.parse(endpoint.method, form.binary, bytes), credential);
+        prepared = service.prepare(endpoint, encodings.parse(endpoint.method, binary, bytes), credential);
       } catch {
         return undefined; // the router parses and prepares it again, and answers its error
       }
@@ -127,15 +80,17 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
     return prepared;
   }
 
-  /** Answers `hit`: true when it did. */
-  function answered(
-    call: AuthenticatedCall,
-    endpoint: Endpoint,
-    form: UnaryRequestForm,
-    hit: EndpointResult | undefined,
-  ): boolean {
+  /**
+   * Answers the call if its result is cached: true when it did. `request` is the message bytes of a POST, or the
+   * target of a Connect GET, whose query holds the message; either names the request among the prepared calls.
+   */
+  function answerHit(call: AuthenticatedCall, procedure: Procedure, form: UnaryRequestForm, request: Buffer | string) {
+    const endpoint = procedure.endpoint;
+    call.started = performance.now();
+    const prepared = prepare(call, procedure, form.binary, request);
+    const hit = prepared === undefined ? undefined : service.peek(prepared);
     if (hit === undefined) return false;
-    const cache = fastPathCacheHeaders(call, hit, form, staleIfErrorSeconds);
+    const cache = rpcCacheHeaders(hit, form.binary, call.cors, staleIfErrorSeconds);
     let encoded: EncodedMessage;
     try {
       encoded = encodings.encoded(hit, endpoint.method, form);
@@ -148,40 +103,27 @@ export function createUnaryFastPath(options: UnaryFastPathOptions): UnaryFastPat
       statistics: statisticsFieldsOf(hit),
     });
     call.responseBytes = encoded.bytes.length;
-    logHit(call, endpoint, form, hit);
+    log(loggedCallOf(call, endpoint, form.protocol), "ok");
+    const name = endpoint.definition.name;
+    const responseBytes = call.responseBytes;
+    record?.(call, { endpoint: name, protocol: form.protocol, code: "ok", result: hit, responseBytes });
     return true;
   }
 
-  /** Logs and records a hit this path answered. */
-  function logHit(call: AuthenticatedCall, endpoint: Endpoint, form: UnaryRequestForm, hit: EndpointResult): void {
-    log(loggedCallOf(call, endpoint, form.protocol), "ok");
-    record?.(call, {
-      endpoint: endpoint.definition.name,
-      protocol: form.protocol,
-      code: "ok",
-      result: hit,
-      responseBytes: call.responseBytes,
-    });
-  }
-
   const serve = (call: AuthenticatedCall): void => {
-    const url = call.head.url ?? "/";
     // The unary procedures only: a watch stream is the router's.
     const endpoint = call.route === "saved-query-procedure" ? call.endpoint : undefined;
     const procedure = endpoint && procedures.get(endpoint);
     if (procedure === undefined) return toRouter(call);
     const form = unaryRequestForm(call.head, procedure.endpoint.method, accepted);
     if (form === undefined || !canCompress(form.compression)) return toRouter(call);
-    // A caller's freshness directive is execute's to read, and a conditional Connect GET (304) the router's.
-    // A dry run (x-dry-run) is the router's too: it answers an estimate, not the result.
+    // A caller's freshness directive is execute's to read, a conditional Connect GET (304) the router's, and a dry
+    // run (x-dry-run) the router's too: it answers an estimate, not the result.
     const headers = call.head.headers;
     if (asksFreshness(headers) || (form.get && isConditional(headers)) || headers["x-dry-run"] !== undefined)
       return toRouter(call);
-    if (form.get) {
-      // The message is in the query string, which names the call whole.
-      if (answerHit(call, procedure, form, url)) return;
-      return toRouter(call);
-    }
+    // A Connect GET's message is in the query string, which names the call whole.
+    if (form.get) return answerHit(call, procedure, form, call.head.url ?? "/") ? undefined : toRouter(call);
     // The envelope's 5 bytes on top of the message bound: one byte more is the router's to refuse.
     const bodyRead = (read: ReadBody) => {
       const bytes = read.whole ? messageOfBody(form, bodyBytes(read), maxBodyBytes) : undefined;

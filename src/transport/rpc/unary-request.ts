@@ -1,10 +1,5 @@
-// What a unary Connect, gRPC or gRPC-Web call asks, read from its headers
-// and body the way connect-node reads them, for the fast path of cache hits:
-// the protocol, the message's encoding, the response compression it
-// negotiates, and the message bytes. Anything the fast path does not read
-// exactly as the router would (a compressed request, gRPC-Web text, a
-// malformed deadline, several envelopes) is "not a plain call", and the
-// router answers it as it always has.
+// What a plain unary Connect, gRPC or gRPC-Web call asks (protocol, encoding, compression, message), read as
+// connect-node reads it; anything it does not read exactly so is the router's.
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";
@@ -13,12 +8,9 @@ import { createBoundedMemo } from "../../collections/index.js";
 import { queryOf, type RequestHead } from "../node-http/index.js";
 import { type CallProtocol, rpcContentTypeOf } from "./rpc-protocol.js";
 
-/** The protocols the fast path answers, named as the logs and metrics name them. */
-export type UnaryProtocol = CallProtocol;
-
 /** A plain unary call, as far as its headers tell. */
 export interface UnaryRequestForm {
-  protocol: UnaryProtocol;
+  protocol: CallProtocol;
   /** Protobuf binary, else JSON. */
   binary: boolean;
   /** Connect's GET form: the message is in the query string, there is no body. */
@@ -31,64 +23,57 @@ export interface UnaryRequestForm {
 const memoSize = 64;
 
 /**
- * The form of `request`, a call of `method`, if it is a plain unary call the
- * fast path reads exactly as connect-node does; undefined for anything else.
- * `available` are the compressions the router accepts, in its order.
+ * The form of `request`, a call of `method`, if it is a plain unary call the fast path reads exactly as connect-node
+ * does; undefined for anything else. `available`: the router's compressions, in its order.
  */
 export function unaryRequestForm(
   request: RequestHead,
   method: DescMethod,
   available: readonly Compression[],
 ): UnaryRequestForm | undefined {
+  const form = plainForm(request, method);
+  if (form === undefined) return undefined;
+  const compression = negotiate(
+    available,
+    request.headers[form.protocol === "connect" ? "accept-encoding" : "grpc-accept-encoding"],
+  );
+  if (compression === undefined) return undefined;
+  form.compression = compression;
+  return form;
+}
+
+/** The form of a request without compression or a malformed deadline, its compression not yet negotiated. */
+function plainForm(request: RequestHead, method: DescMethod): UnaryRequestForm | undefined {
   const headers = request.headers;
+  if (request.method === "GET") {
+    // A Connect GET (`?message=…&encoding=…`) of a method without side effects, with no content type.
+    if (method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS) return undefined;
+    if (headers["content-type"] !== undefined || !timeoutIs(headers["connect-timeout-ms"], parseConnectTimeout))
+      return undefined;
+    const query = queryParams(request.url);
+    const encoding = query.get("encoding");
+    if (encoding !== "proto" && encoding !== "json") return undefined;
+    if (!identity(query.get("compression") ?? undefined)) return undefined;
+    return { protocol: "connect", binary: encoding === "proto", get: true, compression: null };
+  }
   const contentType = headers["content-type"];
-  if (request.method === "GET") return connectGetForm(request, method, available);
   if (request.method !== "POST" || typeof contentType !== "string") return undefined;
   const type = rpcContentTypeOf(contentType);
   if (type === undefined || type.text || type.stream) return undefined;
-  let accept: string | string[] | undefined;
   if (type.protocol === "connect") {
-    if (!identity(headers["content-encoding"]) || !timeoutIs(headers["connect-timeout-ms"], parseConnectTimeout)) {
+    if (!identity(headers["content-encoding"]) || !timeoutIs(headers["connect-timeout-ms"], parseConnectTimeout))
       return undefined;
-    }
-    accept = headers["accept-encoding"];
   } else {
     // gRPC's trailers need HTTP/2; a gRPC call over HTTP/1.1 is the router's to answer.
     if (type.protocol === "grpc" && request.httpVersionMajor !== 2) return undefined;
-    if (!plainGrpcHeaders(headers)) return undefined;
-    accept = headers["grpc-accept-encoding"];
+    if (!identity(headers["grpc-encoding"]) || !timeoutIs(headers["grpc-timeout"], parseTimeout)) return undefined;
   }
-  const compression = negotiate(available, accept);
-  return compression === undefined
-    ? undefined
-    : { protocol: type.protocol, binary: type.binary, get: false, compression };
-}
-
-/** A Connect GET (`?message=…&encoding=…`) of a method without side effects, with no content type or compression. */
-function connectGetForm(
-  request: RequestHead,
-  method: DescMethod,
-  available: readonly Compression[],
-): UnaryRequestForm | undefined {
-  const headers = request.headers;
-  if (method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS) return undefined;
-  if (headers["content-type"] !== undefined || !timeoutIs(headers["connect-timeout-ms"], parseConnectTimeout)) {
-    return undefined;
-  }
-  const query = queryParams(request.url);
-  const encoding = query.get("encoding");
-  if (encoding !== "proto" && encoding !== "json") return undefined;
-  if (!identity(query.get("compression") ?? undefined)) return undefined;
-  const compression = negotiate(available, headers["accept-encoding"]);
-  return compression === undefined
-    ? undefined
-    : { protocol: "connect", binary: encoding === "proto", get: true, compression };
+  return { protocol: type.protocol, binary: type.binary, get: false, compression: null };
 }
 
 /**
- * The message bytes of a whole request body in `form`: a Connect body as it
- * is, a gRPC or gRPC-Web body when it is exactly one uncompressed envelope.
- * Undefined when it is anything else, or longer than `maxBytes`.
+ * The message bytes of a whole request body in `form`: a Connect body as it is, a gRPC or gRPC-Web body when it is
+ * exactly one uncompressed envelope. Undefined when it is anything else, or longer than `maxBytes`.
  */
 export function messageOfBody(form: UnaryRequestForm, body: Buffer, maxBytes: number): Buffer | undefined {
   if (form.protocol === "connect") return body.length > maxBytes ? undefined : body;
@@ -120,11 +105,6 @@ function queryParams(url: string | undefined): URLSearchParams {
   return new URLSearchParams(queryOf(url));
 }
 
-/** No request compression, and a well-formed deadline if any: else connect-node answers an error. */
-function plainGrpcHeaders(headers: RequestHead["headers"]): boolean {
-  return identity(headers["grpc-encoding"]) && timeoutIs(headers["grpc-timeout"], parseTimeout);
-}
-
 function identity(value: string | string[] | undefined): boolean {
   return value === undefined || value === "identity";
 }
@@ -143,9 +123,8 @@ function timeoutIs(
 const negotiations = new WeakMap<readonly Compression[], (accept: string) => Compression | null>();
 
 /**
- * The response compression for an accepted-encodings header (`accept-encoding`,
- * `grpc-accept-encoding`), as connect-node negotiates it; undefined for a
- * repeated header.
+ * The response compression for an accepted-encodings header (`accept-encoding`, `grpc-accept-encoding`), as
+ * connect-node negotiates it; undefined for a repeated header.
  */
 function negotiate(
   available: readonly Compression[],

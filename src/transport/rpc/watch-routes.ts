@@ -1,17 +1,12 @@
-// The watch methods of the Connect router (gRPC, gRPC-Web and Connect): each
-// saved query's server-streaming `Watch<X>`, with the key, scope, fixed
-// parameters and validation of its unary call checked when the stream
-// opens, then a watch session (node-http/watch-session.ts) whose results
-// the router writes as its handler yields them.
+// The router's watch methods (gRPC, gRPC-Web, Connect): each saved query's `Watch<X>`, checked as its unary call,
+// then a watch session pulled as the router writes, so a slow reader holds the hub back.
 import type { DescMessage, DescMethodServerStreaming } from "@bufbuild/protobuf";
-import type { ConnectRouter } from "@connectrpc/connect";
-import type { EndpointRegistry, EndpointService } from "../../endpoints/index.js";
-import { type OpenWatch, validated } from "../node-http/index.js";
-import { authenticatedCallOf } from "./request-context.js";
-import { responseBytesOf } from "./router-call-record.js";
+import { type ConnectRouter, ConnectError } from "@connectrpc/connect";
+import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
+import { type OpenWatch, validated, type WatchOpening } from "../node-http/index.js";
+import { authenticatedCallOf, responseBytesOf } from "./router-context.js";
 import { callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
 import { setFirstResultHeaders } from "./rpc-cache-headers.js";
-import { watchMessages } from "./watch-messages.js";
 
 export interface WatchRoutesOptions {
   registry: EndpointRegistry;
@@ -51,4 +46,53 @@ export function watchRoutes(options: WatchRoutesOptions): (router: ConnectRouter
       });
     }
   };
+}
+
+/** What a router's watch opens a session with: all but the writer, and the bytes written so far. */
+type RouterWatchOpening = Omit<WatchOpening, "writer"> & { bytes(): number };
+
+/** The session's results until it ends, then its error thrown; leaving the loop early is the client leaving. */
+async function* watchMessages(openWatch: OpenWatch, opening: RouterWatchOpening): AsyncGenerator<EndpointResult> {
+  let held: EndpointResult | undefined;
+  let ended: ConnectError | "left" | undefined;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const waiting = wake;
+    wake = undefined;
+    waiting?.();
+  };
+  const session = openWatch({
+    ...opening,
+    writer: {
+      result(result) {
+        held = result;
+        notify();
+        // Full until the writer takes this one: the hub holds (and conflates) what comes meanwhile.
+        return false;
+      },
+      end(error) {
+        ended = error ?? "left";
+        notify();
+      },
+      bytes: opening.bytes,
+    },
+  });
+  try {
+    for (;;) {
+      if (held !== undefined) {
+        const result = held;
+        held = undefined;
+        session.drained();
+        yield result;
+        continue;
+      }
+      if (ended instanceof ConnectError) throw ended;
+      if (ended === "left") return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    session.end();
+  }
 }

@@ -1,10 +1,5 @@
-// Watch streams of gRPC and gRPC-Web callers on their bare HTTP/2 stream,
-// without the Connect router, so that an idle stream holds little: after the
-// gate, the request is read, parsed and prepared as the router would, and a
-// watch session (node-http/watch-session.ts) opened with a bare writer
-// (watch-stream-writer.ts). Anything else (Connect streaming, a request it
-// does not read as the router would, a refusal) goes to the router, which
-// answers it as it always has.
+// gRPC and gRPC-Web watch streams on their bare HTTP/2 stream, so that an idle one holds little: read, parsed and
+// prepared as the router would; anything else (Connect, a refusal) goes to the router.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ServerHttp2Stream } from "node:http2";
 import type { DescMethod } from "@bufbuild/protobuf";

@@ -1,11 +1,5 @@
-// The bytes of a gRPC or gRPC-Web watch stream on its bare HTTP/2 stream,
-// for a watch session (node-http/watch-session.ts), which decides when the
-// stream ends: each result's envelope (made once per form and kept with the
-// result, message-encodings.ts) written after the turn that offered it, the
-// first result's validators and statistics as headers, and the status at the
-// end (protocol-grpc.ts: gRPC trailers, gRPC-Web's trailer frame, or
-// trailers-only before any message). An idle stream holds its Http2Stream,
-// this writer and its hub subscription.
+// A gRPC or gRPC-Web watch stream's bytes on its bare HTTP/2 stream: envelopes written after the turn that offered
+// them, the first result's headers, the status at the end (protocol-grpc.ts).
 import type { ServerHttp2Stream } from "node:http2";
 import type { ConnectError } from "@connectrpc/connect";
 import type { DescMethod } from "@bufbuild/protobuf";

@@ -1,24 +1,50 @@
-// Records a saved query's call answered by the Connect router: the
-// interceptor notes its saved query, protocol, code and result, the handler
-// its result, and the row is recorded when the response has been written,
-// with the bytes of its body (node-http/call-record.ts).
-import { Code, ConnectError, type ContextValues, createContextKey, type Interceptor } from "@connectrpc/connect";
+// What a call carries into the Connect router: the call itself and, for a keyed call, its record, written when
+// its response is done (node-http/call-record.ts).
 import type { DescMethod } from "@bufbuild/protobuf";
+import {
+  Code,
+  ConnectError,
+  type ContextValues,
+  createContextKey,
+  createContextValues,
+  type Interceptor,
+} from "@connectrpc/connect";
 import type { EndpointResult } from "../../endpoints/index.js";
-import { type Call, codeName, type HttpResponse, type RecordCall } from "../node-http/index.js";
-import { callValues } from "./request-context.js";
-import { callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
+import {
+  type AuthenticatedCall,
+  type Call,
+  codeName,
+  type HttpResponse,
+  isAuthenticated,
+  type RecordCall,
+} from "../node-http/index.js";
+import { type CallProtocol, callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
+
+const callKey = createContextKey<Call | undefined>(undefined, { description: "call" });
 
 /** What the router's steps learn of a call, read when its response is done. */
 interface RouterCallEnd {
   endpoint?: string;
-  protocol?: "connect" | "grpc" | "grpc-web";
+  protocol?: CallProtocol;
   code?: string;
   result?: EndpointResult;
   bytes: number;
 }
 
 const routerCallEndKey = createContextKey<RouterCallEnd | undefined>(undefined, { description: "call end" });
+
+/** The call a router context came with; undefined for a context made elsewhere (a test's own router). */
+export function callOf(values: ContextValues): Call | undefined {
+  return values.get(callKey);
+}
+
+/** The authenticated call of a saved query's route: one the gate did not admit is refused, never run unscoped. */
+export function authenticatedCallOf(values: ContextValues): AuthenticatedCall {
+  const call = values.get(callKey);
+  if (call === undefined || !isAuthenticated(call))
+    throw new ConnectError("missing or invalid API key", Code.Unauthenticated);
+  return call;
+}
 
 /** Keeps the handler's result of a call, for its record. */
 export function noteCallResult(values: ContextValues, result: EndpointResult): void {
@@ -31,13 +57,9 @@ export function responseBytesOf(values: ContextValues): number {
   return values.get(routerCallEndKey)?.bytes ?? 0;
 }
 
-/**
- * The context values of `call` going to the router through `response`: the
- * call, and, for a keyed call, what is needed to record it once the response
- * is done.
- */
+/** The context values of `call` going to the router through `response`, with its record for a keyed call. */
 export function routerContextFor(call: Call, response: HttpResponse, record: RecordCall | undefined): ContextValues {
-  const values = callValues(call);
+  const values = createContextValues().set(callKey, call);
   if (record === undefined || call.credential === undefined) return values;
   if (call.started === 0) call.started = performance.now();
   const end: RouterCallEnd = { bytes: 0 };
