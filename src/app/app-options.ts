@@ -47,7 +47,7 @@ export interface AppOptions {
   rateLimit?: { perSecond: number; burst: number };
   /** Failed authentications a second and in a row per client address; perSecond 0 disables. Default 1 and 20. */
   authFailures?: { perSecond: number; burst: number };
-  /** Proxies whose X-Forwarded-For names the client address (TRUSTED_PROXIES; transport/node-http/client-address.ts). Default: none. */
+  /** Proxies whose X-Forwarded-For names the client address (TRUSTED_PROXIES; transport/call/client-address.ts). Default: none. */
   trustedProxies?: TrustedProxies;
   /**
    * Bounds on warehouse queries running, waiting, and running and waiting

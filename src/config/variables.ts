@@ -16,7 +16,7 @@ import { defaultTailPollMs } from "../endpoints/watch-hub.js";
 import { defaultAdmission } from "../executor/admission.js";
 import { defaultQueryTimeoutMs } from "../executor/query-executor.js";
 import { defaultLogLevel, logLevels } from "../observability/logger.js";
-import { trustedProxyProblem } from "../transport/node-http/client-address.js";
+import { trustedProxyProblem } from "../transport/call/client-address.js";
 import { defaultKeylessLimit } from "../transport/http/keyless-limit.js";
 import { defaultConnectionLimits } from "../transport/single-port-server.js";
 import { defaultUnsentBytes } from "../transport/unsent-bytes.js";

@@ -7,7 +7,7 @@
 // a token.
 import { cors as connectCors } from "@connectrpc/connect";
 import { type KeylessLimit, sendEmpty, sendError } from "./http/index.js";
-import { clientAddress, type TrustedProxies } from "./node-http/client-address.js";
+import { clientAddress, type TrustedProxies } from "./call/client-address.js";
 import {
   type Call,
   type CallHandler,
@@ -22,7 +22,7 @@ import {
   requestIdFrom,
   StreamCall,
   type StreamHandler,
-} from "./node-http/index.js";
+} from "./call/index.js";
 
 /** `"*"` for any origin, else the exact origins (`https://app.example.com`) allowed. */
 export type CorsOrigins = "*" | readonly string[];

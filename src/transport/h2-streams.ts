@@ -20,7 +20,7 @@ import {
   type RequestHandler,
   type StreamHandler,
   type MakeRequestAndResponse,
-} from "./node-http/index.js";
+} from "./call/index.js";
 
 export interface ServedStreams {
   /** Takes each stream with its headers, answering on it or asking for a request and response. */

@@ -21,7 +21,7 @@ import {
   type OpenWatch,
   type RecordCall,
   type RequestHandler,
-} from "./node-http/index.js";
+} from "./call/index.js";
 import {
   type CallObserver,
   connectRoutes,

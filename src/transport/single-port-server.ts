@@ -7,8 +7,8 @@ import type { ServerHttp2Stream } from "node:http2";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { type Logger, silentLogger } from "../observability/index.js";
 import { serveStreams } from "./h2-streams.js";
-import type { TrustedProxies } from "./node-http/client-address.js";
-import { type RequestHandler, sessionAddress, type StreamHandler } from "./node-http/index.js";
+import type { TrustedProxies } from "./call/client-address.js";
+import { type RequestHandler, sessionAddress, type StreamHandler } from "./call/index.js";
 import {
   boundUnreadResponses,
   budgetStreams,

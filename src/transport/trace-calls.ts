@@ -6,10 +6,10 @@
 // exported (docs/observability.md); the call takes the same path either way.
 // It reads the route and saved query the router gave each call.
 import { traceAttribute, type Tracing } from "../observability/index.js";
-import type { CallHandler } from "./node-http/index.js";
+import type { CallHandler } from "./call/index.js";
 import { rpcProtocolOf } from "./rpc/index.js";
 
-/** `handler` with a server span around each saved-query call (a unary call routed to one: node-http/call-route.ts). */
+/** `handler` with a server span around each saved-query call (a unary call routed to one: call/call-route.ts). */
 export function traceCalls(handler: CallHandler, tracing: Tracing): CallHandler {
   return (call) => {
     const route = call.route;

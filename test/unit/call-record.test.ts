@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EndpointResult } from "../../src/endpoints/index.js";
-import { createRecordCall } from "../../src/transport/node-http/call-record.js";
+import { createRecordCall } from "../../src/transport/call/call-record.js";
 import type { CallLogRow } from "../../src/warehouse/index.js";
 
 const resultOf = (status: "HIT" | "MISS" | "STALE" | undefined, statistics?: { rowsRead: number; bytesRead: number }) =>

@@ -1,7 +1,7 @@
 // If-Modified-Since read as RFC 9110 says: only the three HTTP-date forms,
 // and a date later than now ignored; If-None-Match compared weakly.
 import { describe, expect, it } from "vitest";
-import { notModified } from "../../src/transport/node-http/index.js";
+import { notModified } from "../../src/transport/call/index.js";
 
 const now = Date.UTC(2026, 10, 26, 19, 30, 0);
 const etag = 'W/"abc-json"';

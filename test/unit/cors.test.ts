@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/observability/index.js";
 import { withCors, withCorsStreams } from "../../src/transport/cors.js";
 import { serveStreams } from "../../src/transport/h2-streams.js";
-import type { CorsHeaders, HttpRequest, HttpResponse } from "../../src/transport/node-http/index.js";
+import type { CorsHeaders, HttpRequest, HttpResponse } from "../../src/transport/call/index.js";
 
 function fakes(origin?: string) {
   const request = { method: "GET", url: "/api/endpoints", headers: origin === undefined ? {} : { origin } };

@@ -2,7 +2,7 @@
 // every code (docs/http-api.md, Errors).
 import { Code } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { codeName, httpStatusFromCode } from "../../src/transport/node-http/http-status.js";
+import { codeName, httpStatusFromCode } from "../../src/transport/call/http-status.js";
 
 // Connect's protocol mapping, written out here from its specification's table.
 const table: [Code, number, string][] = [

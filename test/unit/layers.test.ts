@@ -107,7 +107,7 @@ describe("layers of src/", () => {
   it("sees the imports of the tree", () => {
     // A reader that found nothing would pass the checks below with any order.
     expect(imports.some((i) => i.from === "app" && i.to === "transport")).toBe(true);
-    expect(imports.some((i) => i.from === "transport/http" && i.to === "transport/node-http")).toBe(true);
+    expect(imports.some((i) => i.from === "transport/http" && i.to === "transport/call")).toBe(true);
     expect(imports.some((i) => i.file === "auth/token-verifier.ts" && i.to === "observability")).toBe(true);
   });
 

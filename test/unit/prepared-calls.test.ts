@@ -2,7 +2,7 @@
 // first remembered forgotten first.
 import { describe, expect, it } from "vitest";
 import type { PreparedCall } from "../../src/endpoints/index.js";
-import { createPreparedCalls } from "../../src/transport/node-http/prepared-calls.js";
+import { createPreparedCalls } from "../../src/transport/call/prepared-calls.js";
 
 const call = (n: number) => ({ queryParams: { n } }) as unknown as PreparedCall;
 

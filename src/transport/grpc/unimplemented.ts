@@ -1,6 +1,6 @@
 // UNIMPLEMENTED for a call of anything not served, in the caller's protocol; plain HTTP goes on to the fallback.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { pathOf, type RequestHandler } from "../node-http/index.js";
+import { pathOf, type RequestHandler } from "../call/index.js";
 import { rpcProtocolOf, sendRpcError } from "../rpc/index.js";
 
 export interface UnimplementedOptions {

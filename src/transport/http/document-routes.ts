@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { isScoped, type Credential } from "../../auth/index.js";
 import type { EndpointRegistry } from "../../endpoints/index.js";
-import { type Call, notModified, varyCredential } from "../node-http/index.js";
+import { type Call, notModified, varyCredential } from "../call/index.js";
 import { endpointListing } from "./endpoint-listing.js";
 import { openApiDocument } from "./openapi.js";
 import { sendBytes, sendEmpty } from "./respond.js";

@@ -21,7 +21,7 @@ import {
   type RecordCall,
   recordNoCall,
   type ValidatedCall,
-} from "../node-http/index.js";
+} from "../call/index.js";
 import type { BodyFormat } from "./content-negotiation.js";
 import { sendError } from "./error-body.js";
 import { sendJson } from "./respond.js";

@@ -3,7 +3,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { isNotCachedError, isPastSunsetError } from "../../endpoints/index.js";
 import { fieldViolationsOf } from "../../errors/index.js";
-import { codeName, hasBody, httpStatusFromCode, type RequestAndResponse } from "../node-http/index.js";
+import { codeName, hasBody, httpStatusFromCode, type RequestAndResponse } from "../call/index.js";
 import { sendJson } from "./respond.js";
 
 export interface ErrorResponse {

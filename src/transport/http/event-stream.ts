@@ -1,6 +1,6 @@
 // A saved query's GET asked with `Accept: text/event-stream`: its results as
 // Server-Sent Events (the HTML standard), on a watch session
-// (node-http/watch-session.ts), which decides when the stream ends. Each
+// (call/watch-session.ts), which decides when the stream ends. Each
 // result is an `event: result` whose id is the ETag a JSON GET of the same
 // rows carries and whose data is that GET's JSON body, on one line; a
 // `: heartbeat` comment keeps idle connections (and the proxies between)
@@ -14,7 +14,7 @@ import {
   type OpenWatch,
   type ValidatedCall,
   varyCredential,
-} from "../node-http/index.js";
+} from "../call/index.js";
 import { errorResponse } from "./error-body.js";
 
 /**

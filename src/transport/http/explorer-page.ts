@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { encodingFromAcceptEncoding } from "./content-negotiation.js";
-import { type Call, type CallHandler, pathOf, replyOn } from "../node-http/index.js";
+import { type Call, type CallHandler, pathOf, replyOn } from "../call/index.js";
 import { sendEmpty } from "./respond.js";
 
 export interface ExplorerPageOptions {

@@ -1,5 +1,5 @@
 // Everything on the port that is not a Connect, gRPC or gRPC-Web call, by
-// the route each call was given (node-http/call-route.ts), with the bounds of
+// the route each call was given (call/call-route.ts), with the bounds of
 // keyless requests, of the target's length and of the methods, and the
 // authentication of the keyed routes.
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -19,7 +19,7 @@ import {
   RequestCall,
   type OpenWatch,
   type RequestHandler,
-} from "../node-http/index.js";
+} from "../call/index.js";
 import { createDocumentRoutes } from "./document-routes.js";
 import { createEndpointCalls, type EndpointCallOptions } from "./endpoint-call.js";
 import { createEventStreams } from "./event-stream.js";

@@ -17,7 +17,7 @@ import {
   logTables,
   type WarehouseClient,
 } from "../../warehouse/index.js";
-import { type Call, pathOf, sendContinue } from "../node-http/index.js";
+import { type Call, pathOf, sendContinue } from "../call/index.js";
 import { sendError } from "./error-body.js";
 import { createImportAdmission } from "./import-admission.js";
 import { createImportRefreshes } from "./import-refresh.js";

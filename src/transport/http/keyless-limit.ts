@@ -8,7 +8,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { createTokenBuckets, type HeaderReader } from "../../auth/index.js";
 import { addressKey } from "../../network/index.js";
 import type { Clock } from "../../observability/index.js";
-import { clientAddress, type TrustedProxies } from "../node-http/client-address.js";
+import { clientAddress, type TrustedProxies } from "../call/client-address.js";
 
 export interface KeylessLimitOptions {
   /** Keyless requests a second per client address and kind (probe, reflection, other); 0 turns the limit off. Default 20. */

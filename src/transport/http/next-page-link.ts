@@ -2,7 +2,7 @@
 // page: the target the caller asked, its other parameters as sent, with the
 // page token parameter set to the next page's token. CSV and NDJSON bodies
 // carry no token, so this header is how they page.
-import { pathOf, queryOf } from "../node-http/index.js";
+import { pathOf, queryOf } from "../call/index.js";
 import { decode } from "./query-string.js";
 
 /**

@@ -5,7 +5,7 @@
 // reach the callers.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger, Metrics, MetricsScrape } from "../../observability/index.js";
-import { type Call, pathOf, type RequestAndResponse, type RequestHandler } from "../node-http/index.js";
+import { type Call, pathOf, type RequestAndResponse, type RequestHandler } from "../call/index.js";
 import { sendError } from "./error-body.js";
 import { sendBytes, sendJson } from "./respond.js";
 

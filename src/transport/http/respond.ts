@@ -1,7 +1,7 @@
 // Writing GET responses: JSON bodies with their length, HEAD without a body.
 // (The CORS headers come from transport/cors.ts: set on the response before
 // these write, or among a hit's own headers.)
-import { type HttpResponse, type RequestAndResponse, replyOn } from "../node-http/index.js";
+import { type HttpResponse, type RequestAndResponse, replyOn } from "../call/index.js";
 
 export function sendBytes(
   exchange: RequestAndResponse,

@@ -11,7 +11,7 @@ import {
   type ValidatedCall,
   varyCredential,
   warehouseTimingOf,
-} from "../node-http/index.js";
+} from "../call/index.js";
 import { bodyFormats } from "./body-formats.js";
 import {
   type ContentEncoding,

@@ -18,7 +18,7 @@ import {
   queryOf,
   type ValidatedCall,
   validated,
-} from "../node-http/index.js";
+} from "../call/index.js";
 import type { EndpointCalls, GetCall } from "./endpoint-call.js";
 import { asksEventStream, type ServeEventStream } from "./event-stream.js";
 import { sendError } from "./error-body.js";

@@ -22,7 +22,7 @@ import {
   pathOf,
   type RequestHandler,
   sendNotModified,
-} from "../node-http/index.js";
+} from "../call/index.js";
 import type { Compression } from "./connect-internals.js";
 import { sendRpcError } from "./rpc-error-response.js";
 import { rpcProtocolOf } from "./rpc-protocol.js";

@@ -2,7 +2,7 @@
 import { create, type DescMessage, type DescMethodUnary } from "@bufbuild/protobuf";
 import { ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
-import { queryOf } from "../node-http/index.js";
+import { queryOf } from "../call/index.js";
 import { authenticatedCallOf, noteCallResult } from "./router-context.js";
 import { rpcCacheHeaders, rpcFreshness, setStatistics } from "./rpc-cache-headers.js";
 import { rpcContentTypeOf } from "./rpc-protocol.js";

@@ -4,7 +4,7 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../../observability/index.js";
 import type { Endpoint } from "../../endpoints/index.js";
-import { type AuthenticatedCall, requestIdFrom } from "../node-http/index.js";
+import { type AuthenticatedCall, requestIdFrom } from "../call/index.js";
 import { callOf } from "./router-context.js";
 import { callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
 

@@ -1,5 +1,5 @@
 // What a call carries into the Connect router: the call itself and, for a keyed call, its record, written when
-// its response is done (node-http/call-record.ts).
+// its response is done (call/call-record.ts).
 import type { DescMethod } from "@bufbuild/protobuf";
 import {
   Code,
@@ -17,7 +17,7 @@ import {
   type HttpResponse,
   isAuthenticated,
   type RecordCall,
-} from "../node-http/index.js";
+} from "../call/index.js";
 import { type CallProtocol, callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
 
 const callKey = createContextKey<Call | undefined>(undefined, { description: "call" });

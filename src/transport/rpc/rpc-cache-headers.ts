@@ -9,7 +9,7 @@ import {
   type EntityForm,
   statisticsFieldsOf,
   varyCredential,
-} from "../node-http/index.js";
+} from "../call/index.js";
 
 /** An RPC answer's own Vary: its coding and credential (CORS adds Origin when it varies by it). */
 const varyKeyed = `Accept-Encoding, ${varyCredential}`;

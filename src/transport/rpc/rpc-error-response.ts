@@ -2,7 +2,7 @@
 // headers alone and procedures not served; status, message and metadata are the router's (protocol-*.ts).
 import { constants as http2Constants } from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { hasBody, type RequestAndResponse } from "../node-http/index.js";
+import { hasBody, type RequestAndResponse } from "../call/index.js";
 import { connectEndStream, connectUnaryError } from "./protocol-connect.js";
 import { grpcStatusFields } from "./protocol-grpc.js";
 import type { RpcProtocol } from "./rpc-protocol.js";

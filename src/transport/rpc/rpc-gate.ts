@@ -13,7 +13,7 @@ import {
   type RecordCall,
   type RequestHead,
   recordRateLimited,
-} from "../node-http/index.js";
+} from "../call/index.js";
 import { parseConnectTimeout, parseTimeout } from "./connect-internals.js";
 import { bodyTooLarge, sendRpcError } from "./rpc-error-response.js";
 import { callProtocolOf, type RpcProtocol, rpcProtocolOf } from "./rpc-protocol.js";

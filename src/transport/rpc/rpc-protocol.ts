@@ -5,7 +5,7 @@ import {
   parseGrpcWebContentType as parseGrpcWebType,
 } from "./connect-internals.js";
 import { createBoundedMemo } from "../../collections/index.js";
-import { queryOf } from "../node-http/index.js";
+import { queryOf } from "../call/index.js";
 
 /** A call's protocol as the logs and metrics name it. */
 export type CallProtocol = "grpc" | "grpc-web" | "connect";

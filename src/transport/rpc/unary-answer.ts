@@ -3,7 +3,7 @@
 import type { Compression } from "./connect-internals.js";
 import type { EncodedMessage } from "./message-encodings.js";
 import type { UnaryRequestForm } from "./unary-request.js";
-import type { Call, CacheHeaders } from "../node-http/index.js";
+import type { Call, CacheHeaders } from "../call/index.js";
 import { grpcStatusFields } from "./protocol-grpc.js";
 import { grpcWebTrailerFrame } from "./protocol-grpc-web.js";
 import type { StatisticsFields } from "./rpc-cache-headers.js";

@@ -9,7 +9,7 @@ import {
   isConditional,
   type RecordCall,
   statisticsFieldsOf,
-} from "../node-http/index.js";
+} from "../call/index.js";
 import type { Compression } from "./connect-internals.js";
 import { type CallLines, loggedCallOf } from "./logging-interceptor.js";
 import { canCompress, type EncodedMessage, type MessageEncodings } from "./message-encodings.js";

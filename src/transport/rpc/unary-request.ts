@@ -5,7 +5,7 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";
 import { type Compression, compressionNegotiate, parseConnectTimeout, parseTimeout } from "./connect-internals.js";
 import { createBoundedMemo } from "../../collections/index.js";
-import { queryOf, type RequestHead } from "../node-http/index.js";
+import { queryOf, type RequestHead } from "../call/index.js";
 import { type CallProtocol, rpcContentTypeOf } from "./rpc-protocol.js";
 
 /** A plain unary call, as far as its headers tell. */

@@ -3,7 +3,7 @@
 import type { DescMessage, DescMethodServerStreaming } from "@bufbuild/protobuf";
 import { type ConnectRouter, ConnectError } from "@connectrpc/connect";
 import type { EndpointRegistry, EndpointResult, EndpointService } from "../../endpoints/index.js";
-import { type OpenWatch, validated, type WatchOpening } from "../node-http/index.js";
+import { type OpenWatch, validated, type WatchOpening } from "../call/index.js";
 import { authenticatedCallOf, responseBytesOf } from "./router-context.js";
 import { callProtocolOf, rpcProtocolOf } from "./rpc-protocol.js";
 import { setFirstResultHeaders } from "./rpc-cache-headers.js";

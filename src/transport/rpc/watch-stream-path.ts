@@ -4,7 +4,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { ServerHttp2Stream } from "node:http2";
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { Endpoint, EndpointService } from "../../endpoints/index.js";
-import { type AuthenticatedCall, type OpenWatch, validated, type WatchSession } from "../node-http/index.js";
+import { type AuthenticatedCall, type OpenWatch, validated, type WatchSession } from "../call/index.js";
 import { type Compression, parseTimeout } from "./connect-internals.js";
 import { canCompress, type MessageEncodings } from "./message-encodings.js";
 import { bodyBytes, type ReadBody, readBody } from "./request-body.js";

@@ -4,7 +4,7 @@ import type { ServerHttp2Stream } from "node:http2";
 import type { ConnectError } from "@connectrpc/connect";
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { EndpointResult } from "../../endpoints/index.js";
-import type { WatchSession, WatchWriter } from "../node-http/index.js";
+import type { WatchSession, WatchWriter } from "../call/index.js";
 import type { MessageEncodings } from "./message-encodings.js";
 import { grpcStatusFields } from "./protocol-grpc.js";
 import { grpcWebTrailerFrame } from "./protocol-grpc-web.js";

@@ -6,7 +6,7 @@
 import type { Server as NetServer, Socket } from "node:net";
 import { addressKey } from "../../network/index.js";
 import type { Logger } from "../../observability/index.js";
-import type { TrustedProxies } from "../node-http/client-address.js";
+import type { TrustedProxies } from "../call/client-address.js";
 
 export interface ConnectionCapsOptions {
   /** Open connections, all addresses together. */

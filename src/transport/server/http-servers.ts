@@ -7,7 +7,7 @@ import { createServer as createHttp2Server, type Http2Server } from "node:http2"
 import type { Socket } from "node:net";
 import type { Logger } from "../../observability/index.js";
 import { importPathPrefix } from "../http/import-route.js";
-import { handlerThrew, hasBody, holdContinue, pathOf, type RequestHandler } from "../node-http/index.js";
+import { handlerThrew, hasBody, holdContinue, pathOf, type RequestHandler } from "../call/index.js";
 
 /** Largest request header block in bytes, on HTTP/1.1 and as an HTTP/2 header list (announced and enforced). */
 export const maxHeaderSize = 16_384;

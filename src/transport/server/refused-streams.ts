@@ -10,7 +10,7 @@
 // would carry a header list of any size. Those are measured here and
 // answered 431.
 import type { Http2Session, ServerHttp2Stream } from "node:http2";
-import type { RequestHandler } from "../node-http/index.js";
+import type { RequestHandler } from "../call/index.js";
 
 /** An empty set of refused streams (`add`: already reset, its handler is not to run); `served(handler)` skips them. */
 export function refusedStreams() {

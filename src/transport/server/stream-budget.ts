@@ -9,8 +9,8 @@
 import { constants as http2Constants, type Http2Server, type Http2Session, type ServerHttp2Stream } from "node:http2";
 import { addressKey } from "../../network/index.js";
 import type { Logger } from "../../observability/index.js";
-import type { TrustedProxies } from "../node-http/client-address.js";
-import { sessionAddress } from "../node-http/index.js";
+import type { TrustedProxies } from "../call/client-address.js";
+import { sessionAddress } from "../call/index.js";
 
 export interface StreamBudgetOptions {
   /** Streams open at once on all the sessions of one address together. */

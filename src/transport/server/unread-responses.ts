@@ -4,7 +4,7 @@
 import { constants as http2Constants, type Http2Session, type ServerHttp2Stream } from "node:http2";
 import type { Socket } from "node:net";
 import type { Logger } from "../../observability/index.js";
-import type { TrustedProxies } from "../node-http/client-address.js";
+import type { TrustedProxies } from "../call/client-address.js";
 import { createUnsentBytes, defaultUnsentBytes, type UnsentBytesOptions, type WatchedSender } from "../unsent-bytes.js";
 
 export interface UnreadResponsesOptions {
