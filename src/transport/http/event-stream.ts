@@ -8,13 +8,7 @@
 import type { Message } from "@bufbuild/protobuf";
 import type { ConnectError } from "@connectrpc/connect";
 import type { EndpointResult } from "../../endpoints/index.js";
-import {
-  cacheHeaders,
-  type HttpResponse,
-  type OpenWatch,
-  type ValidatedCall,
-  varyCredential,
-} from "../call/index.js";
+import { cacheHeaders, type HttpResponse, type OpenWatch, type ValidatedCall, varyCredential } from "../call/index.js";
 import { errorResponse } from "./error-body.js";
 
 /**
