@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../../src/warehouse/index.js";
+import { bundleOf } from "../../support/built-commands.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
 const root = join(import.meta.dirname, "../../..");
@@ -35,7 +36,7 @@ const runs: Record<string, SpawnSyncReturns<string>> = {};
 let holderPid: number | undefined;
 
 function runImport(args: string[], dataDir: string, input?: string) {
-  return spawnSync(process.execPath, ["--import", "tsx", "src/cli/import.ts", ...args], {
+  return spawnSync(process.execPath, [bundleOf("cli/import"), ...args], {
     cwd: root,
     env: { ...process.env, CHDB_PATH: dataDir },
     input,
