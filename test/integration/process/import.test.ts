@@ -61,11 +61,9 @@ beforeAll(async () => {
 
   // A directory another process holds.
   const heldDir = join(dir, "held");
-  const holder = spawn(
-    process.execPath,
-    ["--import", "tsx", join(root, "test/support/hold-data-directory.ts"), heldDir],
-    { stdio: ["ignore", "pipe", "ignore"] },
-  );
+  const holder = spawn(process.execPath, [join(root, "test/support/hold-data-directory.mjs"), heldDir], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
   // With bad lines in the file too: the held directory is what is said, before the file is read.
   runs.held = runImport(["--table", "edge_logs", mixed], heldDir);
