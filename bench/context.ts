@@ -15,7 +15,7 @@ export interface BenchSettings {
   smoke: boolean;
   /** Seconds of each measured load. */
   seconds: number;
-  /** Rounds of the cache-hit section: one turn on the service and one on its bare server each. */
+  /** Rounds of the cache-hit section (one turn on the service and one on its bare server each) and of the estimates section. */
   rounds: number;
   /** Seconds of each cache-hit turn. */
   turnSeconds: number;

@@ -11,8 +11,10 @@ import { describePinning } from "./pinning.js";
 import { root, stopAll } from "./processes.js";
 import { createReport, writeReport } from "./report.js";
 import { cacheHitsSection } from "./sections/cache-hits.js";
+import { estimatesSection } from "./sections/estimates.js";
 import { explorerSection } from "./sections/explorer.js";
 import { fairnessSection } from "./sections/fairness.js";
+import { importBesideHitsSection } from "./sections/import-beside-hits.js";
 import { memorySection } from "./sections/memory.js";
 import { metricsFloodSection } from "./sections/metrics-flood.js";
 import { missPathSection } from "./sections/miss-path.js";
@@ -24,10 +26,12 @@ import { watchSection } from "./sections/watch.js";
 const sections: Section[] = [
   restartSection,
   missPathSection,
+  estimatesSection,
   cacheHitsSection,
   metricsFloodSection,
   memorySection,
   fairnessSection,
+  importBesideHitsSection,
   scaleSection,
   explorerSection,
   watchSection,
@@ -42,8 +46,8 @@ and node:http2 servers sending the service's own bytes, among others), with
 h2load as the client (pinned to one CPU, the servers it loads to another,
 with taskset, where there are two), and writes bench/results/latest.json
 (about twenty minutes). BENCH_SECONDS sets the seconds of each load (default
-10, 1 with --smoke); BENCH_ROUNDS the rounds of the cache-hit section
-(default 15, 3 with --smoke), BENCH_TURN_SECONDS the seconds of each of their
+10, 1 with --smoke); BENCH_ROUNDS the rounds of the cache-hit and estimates
+sections (default 15, 3 with --smoke), BENCH_TURN_SECONDS the seconds of each of their
 turns (default 2, 0.5 with --smoke); BENCH_NODE_ARGS Node options for every service the bench starts
 (space-separated, say "--single-threaded-gc"; none by default; such a run is
 written to partial.json).

@@ -10,9 +10,11 @@ import {
   type PageTokenSecrets,
 } from "../endpoints/index.js";
 import {
+  createFailFastGate,
   createQueryEstimator,
   createQueryExecutor,
   createQueryTuning,
+  defaultUnreachableCooldownMs,
   type QueryExecutor,
   type ReadLimitValues,
   withEmptyAnswers,
@@ -32,7 +34,7 @@ export interface QueryPathOptions {
   defaultTimeoutMs: number;
   /** The longest deadline of any call; also that of a cache refresh and of a shared miss. */
   maxQueryMs: number;
-  /** Whether the schema is in place: while false, every query is UNAVAILABLE. */
+  /** Whether the schema is in place: while false, every query and estimate is UNAVAILABLE. */
   schemaReady: () => boolean;
   /** Admission bounds; unset ones take the executor's defaults, the concurrency the warehouse's. */
   admission?: { maxConcurrent?: number; maxQueued?: number; maxPerKey?: number };
@@ -62,6 +64,8 @@ export interface QueryPath {
 export function createQueryPath(options: QueryPathOptions): QueryPath {
   const { warehouse, registry, metrics, clock, logger, tracing } = options;
   const capabilities = warehouseCapabilities(warehouse.kind);
+  // One gate for the query and its estimate: a dry run while the warehouse is down answers as the query would.
+  const gate = createFailFastGate({ cooldownMs: defaultUnreachableCooldownMs, schemaReady: options.schemaReady });
   const warehouseExecutor = createQueryExecutor({
     client: warehouse.client,
     clock,
@@ -74,7 +78,7 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
       ...options.admission,
     },
     killAbortedQueries: capabilities.stopsAbandonedQueries,
-    schemaReady: options.schemaReady,
+    gate,
     tracing,
     // A server reads `traceparent` and joins the trace; the embedded engine has no use for it.
     propagateTrace: warehouse.kind === "server",
@@ -114,7 +118,7 @@ export function createQueryPath(options: QueryPathOptions): QueryPath {
     sharedTimeoutMs: options.maxQueryMs,
     sharedDeadline: capabilities.stopsAbandonedQueries ? "service" : "callers",
     defaultReadLimits: options.readLimits,
-    estimator: createQueryEstimator({ client: warehouse.client, clock, logger }),
+    estimator: createQueryEstimator({ client: warehouse.client, clock, logger, gate }),
     onEstimateRefusal: (endpoint) => metrics.readLimitRefusals.inc({ endpoint, limit: "max_rows_to_read" }),
     pageTokenSecrets: options.pageTokenSecrets,
   });

@@ -1,6 +1,11 @@
 // The executor's fail-fast gate: while the warehouse is known to be
 // unreachable (for a cooldown after it was found so) or its schema is not in
-// place, queries are answered UNAVAILABLE without reaching it.
+// place, queries are answered UNAVAILABLE without reaching it. The executor
+// and the estimator share one, so that an estimate passes the same gate as
+// the query it estimates.
+
+/** How long the gate stays closed after the warehouse was found unreachable, unless told otherwise. */
+export const defaultUnreachableCooldownMs = 1000;
 
 export interface FailFastGateOptions {
   /** After the warehouse was found unreachable, stay closed this long; 0 never closes for that. */

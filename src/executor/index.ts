@@ -8,5 +8,7 @@ export { deadlineSignal } from "./deadline-signal.js";
 export { withEmptyAnswers } from "./empty-answers.js";
 export { estimatePastReadLimit, readLimitError } from "./read-limits.js";
 export { createQueryEstimator, estimateOf } from "./query-estimator.js";
+export { createFailFastGate, defaultUnreachableCooldownMs } from "./fail-fast.js";
+export type { FailFastGate, FailFastGateOptions } from "./fail-fast.js";
 export type { QueryEstimate, QueryEstimator, QueryEstimatorOptions } from "./query-estimator.js";
 export type { ReadLimit, ReadLimitName, ReadLimits, ReadLimitSource, ReadLimitValues } from "./read-limits.js";

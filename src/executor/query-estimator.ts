@@ -2,11 +2,14 @@
 // `EXPLAIN ESTIMATE` answers one row per table read (database, table, parts,
 // rows, marks), from the parts' indexes alone. The estimator answers their
 // sums; it is not a warehouse query of the call (no admission turn, no query
-// metrics), as the figures come from the tables' metadata.
+// metrics), as the figures come from the tables' metadata. It passes the
+// executor's fail-fast gate all the same (fail-fast.ts), as the query would.
 import { randomUUID } from "node:crypto";
 import { silentLogger, systemClock, type Clock, type Logger } from "../observability/index.js";
 import { toDateTime64Param, type WarehouseClient } from "../warehouse/index.js";
-import { connectErrorFromClickHouse } from "./clickhouse-error.js";
+import { Code } from "@connectrpc/connect";
+import { connectErrorFromClickHouse, unavailableError } from "./clickhouse-error.js";
+import type { FailFastGate } from "./fail-fast.js";
 import type { QueryParamValue, SavedQuery, WarehouseRow } from "./saved-query.js";
 import { queryWarehouse } from "./warehouse-query.js";
 
@@ -25,6 +28,13 @@ export interface QueryEstimatorOptions {
   logger?: Logger;
   /** How long the warehouse may take to estimate, in milliseconds. Default 5000. */
   timeoutMs?: number;
+  /**
+   * The executor's fail-fast gate: while it is closed (the warehouse known
+   * unreachable, the schema not in place) an estimate is UNAVAILABLE without
+   * reaching the warehouse, and a warehouse found unreachable here closes it.
+   * Default: none, every estimate asks the warehouse.
+   */
+  gate?: FailFastGate;
 }
 
 export interface QueryEstimator {
@@ -46,12 +56,13 @@ export function estimateOf(rows: readonly WarehouseRow[]): QueryEstimate {
 }
 
 export function createQueryEstimator(options: QueryEstimatorOptions): QueryEstimator {
-  const { client } = options;
+  const { client, gate } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const timeoutSeconds = (options.timeoutMs ?? 5000) / 1000;
   return {
     async estimate(query, params, requestId = "") {
+      if (gate !== undefined && !gate.isOpen()) throw unavailableError();
       const queryId = randomUUID();
       const request = {
         query: `EXPLAIN ESTIMATE\n${query.sql.trimEnd()}\nSETTINGS max_execution_time = ${timeoutSeconds}`,
@@ -65,6 +76,7 @@ export function createQueryEstimator(options: QueryEstimatorOptions): QueryEstim
         return estimateOf(rows);
       } catch (cause) {
         const error = connectErrorFromClickHouse(cause, { regexpParameter: query.regexpParameter });
+        if (error.code === Code.Unavailable) gate?.unreachable();
         logger.debug("warehouse could not estimate a query", {
           query: query.name,
           queryId,

@@ -18,7 +18,7 @@ import { untilAborted } from "./abandonment.js";
 import { createAdmission, type AdmissionOptions } from "./admission.js";
 import { unavailableError } from "./clickhouse-error.js";
 import { deadlineSignal } from "./deadline-signal.js";
-import { createFailFastGate } from "./fail-fast.js";
+import { createFailFastGate, defaultUnreachableCooldownMs, type FailFastGate } from "./fail-fast.js";
 import { logQueryFailure, queryFailure } from "./query-failure.js";
 import type { QueryStatistics } from "./query-statistics.js";
 import type { QueryTuning } from "./query-tuning.js";
@@ -125,6 +125,12 @@ export interface QueryExecutorOptions {
    */
   schemaReady?: () => boolean;
   /**
+   * The fail-fast gate, when others share it (the estimator: fail-fast.ts);
+   * `unreachableCooldownMs` and `schemaReady` are then the gate's business.
+   * Default: one of the executor's own, from those two options.
+   */
+  gate?: FailFastGate;
+  /**
    * Traces (docs/observability.md): a span for the wait for a turn and one
    * for each warehouse query, children of the current span. Default: none.
    */
@@ -165,10 +171,12 @@ export function createQueryExecutor(options: QueryExecutorOptions): QueryExecuto
   const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? defaultQueryTimeoutMs, maxTimeoutMs);
   const observe = options.observe ?? (() => {});
   const admission = createAdmission(options.admission);
-  const gate = createFailFastGate({
-    cooldownMs: options.unreachableCooldownMs ?? 1000,
-    schemaReady: options.schemaReady ?? (() => true),
-  });
+  const gate =
+    options.gate ??
+    createFailFastGate({
+      cooldownMs: options.unreachableCooldownMs ?? defaultUnreachableCooldownMs,
+      schemaReady: options.schemaReady ?? (() => true),
+    });
   const stopsAbortedQueries = options.killAbortedQueries ?? false;
   const { tracing } = options;
   const trace: WarehouseQueryTrace | undefined =

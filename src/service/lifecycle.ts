@@ -5,7 +5,7 @@ import { loadOrCreateApiKey } from "../auth/index.js";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { apiKeyProblem, ConfigError, type Config } from "../config/index.js";
-import type { Logger, Tracing } from "../observability/index.js";
+import type { Clock, Logger, Tracing } from "../observability/index.js";
 import { createMetricsRoutes, createSinglePortServer, trustedProxies } from "../transport/index.js";
 import { keepSchema, openResilientWarehouse, ensureDemoData, warehouseCapabilities } from "../warehouse/index.js";
 import { createApp } from "../app/index.js";
@@ -34,6 +34,8 @@ export interface StartOptions {
   explorerDirectory?: string;
   /** Traces of calls (docs/observability.md), shut down with the service. Default: none. */
   tracing?: Tracing;
+  /** Source of `now` for the saved queries and their versions' sunsets (tests set one). Default: the system clock. */
+  clock?: Clock;
 }
 
 export async function startService(options: StartOptions): Promise<RunningService> {
@@ -91,6 +93,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   try {
     app = createApp({
       warehouse,
+      clock: options.clock,
       apiKeys,
       keyFile:
         credentials.apiKeysFile === undefined

@@ -13,8 +13,11 @@ export type SourceLine = { number: number; text: string; badUtf8?: true } | { nu
 
 /** Splits bytes into bounded lines as they arrive, without waiting: what boundedLines is made of. */
 export interface LineSplitter {
-  /** The lines `chunk` completes, in order. */
-  push(chunk: Buffer): SourceLine[];
+  /**
+   * The lines `chunk` completes, in order, each made as it is read, so that
+   * a reader may stop or pause within a chunk; read them all before the next push.
+   */
+  push(chunk: Buffer): Iterable<SourceLine>;
   /** The last line, when the bytes did not end with `\n`. */
   end(): SourceLine[];
 }
@@ -36,8 +39,7 @@ export function createLineSplitter(maxBytes: number): LineSplitter {
     return isUtf8(bytes.subarray(0, end)) ? { number, text } : { number, text, badUtf8: true };
   };
   return {
-    push(chunk) {
-      const lines: SourceLine[] = [];
+    *push(chunk) {
       let start = 0;
       for (;;) {
         const newline = chunk.indexOf(10, start);
@@ -46,12 +48,12 @@ export function createLineSplitter(maxBytes: number): LineSplitter {
         if (length <= maxBytes) parts.push(chunk.subarray(start, end));
         else parts = [];
         if (newline < 0) break;
-        lines.push(line());
+        const complete = line();
         parts = [];
         length = 0;
         start = newline + 1;
+        yield complete;
       }
-      return lines;
     },
     end() {
       if (length === 0) return [];

@@ -1,7 +1,8 @@
 // The call log's aggregates in memory: per time bucket, caller, saved query,
 // protocol, code and cache outcome, the calls' count, reads, response bytes
 // and latency histogram. Recording a call is three map lookups by strings and
-// numbers the call already holds and a few additions. At most `maxEntries`
+// numbers the call already holds and a few additions, or none when the call
+// is of the same aggregate as the one before. At most `maxEntries`
 // aggregates are held, the batch being written included; past it the oldest
 // bucket loses an aggregate of the caller holding the most there.
 import type { CallLogRow, CallProtocol } from "./call-log-row.js";
@@ -63,6 +64,8 @@ export function createCallAggregates({ maxEntries, bucketMs, onDropped }: CallAg
   let batch: CallAggregate[] = [];
   let head = 0;
   let state: "idle" | "out" | "pending" = "idle";
+  // The aggregate of the call before: a run of calls of one caller and query skips the lookups.
+  let last: CallAggregate | undefined;
 
   const keyOf = (row: CallLogRow): number => {
     let code = codeIndex.get(row.code);
@@ -76,6 +79,7 @@ export function createCallAggregates({ maxEntries, bucketMs, onDropped }: CallAg
    * holding the most there (the newcomer counted).
    */
   const dropOldest = (caller: string, room: Bucket): boolean => {
+    last = undefined;
     if (state === "pending" && head < batch.length) {
       const dropped = batch[head]!;
       batch[head++] = undefined as never;
@@ -143,6 +147,8 @@ export function createCallAggregates({ maxEntries, bucketMs, onDropped }: CallAg
     add(row, at) {
       // A call of no known time could never be written: it counts as dropped.
       if (!Number.isFinite(at)) return onDropped(row.caller, 1);
+      if (last !== undefined && isOf(last, row) && at >= last.bucketStart && at < last.bucketStart + bucketMs)
+        return count(last, row);
       const key = keyOf(row);
       const bucket = bucketAt(at);
       let held = bucket.callers.get(row.caller);
@@ -160,11 +166,8 @@ export function createCallAggregates({ maxEntries, bucketMs, onDropped }: CallAg
         byKey.set(key, aggregate);
         held.size += 1;
       }
-      aggregate.calls += 1;
-      aggregate.rowsRead += row.rowsRead;
-      aggregate.bytesRead += row.bytesRead;
-      aggregate.responseBytes += row.responseBytes;
-      addLatency(aggregate, row.durationMs);
+      last = aggregate;
+      count(aggregate, row);
     },
     takeBatch() {
       if (state === "out") return undefined;
@@ -187,6 +190,7 @@ export function createCallAggregates({ maxEntries, bucketMs, onDropped }: CallAg
           for (const byKey of held.byEndpoint.values()) for (const aggregate of byKey.values()) taken.push(aggregate);
       buckets = new Map();
       current = undefined;
+      last = undefined;
       liveSize = 0;
       batch = taken;
       head = 0;
@@ -202,4 +206,24 @@ export function createCallAggregates({ maxEntries, bucketMs, onDropped }: CallAg
       state = "pending";
     },
   };
+}
+
+/** Whether `row` is a call of `aggregate`'s key (its time aside). */
+function isOf(aggregate: CallAggregate, row: CallLogRow): boolean {
+  return (
+    aggregate.caller === row.caller &&
+    aggregate.endpoint === row.endpoint &&
+    aggregate.code === row.code &&
+    aggregate.cache === row.cache &&
+    aggregate.protocol === row.protocol
+  );
+}
+
+/** Adds `row`'s call to `aggregate`. */
+function count(aggregate: CallAggregate, row: CallLogRow): void {
+  aggregate.calls += 1;
+  aggregate.rowsRead += row.rowsRead;
+  aggregate.bytesRead += row.bytesRead;
+  aggregate.responseBytes += row.responseBytes;
+  addLatency(aggregate, row.durationMs);
 }

@@ -1,7 +1,7 @@
 // Imports NDJSON into a log table, all or nothing: every line is checked
-// as it arrives, in slices that give the event loop back (each bad one named
-// by its number, with the messages `npm run import` gives, reading stopping
-// at the hundredth), then every row goes in one insert. What the import
+// as it arrives, line by line in slices that give the event loop back (each
+// bad one named by its number, with the messages `npm run import` gives,
+// reading stopping at the hundredth), then every row goes in one insert. What the import
 // route calls; the command checks its lines with the same checkSourceLine.
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
@@ -50,6 +50,8 @@ export interface ImportRowsOptions {
   maxRefusedLines?: number;
   /** Ends the insert with the caller. Default: none. */
   signal?: AbortSignal;
+  /** A monotonic clock in milliseconds, to cut the work into slices. Default `performance.now`. */
+  now?: () => number;
 }
 
 interface Refusal {
@@ -67,6 +69,7 @@ interface Refusal {
  */
 export async function importRows(options: ImportRowsOptions): Promise<{ inserted: number }> {
   const { client, maxBytes, signal, project } = options;
+  const now = options.now ?? (() => performance.now());
   const table = options.table as LogTable;
   if (!logTables.includes(table)) {
     throw fieldError(`table must be one of ${logTables.join(", ")}`, Code.InvalidArgument, [
@@ -82,33 +85,33 @@ export async function importRows(options: ImportRowsOptions): Promise<{ inserted
   const bad: Refusal[] = [];
   const foreign: Refusal[] = [];
   let stoppedAt: number | undefined;
-  let sliceStart = performance.now();
-  const take = (lines: SourceLine[]) => {
-    for (const line of lines) {
-      const check = checkSourceLine(table, line, bounds);
-      if (check === undefined) continue;
-      if (!check.ok) bad.push({ field: `line ${line.number}`, description: check.problems.join("; ") });
-      else {
-        const problem = project === undefined ? undefined : foreignRowProblem(check.owner, project);
-        if (problem !== undefined) foreign.push({ field: `line ${line.number}`, description: problem });
-        else if (bad.length === 0 && foreign.length === 0) rows.push(check.row);
-      }
-      if (bad.length >= maxRefused || foreign.length >= maxRefused) {
-        stoppedAt = line.number;
-        return;
-      }
+  /** Checks one line; true once reading stops. */
+  const take = (line: SourceLine): boolean => {
+    const check = checkSourceLine(table, line, bounds);
+    if (check === undefined) return false;
+    if (!check.ok) bad.push({ field: `line ${line.number}`, description: check.problems.join("; ") });
+    else {
+      const problem = project === undefined ? undefined : foreignRowProblem(check.owner, project);
+      if (problem !== undefined) foreign.push({ field: `line ${line.number}`, description: problem });
+      else if (bad.length === 0 && foreign.length === 0) rows.push(check.row);
     }
+    if (bad.length < maxRefused && foreign.length < maxRefused) return false;
+    stoppedAt = line.number;
+    return true;
   };
-  for await (const chunk of boundedBody(options.body, maxBytes)) {
+  // Line by line, so that a chunk of many lines neither holds the loop nor is split whole past the bound.
+  let sliceStart = now();
+  reading: for await (const chunk of boundedBody(options.body, maxBytes)) {
     digest?.update(chunk);
-    take(splitter.push(chunk));
-    if (stoppedAt !== undefined) break;
-    if (performance.now() - sliceStart > sliceMs) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
+    for (const line of splitter.push(chunk)) {
+      if (take(line)) break reading;
+      if (now() - sliceStart > sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = now();
+      }
     }
   }
-  if (stoppedAt === undefined) take(splitter.end());
+  if (stoppedAt === undefined) for (const line of splitter.end()) take(line);
 
   const stopped = stoppedAt === undefined ? "" : `, reading stopped at line ${stoppedAt}`;
   if (bad.length > 0) {
@@ -122,18 +125,18 @@ export async function importRows(options: ImportRowsOptions): Promise<{ inserted
   if (rows.length === 0) return { inserted: 0 };
   const token =
     options.idempotency && deduplicationToken({ ...options.idempotency, table, bodyDigest: digest!.digest("hex") });
-  await insertLogRows(client, { table, values: Readable.from(slices(rows)), token, signal });
+  await insertLogRows(client, { table, values: Readable.from(slices(rows, now)), token, signal });
   return { inserted: rows.length };
 }
 
 /** The rows one by one, the event loop given back every slice: the insert stringifies each as it reads it. */
-async function* slices(rows: ShippedRow[]): AsyncGenerator<ShippedRow> {
-  let sliceStart = performance.now();
+async function* slices(rows: ShippedRow[], now: () => number): AsyncGenerator<ShippedRow> {
+  let sliceStart = now();
   for (const row of rows) {
     yield row;
-    if (performance.now() - sliceStart > sliceMs) {
+    if (now() - sliceStart > sliceMs) {
       await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
+      sliceStart = now();
     }
   }
 }

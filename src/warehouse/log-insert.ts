@@ -4,8 +4,9 @@
 // token it had is dropped where it was stored; an insert without a key of
 // its own gets a token no other insert has, so that identical rows sent
 // twice on purpose are both stored. The token travels in the statement
-// rather than as `clickhouse_settings`, which the embedded engine turns into
-// `SET` statements that stay on its one session for every later insert.
+// rather than as `clickhouse_settings`, which the client's own insert on the
+// embedded engine turns into `SET` statements that stay on its one session
+// (embedded-insert.ts puts either in the statement).
 import { createHash, randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { ShippedRow } from "./demo-data.js";

@@ -21,7 +21,7 @@ export class WarehouseClosedError extends Error {
 
 export interface ReopeningClientOptions {
   /** Opens the engine; throws when it cannot. */
-  open: () => Promise<ClickHouseClient>;
+  open: () => Promise<WarehouseClient>;
   logger: Logger;
   /** Wait between tries to open. Default 2000 ms (`WAREHOUSE_RETRY_SECONDS` makes it shorter: docs/configuration.md). */
   retryMs?: number;
@@ -34,8 +34,8 @@ export interface ReopeningClient extends WarehouseClient {
 export function createReopeningClient(options: ReopeningClientOptions): ReopeningClient {
   const { logger } = options;
   const retryMs = options.retryMs ?? 2000;
-  let current: ClickHouseClient | undefined;
-  let opening: Promise<ClickHouseClient | undefined> | undefined;
+  let current: WarehouseClient | undefined;
+  let opening: Promise<WarehouseClient | undefined> | undefined;
   let closed = false;
   let nextTryAt = 0;
   let lastError: unknown;
@@ -82,7 +82,7 @@ export function createReopeningClient(options: ReopeningClientOptions): Reopenin
   }, retryMs);
   timer.unref();
 
-  async function use<T>(call: (client: ClickHouseClient) => Promise<T>): Promise<T> {
+  async function use<T>(call: (client: WarehouseClient) => Promise<T>): Promise<T> {
     // Calls between tries fail at once instead of each trying to open the engine.
     const client = current ?? (Date.now() >= nextTryAt ? await tryOpen() : undefined);
     if (client === undefined) throw new WarehouseClosedError(lastError);

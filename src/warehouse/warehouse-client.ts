@@ -1,11 +1,13 @@
 // The one @clickhouse/client of the process, on a ClickHouse server or on the
-// embedded engine (chDB plugged in through `chdb/connection`).
+// embedded engine (chDB plugged in through `chdb/connection`, its inserts
+// through chDB's raw insert: embedded-insert.ts).
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickhouse/client";
+import { ClickHouseLogLevel, createClient } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
 import type { Logger } from "../observability/index.js";
 import { assertDataDirectoryFree } from "./data-directory-lock.js";
+import { createEmbeddedInsert } from "./embedded-insert.js";
 import { createReopeningClient, type WarehouseClient } from "./reopening-client.js";
 import type { WarehouseKind } from "./capabilities.js";
 import type { ClusterLayout } from "./cluster-ddl.js";
@@ -116,14 +118,14 @@ function openServer(config: Extract<WarehouseConfig, { kind: "server" }>): Wareh
  * Opens chDB on the configured directory (created if missing); throws when it
  * cannot, DataDirectoryHeldError when another process holds the directory.
  */
-async function openEmbedded(config: Extract<WarehouseConfig, { kind: "embedded" }>): Promise<ClickHouseClient> {
+async function openEmbedded(config: Extract<WarehouseConfig, { kind: "embedded" }>): Promise<WarehouseClient> {
   const path = resolve(config.path);
   mkdirSync(path, { recursive: true });
   assertDataDirectoryFree(path);
+  const connection = createChdbConnection({ path });
   // chdb types the connection against @clickhouse/client-common, which
   // @clickhouse/client 1.23 bundles as its own copy: same shape, other identity.
-  const connection = createChdbConnection({ path }) as unknown as EmbeddedConnection;
-  const client = createClient({ connection });
+  const client = createClient({ connection: connection as unknown as EmbeddedConnection });
   if (config.database !== "default") {
     // The embedded session keeps its current database between queries.
     await client.command({
@@ -132,5 +134,15 @@ async function openEmbedded(config: Extract<WarehouseConfig, { kind: "embedded" 
     });
     await client.command({ query: "USE {db:Identifier}", query_params: { db: config.database } });
   }
-  return client;
+  return {
+    query: client.query.bind(client),
+    command: client.command.bind(client),
+    ping: client.ping.bind(client),
+    close: client.close.bind(client),
+    insert: createEmbeddedInsert({
+      // The raw insert runs on the session's one connection, queued there with every other statement.
+      rawInsert: (params) => connection.chdb.rawInsert(params),
+      fallback: client.insert.bind(client),
+    }),
+  };
 }

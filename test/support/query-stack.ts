@@ -12,7 +12,8 @@ export function createQueryStack(warehouse: Warehouse, now: number, tuning?: Que
   const clock = fixedClock(now);
   const registry = createEndpointRegistry({ services: savedQueryServices });
   const executor = createQueryExecutor({ client: warehouse.client, clock, tuning });
-  const service = createEndpointService({ executor });
+  // The service's clock too: it decides whether a deprecated version is past its sunset.
+  const service = createEndpointService({ executor, clock });
   /** Runs the endpoint `name` with `params` as its request fields; returns the rows. */
   async function run<Row extends Message = Message>(name: string, params: Record<string, string>): Promise<Row[]> {
     const endpoint = registry.find(name);

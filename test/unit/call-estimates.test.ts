@@ -108,6 +108,8 @@ describe("a dry run", () => {
   it("is unimplemented without an estimator", async () => {
     const service = createEndpointService({
       executor: { execute: async () => ({ rows: [], queryId: "", durationMs: 0 }) },
+      // Before usage.api-counts' sunset, whatever the date the test runs on.
+      clock: fixedClock(Date.UTC(2026, 10, 20)),
     });
     const call = service.prepare(apiCounts, create(apiCounts.method.input, daily as never));
     await expect(service.estimate(call)).rejects.toMatchObject({ code: Code.Unimplemented });

@@ -122,9 +122,12 @@ describe("createCallLog", () => {
       calls: 1,
     });
     expect(fake.values[0]![2]).toMatchObject({ timestamp: "2026-11-20 22:00:00", calls: 1 });
+    // r5's key and minute again, now written: a new aggregate, in the next batch.
+    log.record(call("r7", { ...apiCounts, at: at + 60_000 }));
     log.record(call("r6"));
     await vi.advanceTimersByTimeAsync(5_000);
-    expect(fake.batches.at(-1)).toEqual(["r6"]);
+    expect(fake.batches.at(-1)).toEqual(["r6", "usage.api-counts"]);
+    expect(fake.values.at(-1)![1]).toMatchObject({ calls: 1 });
     await log.close();
   });
 

@@ -15,6 +15,7 @@ import {
   type ComputedResponse,
 } from "../../src/endpoints/index.js";
 import type { ExecuteOptions, QueryExecutor } from "../../src/executor/index.js";
+import { fixedClock } from "../../src/observability/index.js";
 import { fakeClock } from "../support/fake-time.js";
 
 const registry = createEndpointRegistry({ services: savedQueryServices });
@@ -219,6 +220,8 @@ describe("endpoint service cache", () => {
     const service = createEndpointService({
       executor,
       cache: createResultCache<ComputedResponse>({ sweepIntervalMs: 0 }),
+      // Before usage.api-counts' sunset, whatever the date the test runs on.
+      clock: fixedClock(Date.UTC(2026, 10, 20)),
     });
     const endpoint = registry.find("usage.api-counts")!;
     const request = create(endpoint.method.input, { project: "p", interval: "daily" } as never);

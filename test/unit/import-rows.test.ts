@@ -108,6 +108,26 @@ describe("importRows", () => {
     expect(inserts).toEqual([]);
   });
 
+  it("checks a chunk of many lines line by line, giving the event loop back within it", async () => {
+    // Every reading of the clock moves it 4 ms: a 10 ms slice ends at every third line.
+    let clock = 0;
+    const now = () => (clock += 4);
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const { result } = await run(Buffer.from("x\n".repeat(100_000)), { maxBytes: 1 << 20, now });
+    counting = false;
+    expect((result as ConnectError).rawMessage).toBe(
+      "100 bad lines, reading stopped at line 100; nothing was inserted",
+    );
+    // A turn after lines 3, 6, ... 99: 33 within the one chunk, where the whole chunk was split and checked at once.
+    expect(turns).toBeGreaterThanOrEqual(33);
+  });
+
   it("reports a line over maxLineBytes, not UTF-8 or past the latest timestamp as a bad line", async () => {
     const body = Buffer.concat([
       Buffer.from(`${line(1)}\n${line(2, { event_message: "x".repeat(300) })}\n`),

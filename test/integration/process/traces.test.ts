@@ -155,14 +155,15 @@ describe.each([["http/json"], ["http/protobuf"]])("traces over OTLP %s", (protoc
   it("start a new trace for a call without a traceparent, and leave other routes untraced", async () => {
     const before = new Set(receiver.spans.map((s) => s.traceId));
     await (await fetch(`${url}/healthz`)).arrayBuffer();
-    const answer = await fetch(`${url}/api/endpoints/usage.api-counts?project=${project}&interval=daily`, {
+    // v2: a service process runs on the real clock, and v1 answers 410 past its sunset.
+    const answer = await fetch(`${url}/api/endpoints/usage.api-counts.v2?project=${project}&interval=daily`, {
       headers: { "x-api-key": key },
     });
     expect(answer.status).toBe(200);
     const spans = await receiver.waitFor((all) =>
-      all.some((s) => s.name === "usage.api-counts" && s.attributes["sqe.protocol"] === "http"),
+      all.some((s) => s.name === "usage.api-counts.v2" && s.attributes["sqe.protocol"] === "http"),
     );
-    const server = spans.find((s) => s.name === "usage.api-counts")!;
+    const server = spans.find((s) => s.name === "usage.api-counts.v2")!;
     expect(server.parentSpanId).toBe("");
     expect(before.has(server.traceId)).toBe(false);
     expect(server.traceId).toMatch(/^[0-9a-f]{32}$/);

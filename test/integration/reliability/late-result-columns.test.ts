@@ -14,6 +14,8 @@ import { readSavedQuerySql } from "../../../src/warehouse/index.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
 const key = "late-columns-key-0123456789";
+const BEFORE_SUNSET = Date.UTC(2026, 10, 20);
+const started = Date.now();
 const textTimestampSql = `SELECT id, toString(timestamp) AS timestamp, event_message, metadata FROM edge_logs
   WHERE project = {project:String} AND {project_tier:String} IN ('FREE', 'PRO', 'PAYG', 'ENTERPRISE')
     AND {iso_timestamp_start:Nullable(DateTime64(6, 'UTC'))} IS NULL AND {iso_timestamp_end:Nullable(DateTime64(6, 'UTC'))} IS NULL AND {cursor_timestamp:Nullable(String)} IS NULL AND {cursor_id:Nullable(String)} IS NULL
@@ -41,6 +43,8 @@ beforeAll(async () => {
     }),
     logger: createLogger({ write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }),
     print: () => {},
+    // Before usage.api-counts' sunset whatever the date, moving at the real pace (the /readyz reuse below).
+    clock: () => BEFORE_SUNSET + (Date.now() - started),
     readSql: (name) => (name === "logs.all" ? textTimestampSql : readSavedQuerySql(name)),
   });
 }, 120_000);
