@@ -21,7 +21,6 @@ import {
   isKeyedProcedure,
   recordCallOutcome,
   traceCalls,
-  createPreflightLimit,
   withCors,
   withCorsStreams,
   withExplorer,
@@ -195,7 +194,7 @@ export function createApp(options: AppOptions): App {
     rest(call);
   };
   // With traces, each saved-query call runs in its server span; without, nothing is added to a call.
-  const traced = tracing === undefined ? dispatch : traceCalls(dispatch, { tracing });
+  const traced = tracing === undefined ? dispatch : traceCalls(dispatch, tracing);
   const routed: CallHandler = (call) => {
     call.routeWith(router);
     traced(call);
@@ -203,10 +202,7 @@ export function createApp(options: AppOptions): App {
   // Browsers: preflights answered before any route or key check (and untraced), and every other request made a call
   // carrying its CORS decision (transport/cors.ts). HTTP/2 streams are taken before Node's compatibility layer, so that
   // a GET hit is answered on the bare stream, traced or not.
-  const cors = {
-    origins: options.corsOrigins,
-    limitPreflight: createPreflightLimit({ keylessLimit, trustedProxies: options.trustedProxies }),
-  };
+  const cors = { origins: options.corsOrigins, keylessLimit, trustedProxies: options.trustedProxies };
   const handler = withCors(routed, cors);
   const streams: StreamHandler = withCorsStreams(routed, handler, cors);
   return {

@@ -1,23 +1,28 @@
 // Cross-origin access for browser pages, on every route and every transport
 // (GET, Connect, gRPC-Web): preflights are answered here, before any route,
-// so they never reach authentication (counted per client address as requests
-// needing no key, preflight-limit.ts); every other answer carries the
-// allowed origin and the headers a browser client must be able to read.
-// Credentials (cookies) are never allowed: callers send a key or a token.
+// so they never reach authentication, and are counted per client address as
+// requests needing no key (a flood nothing else would bound); every other
+// answer carries the allowed origin and the headers a browser client must be
+// able to read. Credentials (cookies) are never allowed: callers send a key or
+// a token.
 import { cors as connectCors } from "@connectrpc/connect";
+import { type KeylessLimit, sendEmpty, sendError } from "./http/index.js";
+import { clientAddress, type TrustedProxies } from "./node-http/client-address.js";
 import {
+  type Call,
   type CallHandler,
   type CorsDecision,
   corsDecision,
   hasBody,
+  headerReader,
   type HttpRequest,
   type HttpResponse,
   RequestCall,
   type RequestHandler,
+  requestIdFrom,
   StreamCall,
   type StreamHandler,
 } from "./node-http/index.js";
-import type { PreflightLimit } from "./preflight-limit.js";
 
 /** `"*"` for any origin, else the exact origins (`https://app.example.com`) allowed. */
 export type CorsOrigins = "*" | readonly string[];
@@ -25,10 +30,10 @@ export type CorsOrigins = "*" | readonly string[];
 export interface CorsOptions {
   /** The origins whose pages may call the service (CORS_ORIGINS). Default `"*"`. */
   origins?: CorsOrigins;
-  /** How long a browser may keep a preflight's answer, in seconds. Default 600. */
-  maxAgeSeconds?: number;
-  /** The bound of preflights per client address (the keyless one, KEYLESS_RATE_LIMIT_*). Default: none. */
-  limitPreflight?: PreflightLimit;
+  /** The buckets of requests needing no key, which bound preflights per client address (kind "other"). Default: none. */
+  keylessLimit?: KeylessLimit;
+  /** Proxies whose X-Forwarded-For names a preflight's client (TRUSTED_PROXIES). Default: none, the peer is. */
+  trustedProxies?: TrustedProxies;
 }
 
 /** Methods a page may use: Connect unary (POST, and GET for Connect-GET), gRPC-Web (POST), the GET API. */
@@ -74,11 +79,6 @@ const corsExposedHeaders = [
 
 const exposed = corsExposedHeaders.join(", ");
 
-/** Whether `request` is a CORS preflight: OPTIONS naming the method the page means to use. */
-function isPreflight(request: HttpRequest): boolean {
-  return request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
-}
-
 /**
  * The CORS decision of an answer to a request from `origin`, made once per
  * origin: for any origin, its headers alone; with a list of origins,
@@ -87,91 +87,66 @@ function isPreflight(request: HttpRequest): boolean {
  * origin.
  */
 function corsDecisionFor(origins: CorsOrigins): (origin: string | undefined) => CorsDecision {
-  if (origins === "*") {
-    const anyOrigin = corsDecision(
+  const allowing = (origin: string, vary: object) =>
+    corsDecision(
       Object.freeze({
-        "access-control-allow-origin": "*",
+        ...vary,
+        "access-control-allow-origin": origin,
         "access-control-expose-headers": exposed,
-        "timing-allow-origin": "*",
+        "timing-allow-origin": origin,
       }),
-      false,
+      origins !== "*",
     );
+  if (origins === "*") {
+    const anyOrigin = allowing("*", {});
     return () => anyOrigin;
   }
-  const allowed = new Map<string, CorsDecision>(
-    origins.map((origin) => [
-      origin,
-      corsDecision(
-        Object.freeze({
-          vary: "Origin",
-          "access-control-allow-origin": origin,
-          "access-control-expose-headers": exposed,
-          "timing-allow-origin": origin,
-        }),
-        true,
-      ),
-    ]),
-  );
+  const allowed = new Map(origins.map((origin) => [origin, allowing(origin, { vary: "Origin" })]));
   const refused = corsDecision(Object.freeze({ vary: "Origin" }), true);
   return (origin) => (origin === undefined ? refused : (allowed.get(origin) ?? refused));
 }
 
 /**
  * Puts CORS in front of `next`: answers preflights itself (204, before any
- * route or authentication) and hands `next` every other request as a call
- * carrying its CORS decision, for the answer to write with its own headers.
- * Should `next` throw before answering, they are set for the 500 the server
- * writes.
+ * route or authentication; a browser keeps the answer 600 s) and hands `next`
+ * every other request as a call carrying its CORS decision, for the answer to
+ * write with its own headers.
  */
 export function withCors(next: CallHandler, options: CorsOptions = {}): RequestHandler {
   const decisionFor = corsDecisionFor(options.origins ?? "*");
+  const overLimit = preflightLimit(options);
   const preflightHeaders = {
     "access-control-allow-methods": corsAllowedMethods.join(", "),
     "access-control-allow-headers": corsAllowedHeaders.join(", "),
-    "access-control-max-age": String(options.maxAgeSeconds ?? 600),
+    "access-control-max-age": "600",
   };
 
   return (request, response) => {
     const origin = request.headers.origin;
-    if (isPreflight(request)) {
+    if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined) {
       // Access-Control-Allow-Origin as an answer to `origin` has it; undefined when it is not allowed.
       const decision = decisionFor(origin);
       const allow = decision.headers["access-control-allow-origin"];
       const vary = decision.headers.vary;
       const extra: Record<string, string> = vary === undefined ? {} : { vary };
-      if (options.limitPreflight?.(request, response, extra) === true) return;
+      if (overLimit(request, response, extra)) return;
       // A preflight has no body; one sent anyway is not read, and its HTTP/1.1 connection closes.
       if (request.httpVersionMajor === 1 && hasBody(request)) extra.connection = "close";
-      return answerPreflight(response, allow, extra, preflightHeaders);
+      // Without any CORS header (refused) for an origin not allowed.
+      return sendEmpty(
+        response,
+        204,
+        allow === undefined ? extra : { ...extra, "access-control-allow-origin": allow, ...preflightHeaders },
+      );
     }
-    const call = new RequestCall(request, response, decisionFor(origin));
-    try {
-      next(call);
-    } catch (error) {
-      if (!response.headersSent) call.exchange();
-      throw error;
-    }
+    handOver(next, new RequestCall(request, response, decisionFor(origin)), response);
   };
-}
-/** 204 with the allowed methods and headers for an allowed origin; without any CORS header (refused) for another. */
-function answerPreflight(
-  response: HttpResponse,
-  allow: string | undefined,
-  extra: Record<string, string>,
-  preflightHeaders: Record<string, string>,
-): void {
-  const writable = response as unknown as { writeHead(status: number, headers: object): void; end(): void };
-  const headers = allow === undefined ? extra : { ...extra, "access-control-allow-origin": allow, ...preflightHeaders };
-  writable.writeHead(204, headers);
-  writable.end();
 }
 
 /**
  * CORS for HTTP/2 streams taken before Node's compatibility layer: a
  * preflight goes to `handler` (withCors answers it); any other stream goes
- * to `next` as a call carrying its CORS decision, whose compatibility
- * response, if it makes one or if `next` throws before answering, has the
- * CORS headers set.
+ * to `next` as a call carrying its CORS decision.
  */
 export function withCorsStreams(next: CallHandler, handler: RequestHandler, options: CorsOptions = {}): StreamHandler {
   const decisionFor = corsDecisionFor(options.origins ?? "*");
@@ -179,13 +154,41 @@ export function withCorsStreams(next: CallHandler, handler: RequestHandler, opti
     if (headers[":method"] === "OPTIONS" && headers["access-control-request-method"] !== undefined) {
       return handler(...makeRequestAndResponse());
     }
-    const call = new StreamCall(stream, headers, makeRequestAndResponse, decisionFor(headers.origin));
+    handOver(next, new StreamCall(stream, headers, makeRequestAndResponse, decisionFor(headers.origin)), stream);
+  };
+}
+
+/** `next(call)`; should it throw before answering, the CORS headers are set for the 500 the server writes (h2-streams.ts). */
+function handOver(next: CallHandler, call: Call, sent: { readonly headersSent: boolean }): void {
+  try {
+    next(call);
+  } catch (error) {
+    if (!sent.headersSent) call.exchange();
+    throw error;
+  }
+}
+
+/** True when a preflight's client is past its bound: the 429 `resource_exhausted` is written, with `headers` (Vary). */
+function preflightLimit(
+  options: CorsOptions,
+): (request: HttpRequest, response: HttpResponse, headers: Record<string, string>) => boolean {
+  const { keylessLimit, trustedProxies } = options;
+  if (keylessLimit === undefined) return () => false;
+  const noHeaders = { get: () => null };
+  return (request, response, headers) => {
+    const peer = request.socket?.remoteAddress ?? "";
+    const forwardedFor = request.headers["x-forwarded-for"];
+    const client =
+      trustedProxies === undefined
+        ? peer
+        : clientAddress(peer, Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor, trustedProxies);
     try {
-      next(call);
+      // The client is worked out here: the limit reads no header of its own.
+      keylessLimit("other", noHeaders, client);
+      return false;
     } catch (error) {
-      // As in withCors: the response the server writes its 500 on (h2-streams.ts) has them set.
-      if (!stream.headersSent) call.exchange();
-      throw error;
+      sendError([request, response], requestIdFrom(headerReader(request.headers)), error, { headers });
+      return true;
     }
   };
 }

@@ -1,10 +1,7 @@
-// The Connect, gRPC and gRPC-Web side of the port, assembled in order: the
-// gate (a key checked from the headers before any body is read), the fast
-// path of cache hits (answered from the bytes their result keeps), then the
-// Connect router serving the saved queries and their watch streams, gRPC
-// health and server reflection through the logging interceptor, with
-// UNIMPLEMENTED for RPC calls of anything not served and the plain HTTP
-// routes for the rest.
+// The Connect, gRPC and gRPC-Web side of the port, in order: the gate, the
+// bare-stream watch path and the fast path of cache hits, then the Connect
+// router (saved queries, their watch streams, gRPC health and reflection),
+// with UNIMPLEMENTED for RPC calls of anything not served.
 import type { DescService } from "@bufbuild/protobuf";
 import type { Authenticator } from "../auth/index.js";
 import type { EndpointRegistry, EndpointService } from "../endpoints/index.js";
@@ -72,17 +69,9 @@ export interface RpcStackOptions {
   maxHealthWatchesPerAddress?: number;
   /** Bounds gRPC health, reflection and unknown procedures per client address (the GET API's keyless limit). Default: unbounded. */
   keylessLimit?: KeylessRpcLimit;
-  /**
-   * Called with the code of each saved-query call (`ok` or a code name), at
-   * its end or its refusal at the gate, within the call (for its trace
-   * span). Default: nothing.
-   */
+  /** Told the code of each saved-query call (`ok` or a code name) at its end or refusal, within it. Default: nothing. */
   observe?: (event: { code: string }) => void;
-  /**
-   * Whether cache hits of saved queries are answered from the bytes their
-   * result keeps (the fast path) rather than through the router; the answers
-   * are the same. Default true.
-   */
+  /** Whether cache hits are answered from the bytes their result keeps, not through the router (same answers). Default true. */
   fastPath?: boolean;
   /** Binds work called later to the call's trace context (Tracing.bind), with traces on. Default: none. */
   bindContext?: <F extends (...args: never[]) => unknown>(work: F) => F;
@@ -92,14 +81,8 @@ export interface RpcStackOptions {
   openWatch?: OpenWatch;
 }
 
-export interface RpcStack {
-  /** A call the router did not give to the GET API: a saved query's procedure (keyed), or anything else. */
-  serve: CallHandler;
-  /** Ends the long-lived calls (gRPC health Watch). */
-  endStreams(): void;
-}
-
-export function createRpcStack(options: RpcStackOptions): RpcStack {
+/** `serve` takes a call the router did not give to the GET API; `endStreams` ends gRPC health Watch calls. */
+export function createRpcStack(options: RpcStackOptions): { serve: CallHandler; endStreams(): void } {
   const { registry, metrics, maxBodyBytes } = options;
   // Saved queries need a key, checked from the headers before any body is read; health and reflection do not.
   const recordRefused = createRecordRefusedRpc(registry, options.record);
@@ -217,8 +200,5 @@ export function createRpcStack(options: RpcStackOptions): RpcStack {
     }
     toRouter(call);
   });
-  return {
-    serve,
-    endStreams: () => health.close(),
-  };
+  return { serve, endStreams: () => health.close() };
 }

@@ -18,6 +18,7 @@ import {
   http1Server,
   http2Server,
   idleSessions,
+  maxHeaderSize,
   refuseHeaderList,
   refusedStreams,
   sniffProtocol,
@@ -30,57 +31,31 @@ export interface SinglePortServerOptions {
   headersTimeoutMs?: number;
   /** A new connection must send its first request's headers within this. Default 10 000 ms. */
   firstRequestTimeoutMs?: number;
-  /**
-   * A connection with no request in flight for this long is closed (HTTP/2
-   * with GOAWAY). Default 60 000 ms.
-   */
+  /** A connection with no request in flight for this long is closed (HTTP/2 with GOAWAY). Default 60 000 ms. */
   idleTimeoutMs?: number;
   /** Open connections; more are refused at once while the open ones keep working. Default 4,096. */
   maxConnections?: number;
   /** Open connections from one client address; more from it are refused at once. Default 256. */
   maxConnectionsPerAddress?: number;
-  /**
-   * HTTP/2 streams open at once on all the connections of one client address together: a stream past it is refused
-   * (REFUSED_STREAM) before its handler runs. Default 1,024.
-   */
+  /** HTTP/2 streams open at once on all the connections of one client address; more are refused. Default 1,024. */
   maxStreamsPerAddress?: number;
   /** Proxies that carry many clients' connections: only `maxConnections` bounds theirs. Default: none. */
   trustedProxies?: TrustedProxies;
-  /**
-   * Where a handler's exception is logged, and refused connections summed up
-   * one line a second at most. Default: silent.
-   */
+  /** Where a handler's exception is logged, and refusals summed up one line a second at most. Default: silent. */
   logger?: Logger;
   /** Concurrent HTTP/2 streams per connection. Default 100. */
   maxConcurrentStreams?: number;
-  /** Largest request header block in bytes. Default 16 384. */
-  maxHeaderSize?: number;
   /** Longest time to receive a whole request; 0 for no bound, as in node:http. Default 120 000 ms. */
   requestTimeoutMs?: number;
-  /**
-   * Response bytes a client leaves unread (transport/unsent-bytes.ts): a
-   * response none of whose queued bytes went out for `stallTimeoutMs` is
-   * reset (HTTP/2) or its connection closed (HTTP/1.1), and so is one whose
-   * write passes the bytes queued on its connection or its client address.
-   * Defaults 30 000 ms, 4 MiB and 16 MiB; trusted proxies are bound per
-   * connection only.
-   */
+  /** The bounds of response bytes clients leave unread (unsent-bytes.ts). Defaults 30 000 ms, 4 MiB and 16 MiB. */
   unsentBytes?: Pick<UnsentBytesOptions, "stallTimeoutMs" | "maxPerConnection" | "maxPerAddress">;
-  /**
-   * Takes HTTP/2 streams before Node's compatibility layer makes a request
-   * and response of them (h2-streams.ts): it answers what it can on the
-   * stream and hands the rest to the handler. Default: every stream as a
-   * request to the handler.
-   */
+  /** Takes HTTP/2 streams before Node's compatibility layer (h2-streams.ts). Default: each as a request to the handler. */
   streams?: StreamHandler;
 }
 
 export interface SinglePortServer {
   listen(port: number, host: string): Promise<AddressInfo>;
-  /**
-   * Stops accepting connections, lets calls in flight finish for up to
-   * `graceMs`, then closes whatever is left. Resolves when all is closed.
-   */
+  /** Stops accepting connections, lets calls in flight finish for up to `graceMs`, then closes what is left. */
   close(graceMs: number): Promise<void>;
 }
 
@@ -101,20 +76,15 @@ export function createSinglePortServer(
   const firstRequestTimeoutMs = options.firstRequestTimeoutMs ?? defaultConnectionLimits.firstRequestTimeoutMs;
   const idleTimeoutMs = options.idleTimeoutMs ?? defaultConnectionLimits.idleTimeoutMs;
   const requestTimeoutMs = options.requestTimeoutMs ?? 120_000;
-  const maxHeaderSize = options.maxHeaderSize ?? 16_384;
   const maxConcurrentStreams = options.maxConcurrentStreams ?? 100;
   const { trustedProxies } = options;
   const logger = options.logger ?? silentLogger;
 
   const unread = boundUnreadResponses({ bounds: options.unsentBytes, trustedProxies, logger });
-  const http1 = http1Server(handler, { maxHeaderSize, headersTimeoutMs, requestTimeoutMs, idleTimeoutMs, logger });
+  const http1 = http1Server(handler, { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs, logger });
   const refused = refusedStreams();
   const served = refused.served(handler);
-  const http2 = http2Server(options.streams === undefined ? served : undefined, {
-    maxHeaderSize,
-    maxConcurrentStreams,
-    logger,
-  });
+  const http2 = http2Server(options.streams === undefined ? served : undefined, maxConcurrentStreams, logger);
   // With a stream handler, the compatibility layer's request and response are made only for what it does not answer.
   if (options.streams !== undefined) {
     serveStreams(http2, { streams: options.streams, handler: served, logger, refused: refused.has });

@@ -3,21 +3,14 @@
 // as a child of the caller's W3C `traceparent`, current while the call is
 // served (so the cache's, the executor's and the warehouse's spans descend
 // from it), ended when the response closes. Only wired in when traces are
-// exported (docs/observability.md); otherwise the handler is left as it is.
-// The call takes the same path either way.
-// It reads the route and saved query each call was given, so it runs after
-// the router.
+// exported (docs/observability.md); the call takes the same path either way.
+// It reads the route and saved query the router gave each call.
 import { traceAttribute, type Tracing } from "../observability/index.js";
 import type { CallHandler } from "./node-http/index.js";
 import { rpcProtocolOf } from "./rpc/index.js";
 
-export interface TraceCallsOptions {
-  tracing: Tracing;
-}
-
 /** `handler` with a server span around each saved-query call (a unary call routed to one: node-http/call-route.ts). */
-export function traceCalls(handler: CallHandler, options: TraceCallsOptions): CallHandler {
-  const { tracing } = options;
+export function traceCalls(handler: CallHandler, tracing: Tracing): CallHandler {
   return (call) => {
     const route = call.route;
     if (route !== "saved-query" && route !== "saved-query-procedure") return handler(call);

@@ -1,14 +1,12 @@
 // Response bytes written but not yet sent, per connection and per client
 // address: a client that stops reading (an HTTP/2 window held at 0, a TCP
 // receive buffer left full) would otherwise keep every response it asked for
-// in memory. A sender (an HTTP/2 stream, an HTTP/1.1 connection) whose queued
-// bytes do not go down for `stallTimeoutMs` is stopped, and a write that takes
-// its connection's or its address's queued bytes past a bound stops its sender.
-// Each sender holds the tallies of its connection and address, so that a write
-// counts without a lookup, and a tally stays while it may be used again (a
-// connection's for the connection's life, an address's until a sweep finds it
-// unused): a Map entry added and deleted on every call costs more than the
-// count (collections/linked-list.ts says why).
+// in memory. A sender whose queued bytes do not go down for `stallTimeoutMs`
+// is stopped, and so is one whose write takes its connection's or address's
+// queued bytes past a bound. Each sender holds the tallies of its connection
+// and address, so a write counts without a lookup; a tally stays while it may
+// be used again, since a Map entry added and deleted on every call costs more
+// than the count (collections/linked-list.ts says why).
 import { addressKey } from "../network/index.js";
 import type { Clock } from "../observability/index.js";
 import { type Link, LinkedList, unlisted } from "../collections/index.js";
@@ -75,9 +73,7 @@ interface Entry {
   counted: number;
   /** When its queued bytes last went down, or were last found 0. */
   progressAt: number;
-  /** When it was stopped, if it was. */
   stoppedAt?: number;
-  /** Its place among the watched senders. */
   link: Link<Entry>;
 }
 

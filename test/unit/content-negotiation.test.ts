@@ -6,8 +6,8 @@ import {
   formatFromAccept,
   formatFromParameter,
   formats,
+  zstdAvailable,
 } from "../../src/transport/http/content-negotiation.js";
-import { zstdAvailable } from "../../src/transport/http/response-encoding.js";
 
 const format = (accept: string) => formats[formatFromAccept(accept)];
 const encoding = (header: string) => encodings[encodingFromAcceptEncoding(header)];

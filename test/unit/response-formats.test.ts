@@ -9,10 +9,9 @@ import {
   type ComputedResponse,
 } from "../../src/endpoints/index.js";
 import { CSV_FORMAT, JSON_FORMAT, NDJSON_FORMAT } from "../../src/transport/http/content-negotiation.js";
+import { ndjsonFromJsonBody } from "../../src/transport/http/body-formats.js";
 import { csvFromJsonBody } from "../../src/transport/http/csv-body.js";
-import { ndjsonFromJsonBody } from "../../src/transport/http/ndjson-body.js";
-import { createResponseBodies } from "../../src/transport/http/response-body.js";
-import { createCompressor } from "../../src/transport/http/response-encoding.js";
+import { createCompressor, createResponseBodies } from "../../src/transport/http/response-body.js";
 import { readCsv } from "../support/csv-reader.js";
 
 const rows = [

@@ -1,9 +1,8 @@
 // The body formats of a GET answer, in one list: each one's `format=` name,
-// media type, the Accept ranges that choose it, how it is written and how
-// the OpenAPI document describes it. Content negotiation, the body writers,
-// the listing and the OpenAPI document all read this list.
+// media type, the Accept ranges that choose it, how it is written from the
+// JSON body and how the OpenAPI document describes it. Content negotiation,
+// the body writers, the listing and the OpenAPI document all read this list.
 import { csvFromJsonBody } from "./csv-body.js";
-import { ndjsonFromJsonBody } from "./ndjson-body.js";
 
 export interface BodyFormatSpec {
   /** The `format` query-string value that asks for it. */
@@ -18,6 +17,14 @@ export interface BodyFormatSpec {
   fromJson?: (json: Buffer, columns: readonly string[]) => Buffer;
   /** What the OpenAPI document says of it; none for JSON, whose schema is the rows'. */
   description?: string;
+}
+
+/** NDJSON from the JSON body `{"result": [rows]}`: each row as the JSON body writes it, one a line ended by LF. */
+export function ndjsonFromJsonBody(json: Buffer): Buffer {
+  const { result } = JSON.parse(json.toString()) as { result: unknown[] };
+  let text = "";
+  for (const row of result) text += `${JSON.stringify(row)}\n`;
+  return Buffer.from(text);
 }
 
 /** Every body format, JSON first: its position is its number (BodyFormat), and JSON is the default. */

@@ -3,11 +3,17 @@
 // Header values repeat from call to call (a client sends the same ones every
 // time), so each of the first distinct values is parsed once and its answer
 // remembered.
+import * as zlib from "node:zlib";
 import { createBoundedMemo } from "../../collections/index.js";
 import { bodyFormats } from "./body-formats.js";
-import { type ContentEncoding, encodings, IDENTITY, zstdAvailable } from "./response-encoding.js";
 
-export { type ContentEncoding, encodings, IDENTITY };
+/** Content codings by number, the server's preference among equals last to first: br, then zstd, then gzip. */
+export const encodings = ["identity", "gzip", "zstd", "br"] as const;
+export type ContentEncoding = 0 | 1 | 2 | 3;
+export const IDENTITY: ContentEncoding = 0;
+
+/** Whether this Node can write zstd (zlib.zstdCompressSync). */
+export const zstdAvailable = typeof (zlib as unknown as { zstdCompressSync?: unknown }).zstdCompressSync === "function";
 
 /** A body format by its number, its position in bodyFormats (response-body.ts names kept bodies by format and coding). */
 export type BodyFormat = number;

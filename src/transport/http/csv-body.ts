@@ -1,10 +1,12 @@
-// The CSV body of a GET answer, from its JSON body: a header line of the row
-// fields in schema order, then one line per row, CRLF line ends and RFC 4180
-// quoting (a field holding a comma, a double quote, CR or LF is quoted, its
-// quotes doubled). Numbers and booleans as JSON writes them, a missing
-// timestamp as an empty field, `metadata` (an array) as its JSON text.
-
-/** `json` is `{"result": [rows]}`; `columns` are the row fields, written even when there are no rows. */
+// The CSV body of a GET answer, from its JSON body.
+/**
+ * CSV from the JSON body `{"result": [rows]}`: a header line of `columns`
+ * (written even when there are no rows), then one line per row, CRLF line
+ * ends and RFC 4180 quoting (a field holding a comma, a double quote, CR or
+ * LF is quoted, its quotes doubled). Numbers and booleans as JSON writes
+ * them, a missing timestamp as an empty field, `metadata` (an array) as its
+ * JSON text.
+ */
 export function csvFromJsonBody(json: Buffer, columns: readonly string[]): Buffer {
   const { result } = JSON.parse(json.toString()) as { result: Record<string, unknown>[] };
   const lines = [columns.map(csvField).join(",")];
@@ -14,8 +16,7 @@ export function csvFromJsonBody(json: Buffer, columns: readonly string[]): Buffe
 
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return "";
-  if (typeof value === "object") return JSON.stringify(value);
-  return String(value);
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
 const needsQuotes = /[",\r\n]/;

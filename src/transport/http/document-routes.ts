@@ -10,19 +10,13 @@ import { endpointListing } from "./endpoint-listing.js";
 import { openApiDocument } from "./openapi.js";
 import { sendBytes, sendEmpty } from "./respond.js";
 
-export interface DocumentRoutes {
-  /** GET /openapi.json. */
-  openapi(call: Call): void;
-  /** GET /api/endpoints, its caller authenticated as `credential`. */
-  listing(call: Call, credential: Credential): void;
-}
-
-export function createDocumentRoutes(registry: EndpointRegistry): DocumentRoutes {
+/** `openapi` answers GET /openapi.json; `listing` GET /api/endpoints, its caller authenticated as `credential`. */
+export function createDocumentRoutes(registry: EndpointRegistry) {
   const openapi = Buffer.from(JSON.stringify(openApiDocument(registry)));
   const openapiEtag = `"${createHash("sha256").update(openapi).digest("base64url").slice(0, 22)}"`;
   const listing = Buffer.from(JSON.stringify(endpointListing(registry)));
   return {
-    openapi(call) {
+    openapi(call: Call): void {
       // The same for every caller, but revalidated on every use: a new deployment is seen at once.
       const headers = { "cache-control": "no-cache", etag: openapiEtag };
       const exchange = call.exchange();
@@ -31,7 +25,7 @@ export function createDocumentRoutes(registry: EndpointRegistry): DocumentRoutes
         return sendEmpty(exchange[1], 304, headers);
       sendBytes(exchange, 200, openapi, headers);
     },
-    listing(call, credential) {
+    listing(call: Call, credential: Credential): void {
       const body = isScoped(credential) ? Buffer.from(JSON.stringify(endpointListing(registry, credential))) : listing;
       // A scoped key's listing names its own fixed values: no shared cache may hand it to another caller.
       const headers = { "cache-control": "private, no-cache", vary: call.cors.vary(varyCredential) };

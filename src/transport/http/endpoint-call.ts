@@ -2,14 +2,14 @@
 // cached result at once, without a promise in between, else the warehouse;
 // then the metrics and, for failures (or every call at LOG_LEVEL=debug), a
 // log line. Nothing here is made per call that a cache hit does not need.
-// result-answer.ts writes a result's answer; get-call-context.ts is what
-// the warehouse is asked with.
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
+  type CallContext,
   dryRunAnswer,
   type Endpoint,
   type EndpointResult,
   type EndpointService,
+  type Freshness,
   type PreparedCall,
 } from "../../endpoints/index.js";
 import type { Logger, Metrics } from "../../observability/index.js";
@@ -22,14 +22,10 @@ import {
   recordNoCall,
   type ValidatedCall,
 } from "../node-http/index.js";
-import { createCacheHeadersWriter } from "./cache-answer.js";
 import type { BodyFormat } from "./content-negotiation.js";
 import { sendError } from "./error-body.js";
 import { sendJson } from "./respond.js";
-import { GetCallContext } from "./get-call-context.js";
-import { createResponseBodies } from "./response-body.js";
-import { createCompressor, type ResponseCompressionOptions } from "./response-encoding.js";
-import { type Answering, sendResult } from "./result-answer.js";
+import { createResultAnswer } from "./result-answer.js";
 
 /** A prepared GET call, with the format its query string named (else `Accept` decides). */
 export type GetCall = PreparedCall & { format?: BodyFormat };
@@ -40,8 +36,6 @@ export interface EndpointCallOptions {
   logger: Logger;
   /** Deadline of a GET call. */
   defaultTimeoutMs: number;
-  /** Compression levels. Default: see ResponseCompressionOptions. */
-  compression?: ResponseCompressionOptions;
   /** Called at the end of each call, within it (for its trace span). Default: nothing. */
   observe?: HttpCallObserver;
   /** STALE_IF_ERROR_SECONDS, named in Cache-Control; 0 names none. Default 3600. */
@@ -53,31 +47,13 @@ export interface EndpointCallOptions {
 /** What a GET call came to: its saved query, code (`ok`, or a code name such as `not_found`) and caller. */
 export type HttpCallObserver = (event: { endpoint: string; code: string; caller: string }) => void;
 
-export interface EndpointCalls {
-  /**
-   * Answers the call's prepared call if its result is cached, at once, the
-   * CORS headers first: true when it did. The fast path of GET hits;
-   * anything else is `answer`'s.
-   */
-  answerHit(call: ValidatedCall): boolean;
-  /** Answers the call's prepared call; failures become the JSON error body. */
-  answer(call: ValidatedCall): void;
-  /**
-   * Answers the call's prepared call with its estimate (`dry_run=1`), the
-   * query not run: `{"estimate": {"rows", "parts", "marks"}}`, never cached.
-   */
-  answerDryRun(call: ValidatedCall): void;
-  /** Answers a call of `endpoint` whose parameters were refused, counted and logged as calls are. */
-  reject(call: AuthenticatedCall, endpoint: Endpoint, error: unknown): void;
-}
+/** The answers of GET calls, each counted and logged at its end. */
+export type EndpointCalls = ReturnType<typeof createEndpointCalls>;
 
-export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls {
+export function createEndpointCalls(options: EndpointCallOptions) {
   const { service, metrics, logger, defaultTimeoutMs } = options;
   const logEveryCall = logger.enabled("debug");
-  const answering: Answering = {
-    bodies: createResponseBodies(createCompressor(options.compression)),
-    writeCacheHeaders: createCacheHeadersWriter(options.staleIfErrorSeconds ?? 3600),
-  };
+  const sendResult = createResultAnswer(options.staleIfErrorSeconds ?? 3600);
   const record = options.record ?? recordNoCall;
 
   function finish(call: AuthenticatedCall, endpoint: Endpoint, code: string, result?: EndpointResult) {
@@ -113,18 +89,20 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
   }
 
   return {
-    answerHit(call) {
+    /** A cached result at once, the CORS headers first: true when it did (the fast path of GET hits). */
+    answerHit(call: ValidatedCall): boolean {
       const prepared = call.prepared;
       // A caller's freshness directive is execute's to read.
       if (asksFreshness(call.head.headers)) return false;
       call.started = performance.now();
       const hit = service.peek(prepared);
       if (hit === undefined) return false;
-      sendResult(answering, call, hit, performance.now() - call.started);
+      sendResult(call, hit, performance.now() - call.started);
       finish(call, prepared.endpoint, "ok", hit);
       return true;
     },
-    answer(call) {
+    /** Any call; failures become the JSON error body. */
+    answer(call: ValidatedCall): void {
       const prepared = call.prepared;
       call.started = performance.now();
       const freshness = freshnessOfHead(call.head.headers);
@@ -133,14 +111,14 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
       // Every answer but a hit's one write goes through the response, the CORS headers set on it.
       call.exchange();
       if (hit !== undefined) {
-        sendResult(answering, call, hit, lookupMs);
+        sendResult(call, hit, lookupMs);
         return finish(call, prepared.endpoint, "ok", hit);
       }
       const context = new GetCallContext(call, defaultTimeoutMs, freshness);
       service.execute(prepared, context).then(
         (result) => {
           try {
-            sendResult(answering, call, result, lookupMs);
+            sendResult(call, result, lookupMs);
           } catch (error) {
             // Rows that do not fit the row message: a bug, answered as INTERNAL.
             return fail(call, prepared.endpoint, error);
@@ -150,7 +128,8 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
         (error: unknown) => fail(call, prepared.endpoint, error),
       );
     },
-    answerDryRun(call) {
+    /** The estimate (`dry_run=1`), the query not run: `{"estimate": {"rows", "parts", "marks"}}`, never cached. */
+    answerDryRun(call: ValidatedCall): void {
       const { prepared } = call;
       call.started = performance.now();
       const exchange = call.exchange();
@@ -166,9 +145,37 @@ export function createEndpointCalls(options: EndpointCallOptions): EndpointCalls
         (error: unknown) => fail(call, prepared.endpoint, error),
       );
     },
-    reject(call, endpoint, error) {
+    /** A call of `endpoint` whose parameters were refused. */
+    reject(call: AuthenticatedCall, endpoint: Endpoint, error: unknown): void {
       call.started = performance.now();
       fail(call, endpoint, error);
     },
   };
+}
+
+/** The context a GET call asks the warehouse with; its abort signal is made only if the warehouse asks for it. */
+class GetCallContext implements CallContext {
+  private abort: AbortController | undefined;
+  constructor(
+    private readonly call: AuthenticatedCall,
+    readonly timeoutMs: number,
+    readonly freshness: Freshness | undefined,
+  ) {}
+  get requestId(): string {
+    return this.call.requestId;
+  }
+  get tenant(): string {
+    return this.call.credential.id;
+  }
+  get signal(): AbortSignal {
+    if (this.abort === undefined) {
+      const abort = (this.abort = new AbortController());
+      const [, response] = this.call.exchange();
+      // Only a client that leaves before the answer cancels the call.
+      response.once("close", () => {
+        if (!response.writableFinished) abort.abort();
+      });
+    }
+    return this.abort.signal;
+  }
 }

@@ -4,33 +4,8 @@
 import type { EndpointRegistry, Scope } from "../../endpoints/index.js";
 import { formats } from "./content-negotiation.js";
 
-export interface EndpointListing {
-  name: string;
-  id: string;
-  max_rows: number;
-  cache_ttl_seconds: number;
-  cache_warming_seconds: number;
-  sandboxed: boolean;
-  grpc_method: string;
-  /** Its server-streaming watch method (`package.Service/WatchX`), when it has one. */
-  grpc_watch_method?: string;
-  paths: string[];
-  /** Body formats a GET call may ask for with `format=` or Accept. */
-  formats: string[];
-  parameters: {
-    name: string;
-    required: boolean;
-    allowed_values: string[];
-    default: string | null;
-    max_length: number;
-  }[];
-  /** Present for a deprecated version: since when (RFC 3339 date), its sunset if set, and its successor's name. */
-  deprecated?: { since: string; sunset?: string; successor: string };
-  /** Present for a credential that fixes some of this endpoint's parameters: their values. */
-  fixed_parameters?: Record<string, string>;
-}
-
-export function endpointListing(registry: EndpointRegistry, scope: Scope = {}): { result: EndpointListing[] } {
+/** `{"result": [definitions]}`, their fields as docs/http-api.md (Listing) describes them. */
+export function endpointListing(registry: EndpointRegistry, scope: Scope = {}) {
   const callable = registry.endpoints.filter((e) => scope.endpoints?.has(e.definition.name) ?? true);
   return {
     result: callable.map(({ definition, grpcMethod, grpcWatchMethod, parameters, deprecation }) => ({

@@ -32,21 +32,16 @@ export function errorResponse(error: unknown): ErrorResponse {
   };
 }
 
-/** HTTP's own answers to an error (405 with Allow, 414): headers added to the error's, and the status. */
-export interface ErrorAnswer {
-  headers?: Record<string, string>;
-  status?: number;
-}
-
 /**
  * Answers with the error body of `error`, the request id, and the headers the
- * error carries; `answer`'s headers and status override.
+ * error carries; `answer`'s headers and status override (HTTP's own answers
+ * to an error: 405 with Allow, 414).
  */
 export function sendError(
   exchange: RequestAndResponse,
   requestId: string,
   error: unknown,
-  answer: ErrorAnswer = {},
+  answer: { headers?: Record<string, string>; status?: number } = {},
 ): void {
   const [request] = exchange;
   const { status, headers, body } = errorResponse(error);

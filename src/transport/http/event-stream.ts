@@ -17,14 +17,12 @@ import {
 } from "../node-http/index.js";
 import { errorResponse } from "./error-body.js";
 
-export interface EventStreams {
-  /**
-   * Answers the call as an event stream. Throws, before anything is written,
-   * what the hub throws: RESOURCE_EXHAUSTED past a watch bound, UNAVAILABLE
-   * at shutdown.
-   */
-  serve(call: ValidatedCall, request: Message): void;
-}
+/**
+ * Answers the call as an event stream. Throws, before anything is written,
+ * what the hub throws: RESOURCE_EXHAUSTED past a watch bound, UNAVAILABLE at
+ * shutdown.
+ */
+export type ServeEventStream = (call: ValidatedCall, request: Message) => void;
 
 /** Whether a GET asks for an event stream: its Accept names text/event-stream. */
 export function asksEventStream(call: { head: ValidatedCall["head"] }): boolean {
@@ -35,57 +33,55 @@ export function asksEventStream(call: { head: ValidatedCall["head"] }): boolean 
 const heartbeat = Buffer.from(": heartbeat\n\n");
 const endOfEvent = Buffer.from("\n\n");
 
-export function createEventStreams(openWatch: OpenWatch): EventStreams {
-  return {
-    serve(call, request) {
-      // A reconnect that holds the current result already is not sent it again.
-      let skipTag = headerText(call.head.headers["last-event-id"]);
-      let response: HttpResponse | undefined;
-      let bytes = 0;
-      const write = (chunk: Buffer) => {
-        bytes += chunk.length;
-        return response!.write(chunk);
-      };
-      call.started = performance.now();
-      const session = openWatch({
-        call,
-        request,
-        protocol: "get",
-        writer: {
-          result(result) {
-            const id = cacheHeaders(result, "json", 0).etag;
-            if (skipTag !== undefined) {
-              const skip = skipTag === id;
-              skipTag = undefined;
-              if (skip) return true;
-            }
-            if (write(resultEvent(id, result))) return true;
-            response!.once("drain", () => session.drained());
-            return false;
-          },
-          heartbeat: () => write(heartbeat),
-          end(error) {
-            if (error === undefined || response!.writableEnded) return;
-            const event = errorEvent(error);
-            bytes += event.length;
-            response!.end(event);
-          },
-          bytes: () => bytes,
+export function createEventStreams(openWatch: OpenWatch): ServeEventStream {
+  return (call, request) => {
+    // A reconnect that holds the current result already is not sent it again.
+    let skipTag = headerText(call.head.headers["last-event-id"]);
+    let response: HttpResponse | undefined;
+    let bytes = 0;
+    const write = (chunk: Buffer) => {
+      bytes += chunk.length;
+      return response!.write(chunk);
+    };
+    call.started = performance.now();
+    const session = openWatch({
+      call,
+      request,
+      protocol: "get",
+      writer: {
+        result(result) {
+          const id = cacheHeaders(result, "json", 0).etag;
+          if (skipTag !== undefined) {
+            const skip = skipTag === id;
+            skipTag = undefined;
+            if (skip) return true;
+          }
+          if (write(resultEvent(id, result))) return true;
+          response!.once("drain", () => session.drained());
+          return false;
         },
-      });
-      // The CORS headers are set on the response by exchange().
-      [, response] = call.exchange();
-      response.writeHead(200, {
-        "content-type": "text/event-stream",
-        "cache-control": "no-store",
-        "x-accel-buffering": "no",
-        "x-request-id": call.requestId,
-        vary: call.cors.vary(`Accept, ${varyCredential}`),
-      });
-      // The head goes now: a client waits for it before the first result, which may take a query.
-      if ("flushHeaders" in response) response.flushHeaders();
-      response.once("close", () => session.end());
-    },
+        heartbeat: () => write(heartbeat),
+        end(error) {
+          if (error === undefined || response!.writableEnded) return;
+          const event = errorEvent(error);
+          bytes += event.length;
+          response!.end(event);
+        },
+        bytes: () => bytes,
+      },
+    });
+    // The CORS headers are set on the response by exchange().
+    [, response] = call.exchange();
+    response.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+      "x-request-id": call.requestId,
+      vary: call.cors.vary(`Accept, ${varyCredential}`),
+    });
+    // The head goes now: a client waits for it before the first result, which may take a query.
+    if ("flushHeaders" in response) response.flushHeaders();
+    response.once("close", () => session.end());
   };
 }
 

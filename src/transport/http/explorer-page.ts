@@ -43,11 +43,6 @@ interface Asset {
   br?: Buffer;
 }
 
-/** Whether `path` (without the query) is one of the explorer's. */
-function isExplorerPath(path: string): boolean {
-  return files[path] !== undefined;
-}
-
 /**
  * Puts the explorer in front of `next`: GET and HEAD of `/`, `/explorer.js`
  * and `/explorer.css` are answered here; everything else goes on.
@@ -59,7 +54,7 @@ export function withExplorer(next: CallHandler, options: ExplorerPageOptions): C
     const method = call.head.method;
     if (method !== "GET" && method !== "HEAD") return next(call);
     const path = pathOf(call.head.url);
-    if (!isExplorerPath(path)) return next(call);
+    if (files[path] === undefined) return next(call);
     if (assets === undefined) {
       const body = Buffer.from("the explorer is not built: run npm run build\n");
       return replyOn(call.exchange(), 503, { "content-type": "text/plain; charset=utf-8", ...security }, body);

@@ -3,6 +3,7 @@
 // page token parameter set to the next page's token. CSV and NDJSON bodies
 // carry no token, so this header is how they page.
 import { pathOf, queryOf } from "../node-http/index.js";
+import { decode } from "./query-string.js";
 
 /**
  * The Link header value for the page after the one `url` asked for: a
@@ -16,7 +17,9 @@ export function nextPageLink(url: string, parameter: string, token: string): str
   let placed = false;
   for (const sent of queryOf(url).split("&")) {
     if (sent === "") continue;
-    if (nameOf(sent) !== parameter) pairs.push(sent);
+    // Its decoded name as query-string.ts reads it (undefined when malformed).
+    const eq = sent.indexOf("=");
+    if (decode(eq < 0 ? sent : sent.slice(0, eq)) !== parameter) pairs.push(sent);
     else if (!placed) {
       pairs.push(pair);
       placed = true;
@@ -24,14 +27,4 @@ export function nextPageLink(url: string, parameter: string, token: string): str
   }
   if (!placed) pairs.push(pair);
   return `<${pathOf(url)}?${pairs.join("&")}>; rel="next"`;
-}
-
-/** A query pair's decoded name as query-string.ts reads it; undefined when malformed. */
-function nameOf(pair: string): string | undefined {
-  const eq = pair.indexOf("=");
-  try {
-    return decodeURIComponent((eq < 0 ? pair : pair.slice(0, eq)).replace(/\+/g, " "));
-  } catch {
-    return undefined;
-  }
 }

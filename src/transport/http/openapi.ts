@@ -53,18 +53,12 @@ export function openApiDocument(registry: EndpointRegistry): Schema {
       },
     },
   };
+  // The parameters every endpoint takes, at the path level.
+  const parameters = [formatParameter, dryRunParameter];
   for (const endpoint of registry.endpoints) {
     schemas[endpoint.rowSchema.name] = rowSchema(endpoint.rowSchema);
-    const byName = operation(endpoint, "ByName");
-    // The format parameter, which every endpoint takes, at the path level.
-    paths[`/api/endpoints/${endpoint.definition.name}`] = {
-      get: byName,
-      parameters: [formatParameter, dryRunParameter],
-    };
-    paths[`/api/endpoints/query/${endpoint.definition.id}`] = {
-      get: operation(endpoint, "ById"),
-      parameters: [formatParameter, dryRunParameter],
-    };
+    paths[`/api/endpoints/${endpoint.definition.name}`] = { get: operation(endpoint, "ByName"), parameters };
+    paths[`/api/endpoints/query/${endpoint.definition.id}`] = { get: operation(endpoint, "ById"), parameters };
   }
   paths["/api/endpoints"] = {
     get: {

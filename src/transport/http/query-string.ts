@@ -26,6 +26,10 @@ export interface QueryStringRequest {
  */
 export function requestFromQueryString(endpoint: Endpoint, search: string): QueryStringRequest {
   const violations: FieldViolation[] = [];
+  const violation = (field: string, description: string) => void violations.push({ field, description });
+  // A repeated name is reported once, however often it repeats.
+  const repeated = (name: string) =>
+    violations.some((v) => v.field === name) || violation(name, `${name} is given more than once`);
   const seen = new Map<string, string>();
   let format: BodyFormat | undefined;
   let formatGiven = false;
@@ -35,56 +39,27 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
     const eq = pair.indexOf("=");
     const name = decode(eq < 0 ? pair : pair.slice(0, eq));
     const value = decode(eq < 0 ? "" : pair.slice(eq + 1));
-    if (name === undefined) {
-      violations.push({
-        field: "query",
-        description: "query string has a parameter name with malformed percent-encoding",
-      });
-      continue;
-    }
-    if (name === "") {
-      violations.push({ field: "query", description: "query string has a parameter with no name" });
-      continue;
-    }
-    if (value === undefined) {
-      violations.push({ field: name, description: `${name} has malformed percent-encoding` });
-      continue;
-    }
-    if (name === "format") {
-      if (formatGiven) {
-        if (!violations.some((v) => v.field === name))
-          violations.push({ field: name, description: "format is given more than once" });
-      } else {
+    if (name === undefined) violation("query", "query string has a parameter name with malformed percent-encoding");
+    else if (name === "") violation("query", "query string has a parameter with no name");
+    else if (value === undefined) violation(name, `${name} has malformed percent-encoding`);
+    else if (name === "format") {
+      if (formatGiven) repeated(name);
+      else {
         formatGiven = true;
         format = formatFromParameter(value);
-        if (format === undefined)
-          violations.push({ field: name, description: "format must be one of json, csv, ndjson" });
+        if (format === undefined) violation(name, "format must be one of json, csv, ndjson");
       }
-      continue;
-    }
-    if (name === "dry_run") {
-      if (dryRun !== undefined) {
-        if (!violations.some((v) => v.field === name))
-          violations.push({ field: name, description: "dry_run is given more than once" });
-      } else {
+    } else if (name === "dry_run") {
+      if (dryRun !== undefined) repeated(name);
+      else {
         dryRun = value === "1";
-        if (value !== "1" && value !== "0") violations.push({ field: name, description: "dry_run must be 0 or 1" });
+        if (value !== "1" && value !== "0") violation(name, "dry_run must be 0 or 1");
       }
-      continue;
-    }
-    const spec = endpoint.parameters.find((p) => p.name === name);
-    if (spec === undefined) {
+    } else if (!endpoint.parameters.some((p) => p.name === name)) {
       const known = endpoint.parameters.map((p) => p.name).join(", ");
-      violations.push({
-        field: name,
-        description: `${name} is not a parameter of ${endpoint.definition.name} (it takes ${known})`,
-      });
-    } else if (seen.has(name)) {
-      if (!violations.some((v) => v.field === name))
-        violations.push({ field: name, description: `${name} is given more than once` });
-    } else {
-      seen.set(name, value);
-    }
+      violation(name, `${name} is not a parameter of ${endpoint.definition.name} (it takes ${known})`);
+    } else if (seen.has(name)) repeated(name);
+    else seen.set(name, value);
   }
   const init: Record<string, string> = {};
   for (const spec of endpoint.parameters) {
@@ -102,7 +77,7 @@ export function requestFromQueryString(endpoint: Endpoint, search: string): Quer
 }
 
 /** application/x-www-form-urlencoded decoding; undefined when malformed. */
-function decode(text: string): string | undefined {
+export function decode(text: string): string | undefined {
   try {
     return decodeURIComponent(text.replace(/\+/g, " "));
   } catch {

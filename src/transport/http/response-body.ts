@@ -1,7 +1,9 @@
 // The body a GET caller reads, in its format and content coding: the JSON
 // body as the result has it, or one made from it once and kept with the
 // result by name (a cached result counts it in the cache's bound), so a later
-// caller asking for the same one reads it as is.
+// caller asking for the same one reads it as is. Compression (gzip, Brotli,
+// zstd where this Node has it) is synchronous and done once per kept body.
+import * as zlib from "node:zlib";
 import type { ComputedResponse, Endpoint } from "../../endpoints/index.js";
 import { bodyFormats } from "./body-formats.js";
 import {
@@ -12,13 +14,37 @@ import {
   type BodyFormat,
   type ContentEncoding,
 } from "./content-negotiation.js";
-import type { Compressor } from "./response-encoding.js";
 
 export interface ResponseBodies {
   /** The body if no work is needed to have it: the JSON body, or one already kept. */
   ready(result: ComputedResponse, format: BodyFormat, encoding: ContentEncoding): Buffer | undefined;
   /** The body, made (and kept) if it was not yet. */
   make(result: ComputedResponse, endpoint: Endpoint, format: BodyFormat, encoding: ContentEncoding): Buffer;
+}
+
+/** Compresses `body` for `encoding` (1 gzip, 2 zstd, 3 br; 0 returns it as is). */
+export type Compressor = (body: Buffer, encoding: ContentEncoding) => Buffer;
+
+const zstdCompressSync = (zlib as unknown as { zstdCompressSync?: (body: Buffer) => Buffer }).zstdCompressSync;
+
+/**
+ * gzip at level 6; Brotli at quality 5: most of the size gain of 11 at a
+ * small part of its work, which matters for results that are not cached
+ * (logs.all) and are compressed on every call.
+ */
+export function createCompressor(): Compressor {
+  return (body, encoding) => {
+    if (encoding === 1) return zlib.gzipSync(body, { level: 6 });
+    if (encoding === 2) return zstdCompressSync!(body);
+    if (encoding !== 3) return body;
+    return zlib.brotliCompressSync(body, {
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: 5,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+      },
+    });
+  };
 }
 
 const columnsOf = new WeakMap<Endpoint, string[]>();
@@ -29,17 +55,20 @@ const bodyNames = formats.map((format) =>
 );
 
 export function createResponseBodies(compress: Compressor): ResponseBodies {
+  /** The kept body `name`, made by `make` and kept when there is none yet. */
+  function kept(result: ComputedResponse, name: string, make: () => Buffer): Buffer {
+    let body = result.body(name);
+    if (body === undefined) result.keepBody(name, (body = make()));
+    return body;
+  }
+
   function formatted(result: ComputedResponse, endpoint: Endpoint, format: BodyFormat): Buffer {
     if (format === JSON_FORMAT) return result.json();
-    const name = bodyNames[format]![IDENTITY]!;
-    let body = result.body(name);
-    if (body === undefined) {
+    return kept(result, bodyNames[format]![IDENTITY]!, () => {
       let columns = columnsOf.get(endpoint);
       if (columns === undefined) columnsOf.set(endpoint, (columns = endpoint.rowSchema.fields.map((f) => f.name)));
-      body = bodyFormats[format]!.fromJson!(result.json(), columns);
-      result.keepBody(name, body);
-    }
-    return body;
+      return bodyFormats[format]!.fromJson!(result.json(), columns);
+    });
   }
 
   return {
@@ -49,13 +78,7 @@ export function createResponseBodies(compress: Compressor): ResponseBodies {
     },
     make(result, endpoint, format, encoding) {
       if (encoding === IDENTITY) return formatted(result, endpoint, format);
-      const name = bodyNames[format]![encoding]!;
-      let body = result.body(name);
-      if (body === undefined) {
-        body = compress(formatted(result, endpoint, format), encoding);
-        result.keepBody(name, body);
-      }
-      return body;
+      return kept(result, bodyNames[format]![encoding]!, () => compress(formatted(result, endpoint, format), encoding));
     },
   };
 }

@@ -6,7 +6,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Authenticator, isScopedFor } from "../../auth/index.js";
 import { type FieldViolation, fieldViolationsOf, invalidArgument } from "../../errors/index.js";
-import type { Message } from "@bufbuild/protobuf";
 import type { EndpointService } from "../../endpoints/index.js";
 import type { Logger } from "../../observability/index.js";
 import {
@@ -21,7 +20,7 @@ import {
   validated,
 } from "../node-http/index.js";
 import type { EndpointCalls, GetCall } from "./endpoint-call.js";
-import { asksEventStream, type EventStreams } from "./event-stream.js";
+import { asksEventStream, type ServeEventStream } from "./event-stream.js";
 import { sendError } from "./error-body.js";
 import { requestFromQueryString } from "./query-string.js";
 
@@ -31,19 +30,17 @@ export interface SavedQueryRouteOptions {
   logger: Logger;
   calls: EndpointCalls;
   /** Serves GETs asking for text/event-stream; without it they are answered as any GET. Default: none. */
-  eventStreams?: EventStreams;
+  eventStreams?: ServeEventStream;
   /** Answers a refused authentication, counted as the routes count refusals. */
   refuse(call: Call, error: unknown): void;
 }
 
-export interface SavedQueryRoute {
-  /** A GET or HEAD of a target asked before: true when it took the call (authenticated, then answered). */
-  servedKnown(call: Call): boolean;
-  /** A call of a target not asked before, its caller authenticated. */
-  serve(call: AuthenticatedCall): void;
-}
-
-export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQueryRoute {
+/**
+ * `servedKnown` takes a GET or HEAD of a target asked before (true when it
+ * did: authenticated, then answered); `serve` a call of a target not asked
+ * before, its caller authenticated.
+ */
+export function createSavedQueryRoute(options: SavedQueryRouteOptions) {
   const { service, calls, eventStreams } = options;
   const preparedCalls = createPreparedCalls();
 
@@ -76,15 +73,11 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
     )
       preparedCalls.remember(url, prepared);
     const ready = validated(call, prepared);
-    if (eventStreams !== undefined && asksEventStream(call)) return openEventStream(eventStreams, ready, message);
-    calls.answer(ready);
-  }
-
-  function openEventStream(eventStreams: EventStreams, call: ValidatedCall, request: Message): void {
+    if (eventStreams === undefined || !asksEventStream(call)) return calls.answer(ready);
     try {
-      eventStreams.serve(call, request);
+      eventStreams(ready, message);
     } catch (error) {
-      calls.reject(call, call.prepared.endpoint, error);
+      calls.reject(ready, ready.prepared.endpoint, error);
     }
   }
 
@@ -100,7 +93,7 @@ export function createSavedQueryRoute(options: SavedQueryRouteOptions): SavedQue
   };
 
   return {
-    servedKnown(call) {
+    servedKnown(call: Call): boolean {
       const method = call.head.method;
       if (method !== "GET" && method !== "HEAD") return false;
       if (eventStreams !== undefined && asksEventStream(call)) return false;

@@ -19,15 +19,12 @@ export interface ConnectionCapsOptions {
   logger: Logger;
 }
 
-export interface ConnectionCaps {
-  /** Counts `socket` against its address; destroys it and returns false when its address holds its bound. */
-  admit(socket: Socket): boolean;
-  /** The connections admitted and still open. */
-  readonly open: ReadonlySet<Socket>;
-}
-
-/** Bounds the connections `tcp` accepts; `admit` is asked for each one it hands over. */
-export function capConnections(tcp: NetServer, options: ConnectionCapsOptions): ConnectionCaps {
+/**
+ * Bounds the connections `tcp` accepts: `admit` counts each one against its
+ * address, destroying it (false) when the address holds its bound; `open`
+ * holds those admitted and still open.
+ */
+export function capConnections(tcp: NetServer, options: ConnectionCapsOptions) {
   const { maxConnectionsPerAddress, trustedProxies, logger } = options;
   const open = new Set<Socket>();
   const perAddress = new Map<string, number>();
@@ -48,8 +45,8 @@ export function capConnections(tcp: NetServer, options: ConnectionCapsOptions): 
   tcp.maxConnections = options.maxConnections;
   tcp.on("drop", () => countRefused("the open-connection bound is reached"));
   return {
-    open,
-    admit(socket) {
+    open: open as ReadonlySet<Socket>,
+    admit(socket: Socket): boolean {
       const peer = socket.remoteAddress ?? "";
       const address = addressKey(peer);
       const count = perAddress.get(address) ?? 0;

@@ -15,17 +15,12 @@ interface Unfinished {
 /** A stream's place among the unfinished requests, or undefined for one not timed. */
 export type RequestTimer = Link<Unfinished> | undefined;
 
-export interface RequestTimeouts {
-  /** Times the request of a stream that began with `flags`, unless its headers ended it. */
-  began(stream: ServerHttp2Stream, flags: number): RequestTimer;
-  /** Stops timing the request of a stream that closed. */
-  closed(timer: RequestTimer): void;
-  /** Stops the sweep. */
-  stop(): void;
-}
-
-/** Cancels (RST_STREAM with CANCEL) each HTTP/2 request not whole `requestTimeoutMs` after it began. */
-export function timeRequests(requestTimeoutMs: number): RequestTimeouts {
+/**
+ * Cancels (RST_STREAM with CANCEL) each HTTP/2 request not whole
+ * `requestTimeoutMs` after it began: `began` times the request of a stream
+ * unless its headers (`flags`) ended it, `closed` stops timing it.
+ */
+export function timeRequests(requestTimeoutMs: number) {
   const unfinished = new LinkedList<Unfinished>();
   // 0 (or Infinity) is no request timeout, as for node:http.
   const timed = requestTimeoutMs > 0 && Number.isFinite(requestTimeoutMs);
@@ -45,11 +40,11 @@ export function timeRequests(requestTimeoutMs: number): RequestTimeouts {
         Math.min(1_000, requestTimeoutMs / 2),
       ).unref();
   return {
-    began: (stream, flags) =>
+    began: (stream: ServerHttp2Stream, flags: number): RequestTimer =>
       timed && (flags & http2Constants.NGHTTP2_FLAG_END_STREAM) === 0
         ? unfinished.push({ stream, began: performance.now() })
         : undefined,
-    closed(timer) {
+    closed(timer: RequestTimer): void {
       if (timer !== undefined) unfinished.remove(timer);
     },
     stop: () => clearInterval(sweep),

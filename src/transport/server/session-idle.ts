@@ -17,22 +17,15 @@ export interface SessionIdle {
   streamClosed(): void;
 }
 
-export interface SessionIdling {
-  /** The idle bounds of `session`, watched since its "session" event, which comes before any of its streams. */
-  of(session: Http2Session): SessionIdle;
-  /** The sessions still open, for close. */
-  sessions(): Iterable<Http2Session>;
-}
-
-/** Watches every session of `http2` for its idle bounds. */
-export function idleSessions(http2: Http2Server, options: SessionIdleOptions): SessionIdling {
+/** Watches every session of `http2` for its idle bounds: `of(session)` from its "session" event; `sessions` the open ones. */
+export function idleSessions(http2: Http2Server, options: SessionIdleOptions) {
   const watched = new Map<Http2Session, SessionIdle>();
   http2.on("session", (session) => {
     watched.set(session, watchSession(session, options));
     session.once("close", () => watched.delete(session));
   });
   return {
-    of: (session) => watched.get(session)!,
+    of: (session: Http2Session) => watched.get(session)!,
     sessions: () => watched.keys(),
   };
 }

@@ -31,13 +31,6 @@ export interface AddressStreams {
   closed(): void;
 }
 
-export interface StreamBudget {
-  /** The open streams of `session` and its address, counted from its "session" event, which comes before any of its streams. */
-  of(session: Http2Session): AddressStreams;
-  /** Resets `stream`, which its address's budget did not take, with REFUSED_STREAM; summed up in one log line a second at most. */
-  refuse(stream: ServerHttp2Stream): void;
-}
-
 /** The open streams of one address, the open streams of each of its sessions, and whether they are announced lowered. */
 interface AddressTally {
   open: number;
@@ -50,8 +43,13 @@ const raiseBelow = 0.9;
 
 const unbounded: AddressStreams = { opened: () => true, closed: () => {} };
 
-/** Counts the open streams of each client address of `http2`'s sessions against its budget. */
-export function budgetStreams(http2: Http2Server, options: StreamBudgetOptions): StreamBudget {
+/**
+ * Counts the open streams of each client address of `http2`'s sessions
+ * against its budget: `of(session)` from its "session" event, which comes
+ * before any of its streams; `refuse` resets a stream the budget did not take
+ * with REFUSED_STREAM, summed up in one log line a second at most.
+ */
+export function budgetStreams(http2: Http2Server, options: StreamBudgetOptions) {
   const { maxStreamsPerAddress, maxConcurrentStreams, trustedProxies, logger } = options;
   const tallies = new Map<string, AddressTally>();
   // Only at zero, and only the address's current tally: a later session of the address may have made a new one.
@@ -106,8 +104,8 @@ export function budgetStreams(http2: Http2Server, options: StreamBudgetOptions):
   });
   let refused = 0;
   return {
-    of: (session) => ofSession.get(session)!,
-    refuse(stream) {
+    of: (session: Http2Session) => ofSession.get(session)!,
+    refuse(stream: ServerHttp2Stream): void {
       // Node fails a stream reset with REFUSED_STREAM with an error nobody else listens for.
       stream.on("error", ignore);
       stream.close(http2Constants.NGHTTP2_REFUSED_STREAM);

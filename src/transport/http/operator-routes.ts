@@ -1,11 +1,13 @@
-// /metrics: its answer on the API port, and the handler of a port that
-// serves only /metrics (METRICS_PORT), where a flood of scrapes cannot reach
-// the callers.
+// The routes of operators and their tools: /healthz answers while the
+// process serves, /readyz while the service can answer queries (its schema in
+// place and the warehouse reachable), and /metrics, on the API port or on a
+// port that serves only it (METRICS_PORT), where a flood of scrapes cannot
+// reach the callers.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger, Metrics, MetricsScrape } from "../../observability/index.js";
 import { type Call, pathOf, type RequestAndResponse, type RequestHandler } from "../node-http/index.js";
 import { sendError } from "./error-body.js";
-import { sendBytes } from "./respond.js";
+import { sendBytes, sendJson } from "./respond.js";
 
 export interface MetricsRoutesOptions {
   /** The scrape text. */
@@ -41,4 +43,18 @@ export function createMetricsRoutes(options: MetricsRoutesOptions): RequestHandl
 export async function answerMetrics(call: Call, scrape: MetricsScrape, metrics: Metrics): Promise<void> {
   const text = await scrape();
   sendBytes(call.exchange(), 200, text, { "content-type": metrics.registry.contentType, "cache-control": "no-store" });
+}
+
+/** A probe's answer is of this moment: no cache may keep it (a kept "ready" would outlive an outage). */
+const noStore = { "cache-control": "no-store" };
+
+/** GET /healthz: the process serves. */
+export function answerHealth(call: Call): void {
+  sendJson(call.exchange(), 200, { status: "ok" }, noStore);
+}
+
+/** GET /readyz: 200 when `ready` says so, 503 when it says not or fails. */
+export async function answerReadiness(call: Call, ready: () => Promise<boolean>): Promise<void> {
+  const isReady = await ready().catch(() => false);
+  sendJson(call.exchange(), isReady ? 200 : 503, { status: isReady ? "ready" : "warehouse unavailable" }, noStore);
 }
