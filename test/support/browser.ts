@@ -2,14 +2,14 @@
 /// <reference lib="dom.iterable" />
 // (The DOM's types: the browser tests hand functions to the page, page.evaluate.)
 // A real browser for the browser tests: Debian's Chromium driven by
-// puppeteer-core, headless, in a fresh profile; and the explorer page built
-// for it by the same build as dist/web/. Where no Chromium is found, the
+// puppeteer-core, headless, in a fresh profile; and the explorer page as the
+// tests' global build made it (dist/web/). Where no Chromium is found, the
 // browser tests say so in one line and skip.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { launchChromium } from "../../bench/chromium.js";
-import { buildExplorer } from "../../scripts/build/web-bundle.mjs";
+import { projectRoot } from "./built-commands.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "./temp-directory.js";
 
 /** The Chromium to drive: CHROMIUM_PATH, else Debian's /usr/bin/chromium; undefined when neither exists. */
@@ -56,9 +56,5 @@ export async function launchBrowser(): Promise<TestBrowser> {
   };
 }
 
-/** Builds the explorer page into a new temporary directory; `remove` deletes it. */
-export async function buildExplorerPage(): Promise<{ directory: string; remove(): void }> {
-  const directory = makeTemporaryDirectory("sqe-explorer-");
-  await buildExplorer(join(import.meta.dirname, "../.."), directory);
-  return { directory, remove: () => removeTemporaryDirectory(directory) };
-}
+/** The explorer page's directory as the build made it once before the tests (dist/web/, build-once.ts). */
+export const builtExplorerPage = join(projectRoot, "dist/web");

@@ -1,11 +1,20 @@
 // An embedded warehouse for one test process: a fresh chDB data directory,
 // migrated, plus helpers to insert rows the way a log shipper does.
+import { inject } from "vitest";
 import { insertLogRows, openWarehouse, migrate, type LogTable, type Warehouse } from "../../src/warehouse/index.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "./temp-directory.js";
+import { copyWarehouseTemplate } from "./warehouse-template.js";
 
-/** Opens the engine in a new temporary directory and applies the schema; closing it removes the directory. */
+/**
+ * Opens the engine in a new temporary directory and applies the schema;
+ * closing it removes the directory. The directory starts as a copy of the
+ * run's migrated template when there is one (warehouse-template.ts), so that
+ * migrating finds every migration applied.
+ */
 export async function openTestWarehouse(): Promise<Warehouse> {
   const path = makeTemporaryDirectory("sqe-test-");
+  const template = inject("warehouseTemplate");
+  if (template !== undefined) copyWarehouseTemplate(template, path);
   const warehouse = await openWarehouse({ kind: "embedded", path, database: "default" });
   await migrate(warehouse.client);
   return {

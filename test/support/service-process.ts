@@ -1,10 +1,9 @@
-// The service as a process of its own, started from source the way
-// `npm start` runs it (or by another command line, a build's, say), with the environment a test gives it (credentials from
+// The service as a process of its own, started from the bundle `npm start`
+// runs (dist/main.js, built once before the tests), or by another command
+// line, a build's, say, with the environment a test gives it (credentials from
 // the test alone, never from the environment the tests run in).
 import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
-
-const main = join(import.meta.dirname, "../../src/main.ts");
+import { bundleOf } from "./built-commands.js";
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -19,7 +18,7 @@ export interface ServiceProcess {
 }
 
 export interface ServiceCommand {
-  /** Node's arguments. Default: the source under tsx. */
+  /** Node's arguments. Default: the service's bundle, dist/main.js. */
   args: string[];
   /** Default: this process's. */
   cwd?: string;
@@ -27,7 +26,7 @@ export interface ServiceCommand {
 
 export function startServiceProcess(
   env: Record<string, string>,
-  command: ServiceCommand = { args: ["--import", "tsx", main] },
+  command: ServiceCommand = { args: [bundleOf("main")] },
 ): ServiceProcess {
   const unset = { API_KEYS: "", API_KEYS_FILE: "", JWT_SECRET: "", JWT_PUBLIC_KEY: "", JWT_JWKS_FILE: "" };
   const child = spawn(process.execPath, command.args, {

@@ -6,7 +6,7 @@
 import type { ElementHandle, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Warehouse } from "../../../src/warehouse/index.js";
-import { buildExplorerPage, launchBrowser, skipWithoutChromium, type TestBrowser } from "../../support/browser.js";
+import { builtExplorerPage, launchBrowser, skipWithoutChromium, type TestBrowser } from "../../support/browser.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
 import { insertScenario, NOW } from "../../support/scenario.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
@@ -40,7 +40,6 @@ function edgeLine(project: string, id: string, msAgo: number, message = "GET | 2
 
 describe.skipIf(skip)("the explorer's Live switch and Load older in Chromium", () => {
   let warehouse: Warehouse;
-  let built: Awaited<ReturnType<typeof buildExplorerPage>>;
   let server: TestServer;
   let browser: TestBrowser;
   let page: Page;
@@ -58,9 +57,8 @@ describe.skipIf(skip)("the explorer's Live switch and Load older in Chromium", (
   beforeAll(async () => {
     warehouse = await openTestWarehouse();
     await insertScenario(warehouse);
-    built = await buildExplorerPage();
     server = await startTestServer(warehouse, NOW, {
-      explorer: { directory: built.directory },
+      explorer: { directory: builtExplorerPage },
       watch: { tailPollMs: 100 },
     });
     browser = await launchBrowser();
@@ -73,7 +71,6 @@ describe.skipIf(skip)("the explorer's Live switch and Load older in Chromium", (
   afterAll(async () => {
     await browser?.close();
     await server?.close();
-    built?.remove();
     await warehouse?.close();
   });
 

@@ -12,7 +12,7 @@ import type { ElementHandle, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueToken } from "../../../src/auth/index.js";
 import type { Warehouse } from "../../../src/warehouse/index.js";
-import { buildExplorerPage, launchBrowser, skipWithoutChromium, type TestBrowser } from "../../support/browser.js";
+import { builtExplorerPage, launchBrowser, skipWithoutChromium, type TestBrowser } from "../../support/browser.js";
 import { edgeRow, functionEdgeRow, insertRows, openTestWarehouse, ts } from "../../support/embedded-warehouse.js";
 import { insertScenario, NOW } from "../../support/scenario.js";
 import { startTestServer, TEST_API_KEY, type TestServer } from "../../support/test-server.js";
@@ -57,7 +57,6 @@ function shopRows() {
 
 describe.skipIf(skip)("the explorer in Chromium", () => {
   let warehouse: Warehouse;
-  let built: Awaited<ReturnType<typeof buildExplorerPage>>;
   let server: TestServer;
   let browser: TestBrowser;
   let page: Page;
@@ -82,9 +81,8 @@ describe.skipIf(skip)("the explorer in Chromium", () => {
       "edge_logs",
       Array.from({ length: PAGED_ROWS }, (_, n) => edgeRow({ project: "paged", timestamp: ts(NOW - (n + 1) * 1000) })),
     );
-    built = await buildExplorerPage();
     server = await startTestServer(warehouse, NOW, {
-      explorer: { directory: built.directory },
+      explorer: { directory: builtExplorerPage },
       tokens: { secret: SECRET },
     });
     browser = await launchBrowser();
@@ -99,7 +97,6 @@ describe.skipIf(skip)("the explorer in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await server?.close();
-    built?.remove();
     await warehouse?.close();
   });
 

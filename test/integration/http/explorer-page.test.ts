@@ -4,13 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/observability/index.js";
 import type { Warehouse } from "../../../src/warehouse/index.js";
-import { buildExplorerPage } from "../../support/browser.js";
+import { builtExplorerPage } from "../../support/browser.js";
 import { openTestWarehouse } from "../../support/embedded-warehouse.js";
 import { NOW } from "../../support/scenario.js";
 import { startTestServer, type TestServer } from "../../support/test-server.js";
 
 let warehouse: Warehouse;
-let page: Awaited<ReturnType<typeof buildExplorerPage>>;
 let server: TestServer;
 let off: TestServer;
 let unbuilt: TestServer;
@@ -19,22 +18,20 @@ const warnings: string[] = [];
 
 beforeAll(async () => {
   warehouse = await openTestWarehouse();
-  page = await buildExplorerPage();
-  server = await startTestServer(warehouse, NOW, { explorer: { directory: page.directory } });
+  server = await startTestServer(warehouse, NOW, { explorer: { directory: builtExplorerPage } });
   off = await startTestServer(warehouse, NOW);
   listed = await startTestServer(warehouse, NOW, {
-    explorer: { directory: page.directory },
+    explorer: { directory: builtExplorerPage },
     corsOrigins: ["https://app.example.com"],
   });
   const logger = createLogger({ level: "warn", write: (line) => warnings.push(JSON.parse(line).msg) });
   unbuilt = await startTestServer(warehouse, NOW, {
-    explorer: { directory: `${page.directory}/missing` },
+    explorer: { directory: `${builtExplorerPage}/missing` },
     logger,
   });
 });
 afterAll(async () => {
   await Promise.all([server, off, unbuilt, listed].map((s) => s?.close()));
-  page?.remove();
   await warehouse?.close();
 });
 

@@ -7,10 +7,10 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { keyDigest } from "../../../src/auth/index.js";
+import { bundleOf } from "../../support/built-commands.js";
 import { startServiceProcess } from "../../support/service-process.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
-const root = join(import.meta.dirname, "../../..");
 const secret = "credentials-process-secret-0123456789";
 const keyA = "process-key-a-0123456789";
 const keyB = "process-key-b-0123456789";
@@ -73,9 +73,7 @@ describe("credentials of a service process", () => {
       const { stdout } = await promisify(execFile)(
         process.execPath,
         [
-          "--import",
-          "tsx",
-          join(root, "src/cli/token.ts"),
+          bundleOf("cli/token"),
           "--sub",
           "dashboard",
           "--endpoints",

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { bundleOf } from "../../support/built-commands.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
 const root = join(import.meta.dirname, "../../..");
@@ -13,7 +14,7 @@ const dir = makeTemporaryDirectory("sqe-import-bounds-");
 afterAll(() => removeTemporaryDirectory(dir));
 
 function runImport(args: string[]) {
-  return spawnSync(process.execPath, ["--import", "tsx", "src/cli/import.ts", ...args], {
+  return spawnSync(process.execPath, [bundleOf("cli/import"), ...args], {
     cwd: root,
     env: { ...process.env, CHDB_PATH: join(dir, "data") },
     encoding: "utf8",

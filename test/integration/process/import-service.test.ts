@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleOf } from "../../support/built-commands.js";
 import { type ServiceProcess, startServiceProcess } from "../../support/service-process.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
@@ -34,9 +35,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** The import command from source, as `npm run import` runs it; resolves with its exit code and output. */
+/** The import command from its bundle, as `npm run import` runs it; resolves with its exit code and output. */
 function runImport(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/import.ts", ...args], {
+  const child = spawn(process.execPath, [bundleOf("cli/import"), ...args], {
     cwd: root,
     env: { ...process.env, API_KEYS: "", API_KEYS_FILE: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openWarehouse, type Warehouse } from "../../../src/warehouse/index.js";
+import { bundleOf } from "../../support/built-commands.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
 const root = join(import.meta.dirname, "../../..");
@@ -35,7 +36,7 @@ const runs: Record<string, SpawnSyncReturns<string>> = {};
 let holderPid: number | undefined;
 
 function runImport(args: string[], dataDir: string, input?: string) {
-  return spawnSync(process.execPath, ["--import", "tsx", "src/cli/import.ts", ...args], {
+  return spawnSync(process.execPath, [bundleOf("cli/import"), ...args], {
     cwd: root,
     env: { ...process.env, CHDB_PATH: dataDir },
     input,
@@ -60,11 +61,9 @@ beforeAll(async () => {
 
   // A directory another process holds.
   const heldDir = join(dir, "held");
-  const holder = spawn(
-    process.execPath,
-    ["--import", "tsx", join(root, "test/support/hold-data-directory.ts"), heldDir],
-    { stdio: ["ignore", "pipe", "ignore"] },
-  );
+  const holder = spawn(process.execPath, [join(root, "test/support/hold-data-directory.mjs"), heldDir], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
   // With bad lines in the file too: the held directory is what is said, before the file is read.
   runs.held = runImport(["--table", "edge_logs", mixed], heldDir);

@@ -126,7 +126,7 @@ describe("service process", () => {
     const dataDir = dataDirectory();
     const holder = spawn(
       process.execPath,
-      ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir],
+      [join(import.meta.dirname, "../../support/hold-data-directory.mjs"), dataDir],
       {
         stdio: ["ignore", "pipe", "ignore"],
       },

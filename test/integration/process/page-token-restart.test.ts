@@ -1,14 +1,16 @@
 // Page tokens outlive the service process: in embedded mode with no
 // PAGE_TOKEN_SECRET, the secret is generated once and kept in the data
 // directory (mode 0600), so the next process opens the tokens of the last.
-import { readFileSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { demoProjects } from "../../../src/warehouse/demo-data.js";
+import { bundleOf } from "../../support/built-commands.js";
 import { type ServiceProcess, startServiceProcess } from "../../support/service-process.js";
 import { makeTemporaryDirectory, removeTemporaryDirectory } from "../../support/temp-directory.js";
 
 const key = "page-token-restart-key-0123";
+const project = "pagetokenrestartabcd";
 const running: ServiceProcess[] = [];
 const directories: string[] = [];
 afterEach(async () => {
@@ -16,9 +18,44 @@ afterEach(async () => {
   for (const directory of directories.splice(0)) removeTemporaryDirectory(directory);
 });
 
-/** The service over `dataDir` with the demo data, until stopped. */
+/**
+ * Imports 150 edge_logs rows of `project` into `dataDir` with `npm run import`,
+ * one a second back from now: a page and a half of logs.all.
+ */
+function importRows(dataDir: string): void {
+  const now = Date.now();
+  const lines = Array.from({ length: 150 }, (_, i) => {
+    const path = "/rest/v1/todos";
+    return JSON.stringify({
+      id: `00000000-0000-4000-8000-${String(i + 1).padStart(12, "0")}`,
+      timestamp: new Date(now - (i + 1) * 1000).toISOString(),
+      event_message: `GET | 200 | ${path}`,
+      project,
+      metadata: [{ request: [{ method: "GET", path, url: `https://${project}.supabase.co${path}` }] }],
+    });
+  });
+  const file = join(dataDir, "..", "rows.ndjson");
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  const imported = spawnSync(process.execPath, [bundleOf("cli/import"), "--table", "edge_logs", file], {
+    env: { ...process.env, CHDB_PATH: dataDir },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  expect({ status: imported.status, stdout: imported.stdout }).toEqual({
+    status: 0,
+    stdout: "imported 150 rows into edge_logs\n",
+  });
+}
+
+/** The service over `dataDir` (no demo data), until stopped. */
 async function start(dataDir: string): Promise<{ service: ServiceProcess; url: string }> {
-  const service = startServiceProcess({ CHDB_PATH: dataDir, PORT: "0", HOST: "127.0.0.1", API_KEYS: key });
+  const service = startServiceProcess({
+    CHDB_PATH: dataDir,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    API_KEYS: key,
+    DEMO_DATA: "0",
+  });
   running.push(service);
   return { service, url: await service.listening() };
 }
@@ -30,7 +67,6 @@ interface Page {
 }
 
 async function logsPage(url: string, token?: string): Promise<Page> {
-  const project = demoProjects()[0]!;
   const query = token === undefined ? "" : `&page_token=${encodeURIComponent(token)}`;
   const response = await fetch(`${url}/api/endpoints/logs.all?project=${project}${query}`, {
     headers: { "x-api-key": key },
@@ -41,8 +77,10 @@ async function logsPage(url: string, token?: string): Promise<Page> {
 
 describe("page tokens across a restart", () => {
   it("are opened by the next process over the same data directory, from a secret kept there", async () => {
-    const dataDir = makeTemporaryDirectory("sqe-page-tokens-");
-    directories.push(dataDir);
+    const directory = makeTemporaryDirectory("sqe-page-tokens-");
+    directories.push(directory);
+    const dataDir = join(directory, "data");
+    importRows(dataDir);
     const first = await start(dataDir);
     const page = await logsPage(first.url);
     expect(page.status).toBe(200);

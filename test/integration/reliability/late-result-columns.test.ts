@@ -29,13 +29,9 @@ const lines: Record<string, unknown>[] = [];
 beforeAll(async () => {
   dir = makeTemporaryDirectory("sqe-late-");
   const dataDir = join(dir, "data");
-  holder = spawn(
-    process.execPath,
-    ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir],
-    {
-      stdio: ["ignore", "pipe", "ignore"],
-    },
-  );
+  holder = spawn(process.execPath, [join(import.meta.dirname, "../../support/hold-data-directory.mjs"), dataDir], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   await new Promise<void>((resolve) => holder!.stdout!.once("data", () => resolve()));
   service = await startService({
     config: readConfig({

@@ -3,6 +3,7 @@
 // and `buf curl` get the same message, headers and trailers from a server
 // with the fast path as from one whose every call goes through the router.
 import { execFile } from "node:child_process";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { create, fromBinary, toBinary, toJson, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { createClient, type Transport } from "@connectrpc/connect";
@@ -118,9 +119,10 @@ describe("@grpc/grpc-js", () => {
 
 describe.each(["grpc", "grpcweb", "connect"])("buf curl --protocol %s", (protocol) => {
   const run = promisify(execFile);
+  /** The project's buf, run directly: npx would resolve it again for every call. */
+  const buf = join(import.meta.dirname, "../../../node_modules/.bin/buf");
   async function hit(server: TestServer) {
     const args = [
-      "buf",
       "curl",
       "--protocol",
       protocol,
@@ -136,8 +138,8 @@ describe.each(["grpc", "grpcweb", "connect"])("buf curl --protocol %s", (protoco
       '{"project":"rpc","interval":"1hr"}',
       `${server.url}/${FunctionsService.typeName}/${method.name}`,
     ];
-    await run("npx", args);
-    const { stdout, stderr } = await run("npx", args);
+    await run(buf, args);
+    const { stdout, stderr } = await run(buf, args);
     // Verbose lines show the response in order: headers and trailers ("buf: < (#1) Name: value"), data
     // ("buf: { (#1) [n bytes data]"); the date varies.
     const received = stderr

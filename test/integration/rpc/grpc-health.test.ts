@@ -32,13 +32,9 @@ let server: TestServer;
 let clients: RpcClient[];
 
 beforeAll(async () => {
-  holder = spawn(
-    process.execPath,
-    ["--import", "tsx", join(import.meta.dirname, "../../support/hold-data-directory.ts"), dataDir],
-    {
-      stdio: ["ignore", "pipe", "ignore"],
-    },
-  );
+  holder = spawn(process.execPath, [join(import.meta.dirname, "../../support/hold-data-directory.mjs"), dataDir], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   await new Promise<void>((resolve) => holder!.stdout!.once("data", () => resolve()));
   const client = createReopeningClient({
     open: async () =>

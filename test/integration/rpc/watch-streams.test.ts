@@ -5,6 +5,7 @@
 // client's deadline ends a stream with DEADLINE_EXCEEDED; the listing names
 // each watch method.
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { create, type Message } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
@@ -116,9 +117,8 @@ describe("watch streams", () => {
 
   it("streams to buf curl over gRPC", async () => {
     const child = spawn(
-      "npx",
+      join(import.meta.dirname, "../../../node_modules/.bin/buf"),
       [
-        "buf",
         "curl",
         "--protocol",
         "grpc",
