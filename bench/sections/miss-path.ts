@@ -58,6 +58,10 @@ export const missPathSection: Section = {
           project_tier: "PRO",
           iso_timestamp_start: null,
           iso_timestamp_end: null,
+          cursor_id: null,
+          cursor_timestamp: null,
+          // The bench's key is an API_KEYS key, which reads unmasked rows.
+          unmasked: 1,
           now: toDateTime64Param(Date.now()),
         },
         clickhouse_settings: {
