@@ -11,6 +11,7 @@ import { describePinning } from "./pinning.js";
 import { root, stopAll } from "./processes.js";
 import { createReport, writeReport } from "./report.js";
 import { cacheHitsSection } from "./sections/cache-hits.js";
+import { callLogCostSection } from "./sections/call-log-cost.js";
 import { estimatesSection } from "./sections/estimates.js";
 import { explorerSection } from "./sections/explorer.js";
 import { fairnessSection } from "./sections/fairness.js";
@@ -28,6 +29,7 @@ const sections: Section[] = [
   missPathSection,
   estimatesSection,
   cacheHitsSection,
+  callLogCostSection,
   metricsFloodSection,
   memorySection,
   fairnessSection,

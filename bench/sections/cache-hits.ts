@@ -13,7 +13,7 @@ import { bodyFileOf, loadTurn, type Turn } from "../load-turn.js";
 import { startBareServers } from "../processes.js";
 import { cacheHitProtocols, type Protocol } from "../protocols.js";
 import { median, ratioAgainst, type Report } from "../report.js";
-import { judgedSpread, judgeRounds, roundRatios, spreadAround } from "../rounds.js";
+import { judgeRounds, roundRatios } from "../rounds.js";
 
 type Side = "service" | "router" | "unlogged" | "bare";
 type Round = Partial<Record<Side, Turn>> & { problems: string[] };
@@ -31,7 +31,7 @@ async function runStart(context: BenchContext, first: number, count: number, pro
     { ...context.serviceEnv(`hits-router-${first}`), RPC_FAST_PATH: "0" },
     { cpu: cpus?.serverCpu },
   );
-  // And with the call log off: what recording a GET hit costs.
+  // And with the call log off, for context (call-log-cost.ts judges what recording costs).
   const unlogged = await context.startService(
     { ...context.serviceEnv(`hits-unlogged-${first}`), CALL_LOG: "0" },
     { cpu: cpus?.serverCpu },
@@ -141,37 +141,6 @@ function addRow(context: BenchContext, report: Report, protocol: Protocol, round
   });
 }
 
-/** The call log's cost, at most this share of a GET hit's CPU (issue 47). */
-const callLogCostGoal = 0.05;
-
-/**
- * The call log's cost: each round's CPU a GET hit with the log on over off,
- * both measured in that round, so the machine's drift between rounds cancels.
- */
-function addCallLogRow(context: BenchContext, report: Report, rounds: Round[]): void {
-  const paired = rounds.filter((r) => r.service !== undefined && r.unlogged !== undefined) as Required<Round>[];
-  if (paired.length === 0 || rounds.some((r) => r.problems.length > 0)) return;
-  const costs = paired.map((r) => r.service.cpuUsPerCall / r.unlogged.cpuUsPerCall - 1);
-  const cost = median(costs);
-  const spread = spreadAround(costs);
-  const met = !context.pinning.pinned
-    ? "not judged (unpinned)"
-    : spread > judgedSpread
-      ? `not judged (interquartile range over ±${judgedSpread})`
-      : cost <= callLogCostGoal
-        ? "yes"
-        : "no";
-  report.results.callLogCost = { costs, cost, spread, met };
-  report.rows.push({
-    measure: "call log's cost: CPU of a GET hit (HTTP/1.1) with CALL_LOG on over off, per round",
-    service: `${(cost * 100).toFixed(1)}% ±${(spread * 100).toFixed(1)} (${paired.length} rounds)`,
-    baseline: "CALL_LOG=0, same rounds",
-    ratio: (1 + cost).toFixed(3),
-    goal: `<= ${callLogCostGoal * 100}%`,
-    met,
-  });
-}
-
 export const cacheHitsSection: Section = {
   name: "cache-hits",
   async run(context, report) {
@@ -187,7 +156,5 @@ export const cacheHitsSection: Section = {
     }
     for (const [i, protocol] of protocols.entries())
       for (const side of sidesOf(protocol)) if (side !== "bare") addRow(context, report, protocol, rounds[i]!, side);
-    const getHttp1 = protocols.findIndex((protocol) => protocol.id === "getHttp1");
-    if (getHttp1 >= 0) addCallLogRow(context, report, rounds[getHttp1]!);
   },
 };
