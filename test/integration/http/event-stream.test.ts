@@ -325,7 +325,7 @@ describe("GET with Accept: text/event-stream", () => {
   });
 
   it("ends its streams with an unavailable error event when the service shuts down", async () => {
-    // No wait for the earlier tests' streams: it asserts on its own stream only (see docs/reliability.md, Known issues).
+    // No wait for the earlier tests' streams: it asserts on its own stream only.
     const stream = await fetchStream(apiCounts);
     await stream.events.next();
     server.app.endStreams();
