@@ -14,7 +14,7 @@ import { cacheHitProtocols } from "../protocols.js";
 import { median } from "../report.js";
 import { quartile, spreadAround } from "../rounds.js";
 
-/** The call log's cost, at most this share of a GET hit's CPU (issue 47). */
+/** The call log's cost, at most this share of a GET hit's CPU (docs/performance.md). */
 const goal = 0.05;
 
 /** Starts of each side, and turn pairs on each start. */
