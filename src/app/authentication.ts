@@ -1,6 +1,6 @@
 // Who may call: the full-access API keys, the scoped key file and signed
 // tokens behind one authenticator, with failed tries counted per client
-// address (the one a trusted proxy names, else the peer).
+// address (the call's: the one a trusted proxy names, else the peer).
 import {
   type Authenticator,
   createAuthenticator,
@@ -16,13 +16,7 @@ import {
 import type { EndpointRegistry } from "../endpoints/index.js";
 import { ConnectError } from "@connectrpc/connect";
 import type { Clock, Logger, Tracing } from "../observability/index.js";
-import {
-  clientAddress,
-  codeName,
-  recordCallOutcome,
-  type RevocableKeys,
-  type TrustedProxies,
-} from "../transport/index.js";
+import { codeName, recordCallOutcome, type RevocableKeys } from "../transport/index.js";
 
 export interface AuthenticationOptions {
   /** The saved queries: a scope naming anything else is refused. */
@@ -32,7 +26,6 @@ export interface AuthenticationOptions {
   tokens?: TokenSources;
   rateLimit?: { perSecond: number; burst: number };
   authFailures?: { perSecond: number; burst: number };
-  trustedProxies?: TrustedProxies;
   clock: Clock;
   logger: Logger;
   /** Tells the current call's span who called, or why not (docs/observability.md). Default: none. */
@@ -95,14 +88,8 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
     clock,
     logger,
   });
-  // Failed authentications are counted per client: the peer, or the client a trusted proxy names.
-  const trusted = options.trustedProxies;
-  const authenticateClient: Authenticator =
-    trusted === undefined || trusted.empty
-      ? authenticateFrom
-      : (headers, peer) => authenticateFrom(headers, clientAddress(peer, headers.get("x-forwarded-for"), trusted));
   const { tracing } = options;
-  const authenticate = tracing === undefined ? authenticateClient : tracedAuthenticator(authenticateClient, tracing);
+  const authenticate = tracing === undefined ? authenticateFrom : tracedAuthenticator(authenticateFrom, tracing);
   const revocableKeys: RevocableKeys | undefined =
     keyFile === undefined
       ? undefined

@@ -84,7 +84,6 @@ export function createApp(options: AppOptions): App {
     tokens: options.tokens,
     rateLimit: options.rateLimit,
     authFailures: options.authFailures,
-    trustedProxies: options.trustedProxies,
     clock,
     logger,
     tracing,

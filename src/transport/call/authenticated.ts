@@ -36,7 +36,7 @@ export interface AuthenticatedSteps {
 export function authenticateThen(authenticate: Authenticator, call: Call, steps: AuthenticatedSteps): void {
   let credential: Credential | Promise<Credential>;
   try {
-    credential = authenticate(call, call.peerAddress);
+    credential = authenticate(call, call.clientAddress);
   } catch (error) {
     return steps.refuse(call, error);
   }
